@@ -1,0 +1,1 @@
+"""HIP C++ kernel sources, shipped as package data and read with importlib.resources."""

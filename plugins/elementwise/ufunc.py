@@ -1,0 +1,94 @@
+"""One declarative object per elementwise function, all sharing one call path.
+
+The front (argument kinds, Python scalars, dtype category, promotion,
+broadcasting, result dtype) is the same on every device; the back is chosen by
+the device kind: ``cpu`` runs the row's NumPy function, ``gpu`` launches the
+row's kernel functor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rocm_array import dtypes
+from rocm_array.array import Array
+from rocm_array.backs import Backs
+from rocm_array.broadcast import broadcast_shapes
+from rocm_array.devices import check_same
+from rocm_array.dtypes import CATEGORIES, DType
+
+from . import cpu
+
+_SCALARS = (bool, int, float, complex)
+
+#: How a row's result dtype follows from the promoted input dtype.
+RESULT_RULES: dict[str, Callable[[DType], DType]] = {
+    "same": lambda d: d,
+    "bool": lambda d: dtypes.bool,
+    # abs, real, imag: a complex input gives the real dtype of its precision.
+    "real": lambda d: {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(d, d),
+}
+
+
+@dataclass(frozen=True)
+class Ufunc:
+    """An elementwise function: one row of ``table.py``.
+
+    ``category`` names the dtypes it admits (a key of ``dtypes.CATEGORIES``);
+    ``result`` a key of ``RESULT_RULES``; ``numpy`` the cpu back's function;
+    ``functor`` the kernel functor in ``kernels/elementwise`` the gpu back launches.
+    """
+
+    name: str
+    arity: int
+    category: str
+    numpy: Callable[..., Any]
+    functor: str
+    result: str = "same"
+    doc: str = field(default="", compare=False)
+
+    def __call__(self, *args: Any) -> Array:
+        if len(args) != self.arity:
+            raise TypeError(f"{self.name}() takes {self.arity} positional argument(s), got {len(args)}")
+        arrays = operands(self.name, args)
+        for a in arrays:
+            if a.dtype not in CATEGORIES[self.category]:
+                raise TypeError(f"{self.name}() does not accept {a.dtype.name} input; "
+                                f"it needs a {self.category} dtype")
+        dtype = dtypes.result_type(*(a.dtype for a in arrays))
+        shape = broadcast_shapes(*(a.shape for a in arrays))
+        out_dtype = RESULT_RULES[self.result](dtype)
+        return BACKS[arrays[0].device.kind](self, arrays, dtype, out_dtype, shape)
+
+
+def operands(name: str, args: tuple[Any, ...]) -> list[Array]:
+    """``args`` as arrays on one device: Python scalars become 0-D arrays per the standard."""
+    like = next((a for a in args if isinstance(a, Array)), None)
+    if like is None:
+        raise TypeError(f"{name}() needs at least one array argument, got "
+                        + ", ".join(type(a).__name__ for a in args))
+    out = []
+    for a in args:
+        if isinstance(a, Array):
+            out.append(a)
+        elif isinstance(a, _SCALARS):
+            out.append(scalar_array(a, dtypes.scalar_dtype(a, like.dtype), like))
+        else:
+            raise TypeError(f"{name}() expected arrays or Python scalars, got {type(a).__name__}")
+    if len(out) > 1:
+        check_same(*out)
+    return out
+
+
+def scalar_array(value: bool | int | float | complex, dtype: DType, like: Array) -> Array:
+    """A 0-D array of ``dtype`` on ``like``'s device; OverflowError for an int out of range."""
+    if dtype.kind in "iu" and not isinstance(value, bool):
+        info = dtypes.int_bounds(dtype)
+        if not info[0] <= value <= info[1]:
+            raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+    return SCALAR_BACKS[like.device.kind](value, dtype, like.device)
+
+
+BACKS = Backs("elementwise functions", cpu=cpu.ufunc)
+SCALAR_BACKS = Backs("scalar arrays", cpu=cpu.scalar)

@@ -1,0 +1,301 @@
+"""The Array type: a buffer, an offset, a shape, strides (in elements), a dtype and a device.
+
+Views (slices, transposes, reshapes that fit the layout) share the buffer. Every
+operator calls the function the plugins assembled into the namespace; an Array
+itself computes nothing but its own metadata.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from . import devices
+from .devices import Device
+from .dtypes import DType, from_numpy
+from .namespace import TABLE
+
+__all__ = ["Array", "wrap_numpy", "contiguous_strides"]
+
+_SUPPORTED_VERSIONS = ("2023.12", "2024.12", "2025.12")
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides, in elements, for ``shape``."""
+    strides = []
+    step = 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class Array:
+    """An n-dimensional array on one device. Create arrays with the namespace's functions."""
+
+    __slots__ = ("_buf", "_offset", "_shape", "_strides", "_dtype", "_device", "_npv", "__weakref__")
+    # NumPy defers to our reflected operators instead of converting us.
+    __array_ufunc__ = None
+
+    def __init__(
+        self,
+        buf: Any,
+        shape: tuple[int, ...],
+        strides: tuple[int, ...],
+        offset: int,
+        dtype: DType,
+        device: Device,
+    ) -> None:
+        self._buf = buf
+        self._shape = shape
+        self._strides = strides
+        self._offset = offset
+        self._dtype = dtype
+        self._device = device
+        self._npv: np.ndarray | None = None
+
+    # -- metadata -------------------------------------------------------------------
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._shape)
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Strides in elements (not bytes); may be zero or negative."""
+        return self._strides
+
+    @property
+    def offset(self) -> int:
+        """Index of the first element in the buffer, in elements."""
+        return self._offset
+
+    @property
+    def is_contiguous(self) -> bool:
+        """Row-major contiguous (size-1 dimensions may have any stride)."""
+        step = 1
+        for n, s in zip(reversed(self._shape), reversed(self._strides)):
+            if n != 1 and s != step:
+                return self.size == 0
+            step *= n
+        return True
+
+    def _view(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Array:
+        """Another Array over the same buffer."""
+        return Array(self._buf, shape, strides, offset, self._dtype, self._device)
+
+    @property
+    def _np(self) -> np.ndarray:
+        """The NumPy view of a cpu array's elements (shares memory)."""
+        v = self._npv
+        if v is None:
+            if self._device.kind != "cpu":
+                raise TypeError(f"array on {self._device} has no host view; use to_device('cpu')")
+            item = self._dtype.itemsize
+            offset = self._offset * item if self.size else 0
+            v = np.ndarray(self._shape, self._dtype.numpy, buffer=self._buf, offset=offset,
+                           strides=tuple(s * item for s in self._strides))
+            self._npv = v
+        return v
+
+    @property
+    def T(self) -> Array:
+        if self.ndim != 2:
+            raise ValueError(f"x.T requires a 2-D array, got {self.ndim}-D; use permute_dims or mT")
+        return self._view(self._shape[::-1], self._strides[::-1], self._offset)
+
+    @property
+    def mT(self) -> Array:
+        if self.ndim < 2:
+            raise ValueError(f"x.mT requires at least 2 dimensions, got {self.ndim}")
+        s, t = self._shape, self._strides
+        return self._view((*s[:-2], s[-1], s[-2]), (*t[:-2], t[-1], t[-2]), self._offset)
+
+    # -- namespace, devices, interchange ------------------------------------------------
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        if api_version is not None and api_version not in _SUPPORTED_VERSIONS:
+            raise ValueError(f"unsupported api_version {api_version!r}; supported: {_SUPPORTED_VERSIONS}")
+        import rocm_array
+
+        return rocm_array
+
+    def to_device(self, device: Device | str, /, *, stream: Any = None) -> Array:
+        target = devices.parse(device)
+        if target == self._device:
+            return self
+        if target.kind == "cpu":
+            return wrap_numpy(devices.to_numpy(self), self._dtype)
+        return target.runtime.from_host(np.ascontiguousarray(devices.to_numpy(self)), self._dtype)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        if self._device.kind == "cpu":
+            return (1, 0)
+        return self._device.runtime.dlpack_device()
+
+    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        if self._device.kind == "cpu":
+            kwargs: dict[str, Any] = {}
+            if max_version is not None:
+                kwargs["max_version"] = max_version
+            if dl_device is not None:
+                kwargs["dl_device"] = dl_device
+            if copy is not None:
+                kwargs["copy"] = copy
+            if stream is not None:
+                raise ValueError("stream must be None for the cpu device")
+            return self._np.__dlpack__(**kwargs)
+        return self._device.runtime.dlpack(self, stream=stream, max_version=max_version,
+                                           dl_device=dl_device, copy=copy)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self._device.kind != "cpu":
+            raise TypeError(f"implicit conversion of an array on {self._device} to NumPy is not "
+                            "allowed; use x.to_device('cpu') first")
+        a = self._np
+        if dtype is not None:
+            a = a.astype(dtype, copy=bool(copy))
+        return a.copy() if copy else a
+
+    # -- Python scalars -------------------------------------------------------------------
+    def _scalar(self, kinds: str, to: Callable[[Any], Any], what: str) -> Any:
+        if self.ndim != 0:
+            raise TypeError(f"only 0-D arrays convert to {what}; this one has shape {self._shape}")
+        if self._dtype.kind not in kinds:
+            raise TypeError(f"a {self._dtype.name} array does not convert to {what}")
+        return to(devices.to_numpy(self).item())
+
+    def __bool__(self) -> bool:
+        return self._scalar("biufc", bool, "bool")
+
+    def __int__(self) -> int:
+        return self._scalar("biuf", int, "int")
+
+    def __float__(self) -> float:
+        return self._scalar("biuf", float, "float")
+
+    def __complex__(self) -> complex:
+        return self._scalar("biufc", complex, "complex")
+
+    def __index__(self) -> int:
+        return self._scalar("iu", operator.index, "an index")
+
+    # -- sequence protocol ---------------------------------------------------------------
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-D array")
+        return self._shape[0]
+
+    def __iter__(self) -> Iterator[Array]:
+        if not self._shape:
+            raise TypeError("iteration over a 0-D array")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __getitem__(self, key: Any, /) -> Array:
+        return TABLE["Array.__getitem__"](self, key)
+
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        TABLE["Array.__setitem__"](self, key, value)
+
+    def __repr__(self) -> str:
+        body = np.array2string(devices.to_numpy(self), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self._dtype.name}, device={self._device})"
+
+    __str__ = __repr__
+
+
+def _binary(fn: str) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
+    def forward(self: Array, other: Any, /) -> Any:
+        if not isinstance(other, (Array, bool, int, float, complex)):
+            return NotImplemented
+        return TABLE[fn](self, other)
+
+    def reflected(self: Array, other: Any, /) -> Any:
+        if not isinstance(other, (bool, int, float, complex)):
+            return NotImplemented
+        return TABLE[fn](other, self)
+
+    def inplace(self: Array, other: Any, /) -> Any:
+        if not isinstance(other, (Array, bool, int, float, complex)):
+            return NotImplemented
+        return TABLE["Array._inplace"](fn, self, other)
+
+    return forward, reflected, inplace
+
+
+def _unary(fn: str) -> Callable[[Array], Array]:
+    def method(self: Array, /) -> Array:
+        return TABLE[fn](self)
+
+    return method
+
+
+# The operators and the namespace function each one calls.
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+_COMPARISON = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+               "gt": "greater", "ge": "greater_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+
+for _op, _fn in _BINARY.items():
+    _f, _r, _i = _binary(_fn)
+    for _name, _impl in ((f"__{_op}__", _f), (f"__r{_op}__", _r), (f"__i{_op}__", _i)):
+        _impl.__name__ = _impl.__qualname__ = _name
+        setattr(Array, _name, _impl)
+for _op, _fn in _COMPARISON.items():
+    _f = _binary(_fn)[0]
+    _f.__name__ = _f.__qualname__ = f"__{_op}__"
+    setattr(Array, f"__{_op}__", _f)
+for _op, _fn in _UNARY.items():
+    _u = _unary(_fn)
+    _u.__name__ = _u.__qualname__ = f"__{_op}__"
+    setattr(Array, f"__{_op}__", _u)
+Array.__hash__ = None  # type: ignore[assignment]  # arrays compare elementwise
+
+
+def wrap_numpy(a: np.ndarray, dtype: DType | None = None) -> Array:
+    """A cpu Array sharing ``a``'s memory where the layout allows, else a copy.
+
+    ``dtype`` (when given) must have ``a``'s storage type; it tells bfloat16 and
+    NumPy's own types apart where that matters.
+    """
+    a = np.asarray(a)
+    dt = from_numpy(a.dtype) if dtype is None else dtype
+    if a.dtype != dt.numpy:
+        a = a.astype(dt.numpy)
+    item = a.itemsize
+    if a.size == 0 or any(s % item for s in a.strides):
+        a = np.ascontiguousarray(a)
+        if a.size == 0:
+            return Array(np.empty(0, a.dtype), a.shape, contiguous_strides(a.shape), 0, dt, devices.cpu)
+    # Flip negative-stride axes so the data pointer is the lowest address the array touches.
+    low = a
+    if any(s < 0 for s in a.strides):
+        low = a[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in a.strides)]
+    extent = 1 + sum((n - 1) * abs(s) // item for n, s in zip(a.shape, a.strides))
+    base = np.lib.stride_tricks.as_strided(low, shape=(extent,), strides=(item,),
+                                           writeable=a.flags.writeable)
+    offset = (a.__array_interface__["data"][0] - low.__array_interface__["data"][0]) // item
+    return Array(base, a.shape, tuple(s // item for s in a.strides), offset, dt, devices.cpu)

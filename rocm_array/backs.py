@@ -1,0 +1,20 @@
+"""One back per device kind behind each front."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+class Backs(dict[str, Callable[..., Any]]):
+    """device kind -> back; a kind with no back yet raises NotImplementedError naming what is missing.
+
+    A plugin fills the ``cpu`` back where it defines the table and adds ``gpu``
+    from its GPU module, so a front never branches on the device itself.
+    """
+
+    def __init__(self, what: str, **backs: Callable[..., Any]) -> None:
+        super().__init__(backs)
+        self.what = what
+
+    def __missing__(self, kind: str) -> Callable[..., Any]:
+        raise NotImplementedError(f"{self.what} have no implementation on {kind} devices yet")

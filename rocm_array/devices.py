@@ -1,0 +1,138 @@
+"""Devices: ``cpu`` (NumPy does the work) and ``gpu:N`` (a runtime platform does).
+
+A device object knows how to move an Array's data to and from host NumPy
+arrays; everything else a device does is in the plugins' backs (``cpu`` or
+``gpu``, chosen by ``Device.kind``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .array import Array
+    from .runtime.protocol import Runtime
+
+__all__ = ["Device", "cpu", "available", "default", "parse", "check_same"]
+
+
+class Device:
+    """A place where arrays live. ``kind`` is ``"cpu"`` or ``"gpu"``."""
+
+    __slots__ = ("kind", "index", "_runtime")
+
+    def __init__(self, kind: str, index: int = 0, runtime: Runtime | None = None) -> None:
+        self.kind = kind
+        self.index = index
+        self._runtime = runtime
+
+    @property
+    def runtime(self) -> Runtime:
+        """The platform runtime of a GPU device (AttributeError on ``cpu``)."""
+        if self._runtime is None:
+            raise AttributeError("the cpu device has no GPU runtime")
+        return self._runtime
+
+    def __repr__(self) -> str:
+        return "cpu" if self.kind == "cpu" else f"gpu:{self.index}"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device) and other.kind == self.kind and other.index == self.index
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.index))
+
+
+cpu = Device("cpu")
+
+_gpus: tuple[Device, ...] | None = None
+_gpu_problems: list[str] = []
+
+
+def gpus() -> tuple[Device, ...]:
+    """The GPUs the runtime found (discovered once, on first use)."""
+    global _gpus
+    if _gpus is None:
+        from . import runtime
+
+        found, problems = runtime.discover()
+        _gpu_problems[:] = problems
+        _gpus = tuple(Device("gpu", i, rt) for i, rt in enumerate(found))
+    return _gpus
+
+
+def gpu_problems() -> list[str]:
+    """Why GPUs (or a platform) are missing, for ``python -m rocm_array info``."""
+    gpus()
+    return list(_gpu_problems)
+
+
+def available() -> tuple[Device, ...]:
+    """Every device: ``cpu`` and then the GPUs."""
+    return (cpu, *gpus())
+
+
+def parse(spec: object) -> Device:
+    """A Device from a Device or a string like ``"cpu"``, ``"gpu"`` or ``"gpu:1"``."""
+    if isinstance(spec, Device):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(f"device must be a rocm_array device or a string, not {type(spec).__name__}")
+    kind, _, idx = spec.strip().partition(":")
+    if kind == "cpu" and not idx:
+        return cpu
+    if kind == "gpu":
+        try:
+            index = int(idx) if idx else 0
+        except ValueError:
+            raise ValueError(f"bad device {spec!r}: expected 'cpu' or 'gpu:N'") from None
+        found = gpus()
+        if 0 <= index < len(found):
+            return found[index]
+        why = "; ".join(gpu_problems()) or f"{len(found)} GPU(s) present"
+        raise ValueError(f"no device {spec!r}: {why}")
+    raise ValueError(f"bad device {spec!r}: expected 'cpu' or 'gpu:N'")
+
+
+_default: Device | None = None
+
+
+def default() -> Device:
+    """``ROCM_ARRAY_DEVICE`` if set, else the first GPU, else ``cpu``."""
+    global _default
+    if _default is None:
+        spec = os.environ.get("ROCM_ARRAY_DEVICE")
+        if spec:
+            _default = parse(spec)
+        else:
+            _default = next(iter(gpus()), cpu)
+    return _default
+
+
+def resolve(device: object | None) -> Device:
+    """The device a creation function uses: the one given, or the default."""
+    return default() if device is None else parse(device)
+
+
+def check_same(*arrays: Any) -> Device:
+    """The one device shared by ``arrays``; ValueError (no silent copy) when they differ."""
+    dev = arrays[0].device
+    for a in arrays[1:]:
+        if a.device != dev:
+            raise ValueError(
+                f"arrays are on different devices ({dev} and {a.device}); "
+                "move one with to_device() first"
+            )
+    return dev
+
+
+def to_numpy(x: Array) -> np.ndarray:
+    """The host NumPy copy (GPU) or view (cpu) of an array's elements."""
+    if x.device.kind == "cpu":
+        return x._np
+    return x.device.runtime.to_host(x)

@@ -1,0 +1,222 @@
+"""The data types, their categories and the promotion table.
+
+These tables are the single source of truth for every plugin and every device:
+type promotion is never delegated to NumPy (whose value-based and mixed-kind
+rules differ from the standard's).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import ml_dtypes
+import numpy as np
+
+__all__ = [
+    "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "ALL", "CATEGORIES", "result_type", "isdtype", "from_numpy", "check_dtype",
+]
+
+
+class DType:
+    """A data type. Instances are singletons: compare them with ``==`` or ``is``."""
+
+    __slots__ = ("name", "itemsize", "kind", "numpy", "c_type")
+
+    def __init__(self, name: str, kind: str, numpy_dtype: np.dtype, c_type: str) -> None:
+        self.name = name
+        self.kind = kind  # "b", "i", "u", "f", "c": the kind letter NumPy uses too
+        self.numpy = np.dtype(numpy_dtype)
+        self.itemsize = self.numpy.itemsize
+        self.c_type = c_type  # the type's name in kernels/ (see kernels/common/types.h)
+
+    def __repr__(self) -> str:
+        return f"rocm_array.{self.name}"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+bool: Final = DType("bool", "b", np.bool_, "bool")  # noqa: A001 - the standard's name
+int8: Final = DType("int8", "i", np.int8, "int8_t")
+int16: Final = DType("int16", "i", np.int16, "int16_t")
+int32: Final = DType("int32", "i", np.int32, "int32_t")
+int64: Final = DType("int64", "i", np.int64, "int64_t")
+uint8: Final = DType("uint8", "u", np.uint8, "uint8_t")
+uint16: Final = DType("uint16", "u", np.uint16, "uint16_t")
+uint32: Final = DType("uint32", "u", np.uint32, "uint32_t")
+uint64: Final = DType("uint64", "u", np.uint64, "uint64_t")
+float16: Final = DType("float16", "f", np.float16, "half")
+bfloat16: Final = DType("bfloat16", "f", ml_dtypes.bfloat16, "bfloat16")
+float32: Final = DType("float32", "f", np.float32, "float")
+float64: Final = DType("float64", "f", np.float64, "double")
+complex64: Final = DType("complex64", "c", np.complex64, "complex64")
+complex128: Final = DType("complex128", "c", np.complex128, "complex128")
+
+ALL: Final[tuple[DType, ...]] = (
+    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float16, bfloat16, float32, float64, complex64, complex128,
+)
+BY_NAME: Final[dict[str, DType]] = {d.name: d for d in ALL}
+_BY_NUMPY: Final[dict[np.dtype, DType]] = {d.numpy: d for d in ALL}
+
+_SIGNED = frozenset({int8, int16, int32, int64})
+_UNSIGNED = frozenset({uint8, uint16, uint32, uint64})
+_REAL_FLOAT = frozenset({float16, bfloat16, float32, float64})
+_COMPLEX = frozenset({complex64, complex128})
+
+#: The standard's dtype kinds (``isdtype``) and the categories functions admit.
+CATEGORIES: Final[dict[str, frozenset[DType]]] = {
+    "bool": frozenset({bool}),
+    "signed integer": _SIGNED,
+    "unsigned integer": _UNSIGNED,
+    "integral": _SIGNED | _UNSIGNED,
+    "real floating": _REAL_FLOAT,
+    "complex floating": _COMPLEX,
+    "numeric": _SIGNED | _UNSIGNED | _REAL_FLOAT | _COMPLEX,
+    # Categories the specification uses for function arguments, beyond isdtype's kinds.
+    "integer or boolean": _SIGNED | _UNSIGNED | {bool},
+    "floating-point": _REAL_FLOAT | _COMPLEX,
+    "real-valued": _SIGNED | _UNSIGNED | _REAL_FLOAT,
+    "any": frozenset(ALL),
+}
+
+# The defaults of the standard's default_dtypes().
+DEFAULT_FLOAT: Final = float64
+DEFAULT_COMPLEX: Final = complex128
+DEFAULT_INT: Final = int64
+DEFAULT_INDEX: Final = int64
+
+
+def _lattice() -> dict[tuple[DType, DType], DType]:
+    """The standard's promotion lattice, plus float16/bfloat16 and int/float mixing.
+
+    Beyond the standard: bfloat16 with float16 gives float32 (neither holds the
+    other), and an integer with a floating dtype gives that floating dtype, as
+    PyTorch and JAX do. bool with a number, and uint64 with a signed integer,
+    stay errors: no dtype holds both.
+    """
+    table: dict[tuple[DType, DType], DType] = {}
+
+    def join(chain: list[DType]) -> None:
+        for i, a in enumerate(chain):
+            for b in chain[i:]:
+                table[a, b] = table[b, a] = b
+
+    table[bool, bool] = bool
+    join([int8, int16, int32, int64])
+    join([uint8, uint16, uint32, uint64])
+    for u, i in ((uint8, int16), (uint16, int32), (uint32, int64)):
+        for s in (int8, int16, int32, int64):
+            wide = max(i, s, key=lambda d: d.itemsize)
+            table[u, s] = table[s, u] = wide
+    join([float16, float32, float64])
+    join([bfloat16, float32, float64])
+    table[float16, bfloat16] = table[bfloat16, float16] = float32
+    join([complex64, complex128])
+    for f in _REAL_FLOAT:
+        c = complex128 if f is float64 else complex64
+        for z in _COMPLEX:
+            table[f, z] = table[z, f] = max(c, z, key=lambda d: d.itemsize)
+    for n in _SIGNED | _UNSIGNED:
+        for f in _REAL_FLOAT | _COMPLEX:
+            table[n, f] = table[f, n] = f
+    return table
+
+
+PROMOTION: Final[dict[tuple[DType, DType], DType]] = _lattice()
+
+
+def promote(a: DType, b: DType) -> DType:
+    """The result dtype of two array dtypes; TypeError when the standard defines none."""
+    try:
+        return PROMOTION[a, b]
+    except KeyError:
+        raise TypeError(f"{a.name} and {b.name} cannot be promoted to a common dtype") from None
+
+
+def result_type(*dtypes: DType) -> DType:
+    """Promote any number of dtypes (at least one)."""
+    if not dtypes:
+        raise ValueError("at least one dtype is required")
+    out = check_dtype(dtypes[0])
+    for d in dtypes[1:]:
+        out = promote(out, check_dtype(d))
+    return out
+
+
+def scalar_dtype(value: object, like: DType) -> DType:
+    """The dtype a Python scalar takes beside an array of dtype ``like`` (the standard's rules).
+
+    A bool goes with a bool array, an int with a numeric one, a float with a
+    floating one, a complex with a floating one (a real array then gives its
+    complex counterpart). TypeError for every mix the standard leaves undefined;
+    the caller checks integer bounds.
+    """
+    if isinstance(value, _pybool):
+        ok = like is bool
+    elif isinstance(value, int):
+        ok = like.kind in "iufc"
+    elif isinstance(value, float):
+        ok = like.kind in "fc"
+    elif isinstance(value, complex):
+        if like.kind == "f":
+            return complex128 if like is float64 else complex64
+        ok = like.kind == "c"
+    else:
+        raise TypeError(f"expected an array or a Python scalar, got {type(value).__name__}")
+    if not ok:
+        raise TypeError(f"a Python {type(value).__name__} cannot be combined with a {like.name} array")
+    return like
+
+
+_pybool = type(True)
+
+
+def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
+    """The standard's ``isdtype``."""
+    check_dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, DType):
+        return dtype is kind
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(_KINDS)}")
+        return dtype in CATEGORIES[kind]
+    raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {type(kind).__name__}")
+
+
+_KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating",
+          "complex floating", "numeric")
+
+
+def check_dtype(dtype: object) -> DType:
+    """``dtype`` itself when it is one of ours; TypeError naming what it was otherwise."""
+    if isinstance(dtype, DType):
+        return dtype
+    raise TypeError(f"expected a rocm_array dtype, got {dtype!r} of type {type(dtype).__name__}")
+
+
+def from_numpy(dtype: np.dtype) -> DType:
+    """Our dtype for a NumPy dtype; TypeError for dtypes we do not have (strings, objects…)."""
+    try:
+        return _BY_NUMPY[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"NumPy dtype {dtype} has no rocm_array counterpart") from None
+
+
+
+def int_bounds(dtype: DType) -> tuple[int, int]:
+    """The smallest and largest value of an integer dtype."""
+    info = np.iinfo(dtype.numpy)
+    return int(info.min), int(info.max)

@@ -1,0 +1,51 @@
+"""``__array_namespace_info__``: the standard's inspection API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import devices
+from .devices import Device
+from .dtypes import ALL, CATEGORIES, DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INDEX, DEFAULT_INT, DType, bfloat16, float16
+
+__all__ = ["Info", "__array_namespace_info__"]
+
+# float16 and bfloat16 are extensions: the standard's dtypes() lists only its own 13.
+_STANDARD = tuple(d for d in ALL if d not in (float16, bfloat16))
+
+
+class Info:
+    """The inspection namespace of ``rocm_array``."""
+
+    __module__ = "rocm_array"
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self) -> Device:
+        return devices.default()
+
+    def devices(self) -> tuple[Device, ...]:
+        return devices.available()
+
+    def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
+        if device is not None:
+            devices.parse(device)
+        return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX,
+                "integral": DEFAULT_INT, "indexing": DEFAULT_INDEX}
+
+    def dtypes(self, *, device: Device | None = None,
+               kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+        if device is not None:
+            devices.parse(device)
+        if kind is None:
+            return {d.name: d for d in _STANDARD}
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        for k in kinds:
+            if k not in CATEGORIES or k in ("integer or boolean", "floating-point", "real-valued", "any"):
+                raise ValueError(f"unknown dtype kind {k!r}")
+        return {d.name: d for d in _STANDARD if any(d in CATEGORIES[k] for k in kinds)}
+
+
+def __array_namespace_info__() -> Info:
+    return Info()

@@ -1,0 +1,30 @@
+"""The assembled function table that Arrays and the shim call through.
+
+Filled once, at import, by ``assembly.assemble``. Keys are the public names
+(``"add"``, ``"linalg.solve"``, ``"nn.conv2d"``) and the Array methods plugins
+provide (``"Array.__getitem__"``, ``"Array.__setitem__"``, ``"Array._inplace"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+class PluginUnavailableError(AttributeError):
+    """A function whose plugin is blocked, failed to load, or is not installed."""
+
+
+class FunctionTable(dict[str, Callable[..., Any]]):
+    """name -> implementation; a missing name raises an error that says which plugin has it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missing: dict[str, str] = {}  # name -> why it is unavailable
+        self.default_reason = "no installed plugin provides it"
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        why = self.missing.get(name, self.default_reason)
+        raise PluginUnavailableError(f"rocm_array.{name} is unavailable: {why}")
+
+
+TABLE = FunctionTable()
