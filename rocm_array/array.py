@@ -141,9 +141,9 @@ class Array:
         target = devices.parse(device)
         if target == self._device:
             return self
-        if target.kind == "cpu":
-            return wrap_numpy(devices.to_numpy(self), self._dtype)
-        return target.runtime.from_host(np.ascontiguousarray(devices.to_numpy(self)), self._dtype)
+        from .memory import from_host
+
+        return from_host(_host(self), self._dtype, target)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         if self._device.kind == "cpu":
@@ -181,7 +181,7 @@ class Array:
             raise TypeError(f"only 0-D arrays convert to {what}; this one has shape {self._shape}")
         if self._dtype.kind not in kinds:
             raise TypeError(f"a {self._dtype.name} array does not convert to {what}")
-        return to(devices.to_numpy(self).item())
+        return to(_host(self).item())
 
     def __bool__(self) -> bool:
         return self._scalar("biufc", bool, "bool")
@@ -216,7 +216,7 @@ class Array:
         TABLE["Array.__setitem__"](self, key, value)
 
     def __repr__(self) -> str:
-        body = np.array2string(devices.to_numpy(self), separator=", ", prefix="Array(")
+        body = np.array2string(_host(self), separator=", ", prefix="Array(")
         return f"Array({body}, dtype={self._dtype.name}, device={self._device})"
 
     __str__ = __repr__
@@ -273,6 +273,12 @@ for _op, _fn in _UNARY.items():
     _u.__name__ = _u.__qualname__ = f"__{_op}__"
     setattr(Array, f"__{_op}__", _u)
 Array.__hash__ = None  # type: ignore[assignment]  # arrays compare elementwise
+
+
+def _host(x: Array) -> np.ndarray:
+    from .memory import to_host  # memory builds on this module
+
+    return to_host(x)
 
 
 def wrap_numpy(a: np.ndarray, dtype: DType | None = None) -> Array:

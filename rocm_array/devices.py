@@ -10,10 +10,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 if TYPE_CHECKING:
-    from .array import Array
     from .runtime.protocol import Runtime
 
 __all__ = ["Device", "cpu", "available", "default", "parse", "check_same"]
@@ -129,10 +127,3 @@ def check_same(*arrays: Any) -> Device:
                 "move one with to_device() first"
             )
     return dev
-
-
-def to_numpy(x: Array) -> np.ndarray:
-    """The host NumPy copy (GPU) or view (cpu) of an array's elements."""
-    if x.device.kind == "cpu":
-        return x._np
-    return x.device.runtime.to_host(x)
