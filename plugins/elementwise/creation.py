@@ -9,6 +9,7 @@ import numpy as np
 from rocm_array import devices, dtypes
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
+from rocm_array.hookspecs import Impl
 
 
 def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None, copy: bool | None = None) -> Array:
@@ -20,3 +21,6 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None, copy
         return out.to_device(dev)
     a = np.asarray(obj, dtype=None if dtype is None else dtype.numpy)
     return wrap_numpy(a, dtype)
+
+
+IMPLS = [Impl("asarray", asarray)]

@@ -1,0 +1,5 @@
+"""TODO: data_types (being written)."""
+
+from rocm_array.hookspecs import Impl
+
+IMPLS: list[Impl] = []
