@@ -1,0 +1,37 @@
+"""Axis arguments: checking and normalizing ``axis``/``axes`` (device independent)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Sequence
+
+__all__ = ["AxisError", "normalize_axis", "normalize_axes"]
+
+
+class AxisError(ValueError, IndexError):
+    """An axis out of range or repeated; both a ValueError and an IndexError, as NumPy's is."""
+
+
+def normalize_axis(axis: object, ndim: int, name: str) -> int:
+    """``axis`` as an index in ``[0, ndim)``; TypeError for a non-integer, AxisError out of range."""
+    if isinstance(axis, bool):
+        raise TypeError(f"{name}(): axis must be an integer, not bool")
+    try:
+        a = operator.index(axis)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{name}(): axis must be an integer, not {type(axis).__name__}") from None
+    if not -ndim <= a < ndim:
+        raise AxisError(f"{name}(): axis {a} is out of range for an array of {ndim} dimension(s)")
+    return a % ndim
+
+
+def normalize_axes(axes: int | Sequence[int] | None, ndim: int, name: str) -> tuple[int, ...]:
+    """``axes`` (None: all of them; an int: that one) as distinct indices in ``[0, ndim)``."""
+    if axes is None:
+        return tuple(range(ndim))
+    if not isinstance(axes, (tuple, list)):
+        return (normalize_axis(axes, ndim, name),)
+    out = tuple(normalize_axis(a, ndim, name) for a in axes)
+    if len(set(out)) != len(out):
+        raise AxisError(f"{name}(): repeated axis in {tuple(axes)}")
+    return out
