@@ -7,7 +7,10 @@ provide (``"Array.__getitem__"``, ``"Array.__setitem__"``, ``"Array._inplace"``)
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .plugin_manager import PluginStatus
 
 
 class PluginUnavailableError(AttributeError):
@@ -17,10 +20,14 @@ class PluginUnavailableError(AttributeError):
 class FunctionTable(dict[str, Callable[..., Any]]):
     """name -> implementation; a missing name raises an error that says which plugin has it."""
 
+    #: Why a name is missing when no plugin is known to provide it.
+    NO_PROVIDER = "no installed plugin provides it"
+
     def __init__(self) -> None:
         super().__init__()
         self.missing: dict[str, str] = {}  # name -> why it is unavailable
-        self.default_reason = "no installed plugin provides it"
+        self.default_reason = self.NO_PROVIDER
+        self.plugins: list[PluginStatus] = []  # what the assembly that filled this table found
 
     def __missing__(self, name: str) -> Callable[..., Any]:
         why = self.missing.get(name, self.default_reason)

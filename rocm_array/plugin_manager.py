@@ -50,12 +50,9 @@ class PluginStatus:
     impls: list[Impl] = field(default_factory=list, repr=False)
 
 
-_STATUSES: list[PluginStatus] = []
-
-
 def statuses() -> list[PluginStatus]:
-    """Every plugin found at the last assembly, in load order."""
-    return list(_STATUSES)
+    """Every plugin found by the assembly of the namespace, in load order."""
+    return list(TABLE.plugins)
 
 
 def _names(var: str, env: Mapping[str, str]) -> set[str] | None:
@@ -79,6 +76,8 @@ def _block_reason(name: str, allow: set[str] | None, block: set[str] | None) -> 
 
 
 def _provided(obj: Any) -> list[Impl]:
+    if not hasattr(obj, "rocm_array_functions"):  # a plugin may provide only kernels
+        return []
     impls = list(obj.rocm_array_functions())
     for impl in impls:
         if not isinstance(impl, Impl):
@@ -90,25 +89,23 @@ def _load(ep: EntryPoint, pm: pluggy.PluginManager, reason: str) -> PluginStatus
     dist = getattr(ep, "dist", None)
     st = PluginStatus(ep.name, dist.name if dist else "?", dist.version if dist else "?",
                       "blocked" if reason else "loaded", reason)
+    # A blocked plugin is still read (not installed): what it would provide names it in errors.
     try:
         obj = ep.load()
         if reason:
             pm.set_blocked(ep.name)
-            # Read (not install) what a blocked plugin would provide, for the error it leaves.
-            if hasattr(obj, "rocm_array_functions"):
-                st.functions = sorted(i.name for i in _provided(obj))
-            return st
-        pm.register(obj, name=ep.name)
-        st.impls = _provided(obj)
-        st.functions = sorted(i.name for i in st.impls)
+        else:
+            pm.register(obj, name=ep.name)  # checks its hook implementations against the specs
+        impls = _provided(obj)
     except Exception as exc:  # a broken plugin must not break ``import rocm_array``
-        if reason:
-            return st
-        if pm.is_registered(pm.get_plugin(ep.name)):
-            pm.unregister(name=ep.name)
-        st.status, st.reason = "failed", f"{type(exc).__name__}: {exc}"
-        warnings.warn(f"rocm_array plugin '{ep.name}' failed to load ({st.reason}); "
-                      "its functions are unavailable", PluginLoadWarning, stacklevel=3)
+        if not reason:
+            st.status, st.reason = "failed", f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"rocm_array plugin '{ep.name}' failed to load ({st.reason}); "
+                          "its functions are unavailable", PluginLoadWarning, stacklevel=3)
+        return st
+    st.functions = sorted(i.name for i in impls)
+    if not reason:
+        st.impls = impls
     return st
 
 
@@ -151,9 +148,10 @@ def assemble(env: Mapping[str, str] | None = None, table: FunctionTable = TABLE)
             for name in st.functions:
                 table.missing.setdefault(name, f"provided by the '{st.name}' plugin, which is {st.reason}")
     failed = [f"'{st.name}' ({st.reason})" for st in found if st.status == "failed"]
-    if failed:
-        table.default_reason = "no loaded plugin provides it; plugins that failed to load: " + ", ".join(failed)
-    _STATUSES[:] = found
+    table.default_reason = (
+        "no loaded plugin provides it; plugins that failed to load: " + ", ".join(failed)
+        if failed else FunctionTable.NO_PROVIDER)
+    table.plugins = found
     return table
 
 
@@ -162,6 +160,6 @@ def plugin_manager_hooks() -> pluggy.PluginManager:
     pm = pluggy.PluginManager("rocm_array")
     pm.add_hookspecs(hookspecs)
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        if any(st.name == ep.name and st.status == "loaded" for st in _STATUSES):
+        if any(st.name == ep.name and st.status == "loaded" for st in TABLE.plugins):
             pm.register(ep.load(), name=ep.name)
     return pm
