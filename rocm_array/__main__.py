@@ -1,0 +1,138 @@
+"""The command line: ``python -m rocm_array {info,plugins,compile-check}`` (also ``rocm-array``).
+
+``info`` is the smoke test a new user runs first: it shows what was found
+(devices, platform, plugins) and checks one small computation against NumPy on
+the default device, exiting non-zero when the result is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import sys
+import textwrap
+from typing import Any, Sequence
+
+import numpy as np
+
+import rocm_array as xp
+from rocm_array import devices, plugin_manager
+from rocm_array.devices import Device
+
+__all__ = ["main"]
+
+#: The GPU properties ``info`` shows, in order, with their labels.
+_GPU_FIELDS = (("name", ""), ("arch", ""), ("wave_size", "wave "), ("compute_units", "CUs "),
+               ("total_memory", "memory "))
+
+
+def _gpu_properties(dev: Device) -> dict[str, Any]:
+    """What the runtime reports about a GPU: its ``properties`` mapping or attributes."""
+    props = getattr(dev.runtime, "properties", None)
+    if callable(props):
+        props = props()
+    if props is None:
+        return {}
+    if isinstance(props, dict):
+        return props
+    return {k: getattr(props, k) for k, _ in _GPU_FIELDS if hasattr(props, k)}
+
+
+def _describe(dev: Device) -> str:
+    if dev.kind == "cpu":
+        return f"host CPU ({platform.machine()}), NumPy {np.__version__}"
+    props = _gpu_properties(dev)
+    parts = [f"platform {dev.runtime.platform}"]
+    for key, label in _GPU_FIELDS:
+        if key in props:
+            value = props[key]
+            if key == "total_memory":
+                value = f"{value / 2**30:.1f} GiB"
+            parts.append(f"{label}{value}")
+    return ", ".join(parts)
+
+
+def _plugin_state(st: plugin_manager.PluginStatus) -> str:
+    return st.status + (f" ({st.reason})" if st.reason else "")
+
+
+def _check(dev: Device) -> bool:
+    """``a * a + a`` on ``dev`` against NumPy on the host."""
+    host = np.arange(-6, 6, dtype=np.float32).reshape(3, 4) / 4
+    a = xp.asarray(host, device=dev)
+    got = np.asarray(xp.add(xp.multiply(a, a), a).to_device("cpu"))
+    ok = got.shape == host.shape and bool(np.allclose(got, host * host + host, rtol=1e-6))
+    print(f"check on {dev}: a * a + a, float32 {host.shape}: {'OK' if ok else 'MISMATCH'}")
+    if not ok:
+        print(f"  expected {(host * host + host).tolist()}\n  got      {got.tolist()}")
+    return ok
+
+
+def info() -> int:
+    print(f"rocm_array {xp.__version__} (Array API {xp.__array_api_version__}), "
+          f"Python {platform.python_version()}")
+    print("devices:")
+    for dev in devices.available():
+        print(f"  {dev!s:8} {_describe(dev)}")
+    for problem in devices.gpu_problems():
+        print(f"  (no GPU: {problem})")
+    try:
+        dev = devices.default()
+    except ValueError as exc:  # ROCM_ARRAY_DEVICE names a device that is not there
+        print(f"default device: {exc}")
+        return 1
+    print(f"default device: {dev}")
+    print("plugins:")
+    for st in plugin_manager.statuses():
+        print(f"  {st.name:12} {_plugin_state(st)}, {len(st.functions)} functions")
+    try:
+        return 0 if _check(dev) else 1
+    except Exception as exc:  # report, don't trace back: this is the user's first command
+        print(f"check on {dev}: FAILED: {type(exc).__name__}: {exc}")
+        return 1
+
+
+def plugins() -> int:
+    found = plugin_manager.statuses()
+    cols = ("plugin", "distribution", "version", "status")
+    rows = [(st.name, st.distribution, st.version, _plugin_state(st)) for st in found]
+    widths = [max(len(r[i]) for r in [cols, *rows]) for i in range(3)]
+    for row in [cols, *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[3])
+    for st in found:
+        print(f"\n{st.name} provides {len(st.functions)} functions"
+              + (" (if enabled)" if st.status == "blocked" else "") + ":")
+        print(textwrap.fill(", ".join(st.functions) or "-", width=100,
+                            initial_indent="  ", subsequent_indent="  "))
+    return 0
+
+
+def compile_check(argv: Sequence[str]) -> int:
+    try:
+        module = importlib.import_module("rocm_array.compile_check")
+    except ModuleNotFoundError as exc:
+        if exc.name != "rocm_array.compile_check":
+            raise
+        print("rocm_array: compile-check is not available in this version", file=sys.stderr)
+        return 2
+    return int(module.main(list(argv)) or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["compile-check"]:  # its own options are parsed by compile_check.main
+        return compile_check(args[1:])
+    parser = argparse.ArgumentParser(prog="rocm-array", description="rocm_array: inspect the installation.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    sub.add_parser("info", help="versions, devices, plugins, and a computation checked against NumPy")
+    sub.add_parser("plugins", help="each plugin: distribution, version, status and functions")
+    sub.add_parser("compile-check", help="compile every kernel for target architectures, without a GPU "
+                                         "(see compile-check --help)")
+    command = parser.parse_args(args).command
+    return info() if command == "info" else plugins()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
