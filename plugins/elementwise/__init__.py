@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from rocm_array.hookspecs import Impl, hookimpl
 
-from . import creation, data_types, indexing, manipulation, operators
+from . import creation, data_types, indexing, manipulation, operators, where
 
 
 @hookimpl
 def rocm_array_functions() -> list[Impl]:
-    return [*operators.IMPLS, *data_types.IMPLS, *creation.IMPLS, *manipulation.IMPLS, *indexing.IMPLS]
+    return [*operators.IMPLS, *data_types.IMPLS, *creation.IMPLS, *manipulation.IMPLS, *indexing.IMPLS,
+            *where.IMPLS]

@@ -1,7 +1,8 @@
 """The cpu backs of the elementwise plugin: NumPy does the arithmetic.
 
 The front has already chosen every dtype; these functions cast NumPy's
-results to it, so NumPy's own promotion never leaks out.
+results to it, so NumPy's own promotion never leaks out. Where NumPy departs
+from the standard, a small wrapper here fixes it and the row names the wrapper.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from rocm_array.dtypes import DType
 if TYPE_CHECKING:
     from .ufunc import Ufunc
 
-# NumPy has few bfloat16 loops: compute those in float32 and round once at the end.
-_COMPUTE = {dtypes.bfloat16: dtypes.float32}
+# Half types compute in float32 and round once at the end (NumPy has few bfloat16 loops).
+_WIDEN = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 
 
 def ufunc(fn: Ufunc, arrays: list[Array], dtype: DType, out_dtype: DType, shape: tuple[int, ...]) -> Array:
-    compute = _COMPUTE.get(dtype, dtype).numpy
+    compute = (_WIDEN.get(dtype, dtype) if fn.widen_half else dtype).numpy
     args = [a._np.astype(compute, copy=False) for a in arrays]
     with np.errstate(all="ignore"):
         r = np.asarray(fn.numpy(*args))
@@ -32,3 +33,36 @@ def ufunc(fn: Ufunc, arrays: list[Array], dtype: DType, out_dtype: DType, shape:
 
 def scalar(value: Any, dtype: DType, device: Device) -> Array:
     return wrap_numpy(np.array(value, dtype=dtype.numpy), dtype)
+
+
+def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int, ...]) -> Array:
+    r = np.where(condition._np, x1._np.astype(dtype.numpy, copy=False), x2._np.astype(dtype.numpy, copy=False))
+    return wrap_numpy(np.broadcast_to(r, shape).astype(dtype.numpy), dtype)
+
+
+# -- where NumPy departs from the standard ---------------------------------------------
+
+
+def floor_divide(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+    """The standard prefers ``floor(x1 / x2)`` when an operand is infinite; NumPy gives NaN or -1."""
+    r = np.floor_divide(x1, x2)
+    if x1.dtype.kind in "fc":
+        r = np.where(np.isinf(x1) | np.isinf(x2), np.floor(x1 / x2), r)
+    return r
+
+
+def power(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+    """Integer powers with negative exponents get a defined value instead of NumPy's ValueError.
+
+    The exact result ``1 / x1**-n`` truncated toward zero: 1 for x1 == 1, ±1 for
+    x1 == -1 (by the exponent's parity), 0 otherwise (also for x1 == 0, as CuPy).
+    """
+    if x1.dtype.kind != "i":
+        return np.power(x1, x2)
+    neg = x2 < 0
+    r = np.power(x1, np.where(neg, 0, x2).astype(x2.dtype))
+    if neg.any():
+        inverse = np.where(x1 == 1, 1, np.where(x1 == -1, np.where(x2 % 2 == 0, 1, -1), 0))
+        r = np.where(neg, inverse.astype(r.dtype), r)
+    return r
+

@@ -1,9 +1,50 @@
-"""The elementwise functions of table.py as namespace entries, and in-place operators."""
+"""The elementwise functions as namespace entries: the rows of table.py, ``clip``, and in-place operators."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from rocm_array import dtypes, memory
+from rocm_array.array import Array
+from rocm_array.dtypes import CATEGORIES
 from rocm_array.hookspecs import Impl
+from rocm_array.namespace import TABLE
 
 from .table import UFUNCS
 
-IMPLS: list[Impl] = [Impl(u.name, u) for u in UFUNCS]
+_BY_NAME = {u.name: u for u in UFUNCS}
+
+
+def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int | float | None = None) -> Array:
+    """``minimum(maximum(x, min), max)`` in ``x``'s dtype; NaN in any operand gives NaN."""
+    if not isinstance(x, Array):
+        raise TypeError(f"clip() expected an array for x, got {type(x).__name__}")
+    if x.dtype not in CATEGORIES["real-valued"]:
+        raise TypeError(f"clip() does not accept {x.dtype.name} input; it needs a real-valued dtype")
+    for what, bound in (("min", min), ("max", max)):
+        if isinstance(bound, Array) and dtypes.promote(x.dtype, bound.dtype) != x.dtype:
+            raise TypeError(f"clip() {what} of dtype {bound.dtype.name} does not fit x's {x.dtype.name}")
+    out = x
+    if min is not None:
+        out = _BY_NAME["maximum"](out, min)
+    if max is not None:
+        out = _BY_NAME["minimum"](out, max)
+    if out is x:  # neither bound: still a new array
+        out = memory.empty(x.shape, x.dtype, x.device)
+        memory.copy_into(out, x)
+    return out
+
+
+def inplace(fn_name: str, self: Array, other: Any) -> Array:
+    """``self <op>= other``: the result must keep self's dtype and shape; written into self's buffer."""
+    result = TABLE[fn_name](self, other)
+    if result.dtype != self.dtype:
+        raise TypeError(f"in-place {fn_name} would change the dtype from {self.dtype.name} to "
+                        f"{result.dtype.name}")
+    if result.shape != self.shape:
+        raise ValueError(f"in-place {fn_name} would change the shape from {self.shape} to {result.shape}")
+    memory.copy_into(self, result)
+    return self
+
+
+IMPLS: list[Impl] = [*(Impl(u.name, u) for u in UFUNCS), Impl("clip", clip), Impl("Array._inplace", inplace)]

@@ -8,6 +8,7 @@ row's kernel functor.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -22,12 +23,15 @@ from . import cpu
 
 _SCALARS = (bool, int, float, complex)
 
+_REAL_OF = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
+
 #: How a row's result dtype follows from the promoted input dtype.
 RESULT_RULES: dict[str, Callable[[DType], DType]] = {
     "same": lambda d: d,
+    # comparisons, logical functions, isnan/isinf/isfinite, signbit.
     "bool": lambda d: dtypes.bool,
-    # abs, real, imag: a complex input gives the real dtype of its precision.
-    "real": lambda d: {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(d, d),
+    # abs, real, imag: a complex input gives the real dtype of its precision; others keep theirs.
+    "real": lambda d: _REAL_OF.get(d, d),
 }
 
 
@@ -36,8 +40,11 @@ class Ufunc:
     """An elementwise function: one row of ``table.py``.
 
     ``category`` names the dtypes it admits (a key of ``dtypes.CATEGORIES``);
-    ``result`` a key of ``RESULT_RULES``; ``numpy`` the cpu back's function;
-    ``functor`` the kernel functor in ``kernels/elementwise`` the gpu back launches.
+    ``result`` a key of ``RESULT_RULES``; ``numpy`` the cpu back's function (a
+    NumPy ufunc, or a wrapper in ``cpu.py`` where NumPy departs from the
+    standard); ``functor`` the kernel functor in ``kernels/elementwise`` the gpu
+    back launches. float16 and bfloat16 compute in float32 and round once,
+    unless ``widen_half`` is False (``nextafter`` must step in the dtype itself).
     """
 
     name: str
@@ -46,7 +53,21 @@ class Ufunc:
     numpy: Callable[..., Any]
     functor: str
     result: str = "same"
+    widen_half: bool = True
     doc: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.category not in CATEGORIES or self.result not in RESULT_RULES:
+            raise ValueError(f"row {self.name!r}: unknown category or result rule")
+
+    @property
+    def __name__(self) -> str:
+        return self.name
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        names = ("x",) if self.arity == 1 else tuple(f"x{i}" for i in range(1, self.arity + 1))
+        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
 
     def __call__(self, *args: Any) -> Array:
         if len(args) != self.arity:
@@ -73,7 +94,11 @@ def operands(name: str, args: tuple[Any, ...]) -> list[Array]:
         if isinstance(a, Array):
             out.append(a)
         elif isinstance(a, _SCALARS):
-            out.append(scalar_array(a, dtypes.scalar_dtype(a, like.dtype), like))
+            try:
+                dtype = dtypes.scalar_dtype(a, like.dtype)
+            except TypeError as e:
+                raise TypeError(f"{name}(): {e}") from None
+            out.append(scalar_array(a, dtype, like))
         else:
             raise TypeError(f"{name}() expected arrays or Python scalars, got {type(a).__name__}")
     if len(out) > 1:

@@ -1,0 +1,33 @@
+"""``where``: elementwise choice between two operands (arrays or Python scalars)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rocm_array import dtypes
+from rocm_array.array import Array
+from rocm_array.backs import Backs
+from rocm_array.broadcast import broadcast_shapes
+from rocm_array.devices import check_same
+from rocm_array.hookspecs import Impl
+
+from . import cpu
+from .ufunc import operands
+
+
+def where(condition: Array, x1: Any, x2: Any, /) -> Array:
+    """``x1`` where ``condition`` is True, else ``x2``; the dtype promotes x1 with x2."""
+    if not isinstance(condition, Array):
+        raise TypeError(f"where() expected an array for condition, got {type(condition).__name__}")
+    if condition.dtype != dtypes.bool:
+        raise TypeError(f"where() needs a bool condition, got {condition.dtype.name}")
+    a, b = operands("where", (x1, x2))
+    check_same(condition, a)
+    dtype = dtypes.promote(a.dtype, b.dtype)
+    shape = broadcast_shapes(condition.shape, a.shape, b.shape)
+    return BACKS[condition.device.kind](condition, a, b, dtype, shape)
+
+
+BACKS = Backs("where", cpu=cpu.where)
+
+IMPLS: list[Impl] = [Impl("where", where)]
