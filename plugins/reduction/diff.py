@@ -1,0 +1,44 @@
+"""diff: n-th forward differences along one axis, after optional prepend / append.
+
+Prepend and append are joined to x by the namespace's ``concat`` (from the
+essential elementwise plugin: shape and device checks, promotion, memory
+primitives). The back computes one first-order difference, applied n times
+(each rounded to the result dtype, as the spec's recursive definition has it).
+"""
+
+from __future__ import annotations
+
+import operator
+
+from rocm_array import memory
+from rocm_array.array import Array
+from rocm_array.axes import normalize_axis
+from rocm_array.backs import Backs
+from rocm_array.hookspecs import Impl
+from rocm_array.namespace import TABLE
+
+from . import cpu
+from .front import check_array, check_category
+
+
+def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
+         append: Array | None = None) -> Array:
+    parts = [check_array("diff", p) for p in (prepend, x, append) if p is not None]
+    for p in parts:
+        check_category("diff", p, "numeric")
+    axis = normalize_axis(axis, x.ndim, "diff")
+    if isinstance(n, bool):
+        raise TypeError("diff(): n must be an integer, not bool")
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"diff(): n must be non-negative, got {n}")
+    a = TABLE["concat"](parts, axis=axis) if len(parts) > 1 else x
+    for _ in range(n):
+        shape = tuple(max(m - 1, 0) if i == axis else m for i, m in enumerate(a.shape))
+        a = DIFF[a.device.kind](a, axis) if 0 not in shape else memory.empty(shape, a.dtype, a.device)
+    return a
+
+
+DIFF = Backs("diff", cpu=cpu.diff)
+
+IMPLS = [Impl("diff", diff)]
