@@ -5,21 +5,26 @@ from __future__ import annotations
 import operator
 from typing import Sequence
 
-__all__ = ["AxisError", "normalize_axis", "normalize_axes"]
+__all__ = ["AxisError", "integer", "normalize_axis", "normalize_axes"]
 
 
 class AxisError(ValueError, IndexError):
     """An axis out of range or repeated; both a ValueError and an IndexError, as NumPy's is."""
 
 
+def integer(value: object, name: str, what: str) -> int:
+    """``value`` as a Python int (anything with ``__index__`` but bool); TypeError naming ``what`` otherwise."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name}(): {what} must be an integer, not bool")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{name}(): {what} must be an integer, not {type(value).__name__}") from None
+
+
 def normalize_axis(axis: object, ndim: int, name: str) -> int:
     """``axis`` as an index in ``[0, ndim)``; TypeError for a non-integer, AxisError out of range."""
-    if isinstance(axis, bool):
-        raise TypeError(f"{name}(): axis must be an integer, not bool")
-    try:
-        a = operator.index(axis)  # type: ignore[arg-type]
-    except TypeError:
-        raise TypeError(f"{name}(): axis must be an integer, not {type(axis).__name__}") from None
+    a = integer(axis, name, "axis")
     if not -ndim <= a < ndim:
         raise AxisError(f"{name}(): axis {a} is out of range for an array of {ndim} dimension(s)")
     return a % ndim
