@@ -220,3 +220,13 @@ def int_bounds(dtype: DType) -> tuple[int, int]:
     """The smallest and largest value of an integer dtype."""
     info = np.iinfo(dtype.numpy)
     return int(info.min), int(info.max)
+
+
+def real_of(dtype: DType) -> DType:
+    """The real floating dtype of a floating dtype's precision (a real one is its own)."""
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)
+
+
+def complex_of(dtype: DType) -> DType:
+    """The complex dtype of a floating dtype's precision; float16 and bfloat16 go to complex64."""
+    return complex128 if dtype is float64 else complex64 if dtype.kind == "f" else dtype
