@@ -1,26 +1,359 @@
-"""Creation functions (fronts)."""
+"""Creation functions (fronts).
+
+Allocation, fills and copies go through ``rocm_array.memory``, so most of these
+run on every device as they are. Two fills need a computation per element and
+have backs: ``SEQUENCE`` (arange, linspace) and ``TRIANGLE`` (tril, triu).
+``eye`` writes its diagonal through a strided view, ``meshgrid`` copies
+broadcast views.
+"""
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any
 
 import numpy as np
 
-from rocm_array import devices, dtypes
+from rocm_array import devices, dtypes, memory
 from rocm_array.array import Array, wrap_numpy
+from rocm_array.backs import Backs
+from rocm_array.devices import Device, check_same
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 
+from .layout import copy_as
 
-def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None, copy: bool | None = None) -> Array:
+_SCALARS = (bool, int, float, complex)
+# DLPack device types (dlpack.h) and the device kind whose back imports them.
+_DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}
+
+
+# -- backs --------------------------------------------------------------------------------------
+def _cpu_sequence(n: int, start: int | float | complex, step: int | float | complex,
+                  dtype: DType, device: Device) -> Array:
+    if isinstance(start, int) and isinstance(step, int):
+        # Integers are exact in uint64 arithmetic modulo 2**64, then wrapped into the dtype.
+        r = np.arange(n, dtype=np.uint64) * np.uint64(step % 2**64) + np.uint64(start % 2**64)
+    else:
+        r = start + step * np.arange(n, dtype=np.complex128 if isinstance(start + step, complex) else np.float64)
+    with np.errstate(all="ignore"):
+        return wrap_numpy(r.astype(dtype.numpy), dtype)
+
+
+def _cpu_triangle(x: Array, k: int, upper: bool) -> Array:
+    return wrap_numpy((np.triu if upper else np.tril)(x._np, k), x.dtype)
+
+
+#: ``(n, start, step, dtype, device) -> out``: out[i] = start + i*step, exact for Python int start and
+#: step (modulo 2**64, then wrapped into dtype), else computed in float64 / complex128 and cast.
+SEQUENCE = Backs("arange/linspace fills", cpu=_cpu_sequence)
+#: ``(x, k, upper) -> out``: x with the elements below (upper) or above (lower) diagonal k zeroed.
+TRIANGLE = Backs("tril/triu", cpu=_cpu_triangle)
+#: ``(obj, copy) -> Array``: import a DLPack producer living on a device of this kind.
+FROM_DLPACK = Backs("DLPack imports", cpu=lambda obj, copy: wrap_numpy(np.from_dlpack(obj, copy=copy)))
+
+
+# -- argument checks ------------------------------------------------------------------------------
+def _shape(name: str, shape: Any) -> tuple[int, ...]:
+    seq = shape if isinstance(shape, (tuple, list)) else (shape,)
+    try:
+        if any(isinstance(n, (bool, np.bool_)) for n in seq):
+            raise TypeError
+        out = tuple(operator.index(n) for n in seq)
+    except TypeError:
+        raise TypeError(f"{name}(): shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(n < 0 for n in out):
+        raise ValueError(f"{name}(): negative dimensions are not allowed, got {shape!r}")
+    return out
+
+
+def _dtype(dtype: Any, default: DType) -> DType:
+    return default if dtype is None else dtypes.check_dtype(dtype)
+
+
+def _int_arg(name: str, what: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}(): {what} must be an integer, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}(): {what} must be an integer, got {type(value).__name__}") from None
+
+
+def _scalar_default(value: Any) -> DType:
+    """The dtype a lone Python scalar takes (the standard's defaults)."""
+    if isinstance(value, bool):
+        return dtypes.bool
+    if isinstance(value, int):
+        return dtypes.DEFAULT_INT
+    if isinstance(value, float):
+        return dtypes.DEFAULT_FLOAT
+    return dtypes.DEFAULT_COMPLEX
+
+
+def _fill_dtype(name: str, value: Any, dtype: Any) -> DType:
+    """The dtype of an array filled with the Python scalar ``value``; TypeError when they do not mix."""
+    if not isinstance(value, _SCALARS):
+        raise TypeError(f"{name}(): fill_value must be a Python scalar, got {type(value).__name__}")
+    if dtype is None:
+        dt = _scalar_default(value)
+    else:
+        dt = dtypes.check_dtype(dtype)
+        if dtypes.scalar_dtype(value, dt) is not dt:
+            raise TypeError(f"{name}(): a {type(value).__name__} fill_value does not fit dtype {dt.name}")
+    if dt.kind in "iu" and not isinstance(value, bool):
+        lo, hi = dtypes.int_bounds(dt)
+        if not lo <= value <= hi:
+            raise OverflowError(f"{name}(): fill_value {value} is out of bounds for {dt.name}")
+    return dt
+
+
+def _like(name: str, x: Any, dtype: Any, device: Any) -> tuple[DType, Device]:
+    if not isinstance(x, Array):
+        raise TypeError(f"{name}() expected an array, got {type(x).__name__}")
+    return _dtype(dtype, x.dtype), x.device if device is None else devices.parse(device)
+
+
+# -- fills ----------------------------------------------------------------------------------------
+def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
+    return memory.empty(_shape("empty", shape), _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+
+
+def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
+    return memory.full(_shape("zeros", shape), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+
+
+def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
+    return memory.full(_shape("ones", shape), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+
+
+def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *,
+         dtype: DType | None = None, device: Any = None) -> Array:
+    dt = _fill_dtype("full", fill_value, dtype)
+    return memory.full(_shape("full", shape), fill_value, dt, devices.resolve(device))
+
+
+def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
+    dt, dev = _like("empty_like", x, dtype, device)
+    return memory.empty(x.shape, dt, dev)
+
+
+def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
+    dt, dev = _like("zeros_like", x, dtype, device)
+    return memory.full(x.shape, 0, dt, dev)
+
+
+def ones_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
+    dt, dev = _like("ones_like", x, dtype, device)
+    return memory.full(x.shape, 1, dt, dev)
+
+
+def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
+              dtype: DType | None = None, device: Any = None) -> Array:
+    dt, dev = _like("full_like", x, dtype, device)
+    return memory.full(x.shape, fill_value, _fill_dtype("full_like", fill_value, dt), dev)
+
+
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
+        dtype: DType | None = None, device: Any = None) -> Array:
+    rows = _int_arg("eye", "n_rows", n_rows)
+    cols = rows if n_cols is None else _int_arg("eye", "n_cols", n_cols)
+    k = _int_arg("eye", "k", k)
+    if rows < 0 or cols < 0:
+        raise ValueError(f"eye(): n_rows and n_cols must be non-negative, got {rows} and {cols}")
+    out = memory.full((rows, cols), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+    # Diagonal k is a 1-D view with stride cols + 1.
+    length = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
+    if length:
+        diag = out._view((length,), (cols + 1,), k if k >= 0 else -k * cols)
+        memory.copy_into(diag, memory.full((), 1, out.dtype, out.device))
+    return out
+
+
+def _number(name: str, what: str, value: Any, complex_ok: bool = False) -> int | float | complex:
+    """``value`` as a Python int, float or complex (NumPy scalars accepted); TypeError for others."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}(): {what} must be a number, not bool")
+    if hasattr(type(value), "__index__"):
+        return operator.index(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if complex_ok and isinstance(value, (complex, np.complexfloating)):
+        return complex(value)
+    raise TypeError(f"{name}(): {what} must be a real number{' or a complex' if complex_ok else ''}, "
+                    f"got {type(value).__name__}")
+
+
+def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
+           dtype: DType | None = None, device: Any = None) -> Array:
+    if stop is None:
+        start, stop = 0, start
+    args = [_number("arange", w, v) for w, v in (("start", start), ("stop", stop), ("step", step))]
+    start, stop, step = args
+    if step == 0:
+        raise ValueError("arange(): step must not be zero")
+    exact = all(isinstance(v, int) for v in args)
+    dt = _dtype(dtype, dtypes.DEFAULT_INT if exact else dtypes.DEFAULT_FLOAT)
+    if not math.isfinite(start) or not math.isfinite(stop) or not math.isfinite(step):
+        raise ValueError(f"arange(): arguments must be finite, got {start}, {stop}, {step}")
+    n = -((start - stop) // step) if exact else math.ceil((stop - start) / step)
     dev = devices.resolve(device)
+    return SEQUENCE[dev.kind](max(n, 0), start, step, dt, dev)
+
+
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: DType | None = None, device: Any = None, endpoint: bool = True) -> Array:
+    start = _number("linspace", "start", start, complex_ok=True)
+    stop = _number("linspace", "stop", stop, complex_ok=True)
+    num = _int_arg("linspace", "num", num)
+    if num < 0:
+        raise ValueError(f"linspace(): num must be non-negative, got {num}")
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    dt = _dtype(dtype, dtypes.DEFAULT_COMPLEX if is_complex else dtypes.DEFAULT_FLOAT)
+    if is_complex and dt.kind != "c":
+        raise TypeError(f"linspace(): complex start or stop needs a complex dtype, not {dt.name}")
+    if dt.kind not in "iufc":
+        raise TypeError(f"linspace(): dtype must be numeric, not {dt.name}")
+    dev = devices.resolve(device)
+    div = num - 1 if endpoint else num
+    step = (stop - start) / div if div > 0 else 0.0
+    out = SEQUENCE[dev.kind](num, start if isinstance(start, (float, complex)) else float(start), step, dt, dev)
+    if endpoint and num > 1:
+        # The last value is stop itself, not start + (num - 1) * step rounded.
+        memory.copy_into(out._view((), (), out.offset + num - 1), memory.full((), stop, dt, dev))
+    return out
+
+
+def _triangle(name: str, x: Array, k: int, upper: bool) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{name}() expected an array, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"{name}() needs an array with at least 2 dimensions, got {x.ndim}")
+    return TRIANGLE[x.device.kind](x, _int_arg(name, "k", k), upper)
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    return _triangle("tril", x, k, upper=False)
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    return _triangle("triu", x, k, upper=True)
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', got {indexing!r}")
+    for a in arrays:
+        if not isinstance(a, Array) or a.ndim != 1:
+            raise ValueError("meshgrid() expects 1-D arrays")
+    if not arrays:
+        return ()
+    check_same(*arrays)
+    if len({a.dtype for a in arrays}) > 1:
+        raise ValueError("meshgrid(): the arrays must all have one dtype, got "
+                         + ", ".join(a.dtype.name for a in arrays))
+    axes = list(range(len(arrays)))
+    if indexing == "xy" and len(arrays) > 1:
+        axes[0], axes[1] = 1, 0
+    shape = [0] * len(arrays)
+    for a, ax in zip(arrays, axes):
+        shape[ax] = a.shape[0]
+    out = []
+    for a, ax in zip(arrays, axes):
+        strides = tuple(a.strides[0] if i == ax else 0 for i in range(len(shape)))
+        out.append(copy_as(a._view(tuple(shape), strides, a.offset)))
+    return tuple(out)
+
+
+# -- conversion -----------------------------------------------------------------------------------
+def _scan(obj: Any, kinds: set[type], found: list[DType]) -> Any:
+    """``obj`` with Arrays replaced by host arrays; notes the Python scalar types and array dtypes met."""
+    if isinstance(obj, _SCALARS):
+        kinds.add(type(obj))
+        return obj
     if isinstance(obj, Array):
-        out = obj if dtype is None or dtype == obj.dtype else None
-        if out is None:
-            raise NotImplementedError("asarray with a dtype change")
-        return out.to_device(dev)
-    a = np.asarray(obj, dtype=None if dtype is None else dtype.numpy)
-    return wrap_numpy(a, dtype)
+        found.append(obj.dtype)
+        return memory.to_host(obj)
+    if isinstance(obj, (list, tuple)):
+        return [_scan(o, kinds, found) for o in obj]
+    raise TypeError(f"asarray(): cannot convert a {type(obj).__name__} inside a sequence")
 
 
-IMPLS = [Impl("asarray", asarray)]
+def _infer(kinds: set[type], found: list[DType]) -> DType:
+    """The standard's dtype for a nested sequence: bool < int < float < complex, then array dtypes."""
+    if found:
+        dt = dtypes.result_type(*found)
+        for k in kinds:
+            dt = dtypes.scalar_dtype(k(1), dt)
+        return dt
+    for k in (complex, float, int, bool):
+        if k in kinds:
+            return _scalar_default(k(1))
+    return dtypes.DEFAULT_FLOAT  # an empty sequence
+
+
+def _from_array(x: Array, dtype: DType | None, device: Any, copy: bool | None) -> Array:
+    dev = x.device if device is None else devices.parse(device)
+    dt = x.dtype if dtype is None else dtype
+    if dev == x.device and dt is x.dtype and not copy:
+        return x
+    if copy is False:
+        raise ValueError(f"asarray(copy=False): converting a {x.dtype.name} array on {x.device} "
+                         f"to {dt.name} on {dev} needs a copy")
+    if dev != x.device:
+        x = x.to_device(dev)
+        if dt is x.dtype:
+            return x
+    return copy_as(x, dt)
+
+
+def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
+            copy: bool | None = None) -> Array:
+    if dtype is not None:
+        dtypes.check_dtype(dtype)
+    if isinstance(obj, Array):
+        return _from_array(obj, dtype, device, copy)
+    dev = devices.resolve(device)
+    if isinstance(obj, (*_SCALARS, list, tuple)):
+        if copy is False:
+            raise ValueError("asarray(copy=False): a Python scalar or sequence always needs a copy")
+        kinds: set[type] = set()
+        found: list[DType] = []
+        host = _scan(obj, kinds, found)
+        dt = _infer(kinds, found) if dtype is None else dtype
+        if (complex in kinds and dt.kind != "c") or (float in kinds and dt.kind not in "fc"):
+            raise TypeError(f"asarray(): Python {'complex' if complex in kinds else 'float'} values "
+                            f"do not fit dtype {dt.name}")
+        return memory.from_host(np.array(host, dtype=dt.numpy), dt, dev)
+    if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array__"):
+        return _from_array(from_dlpack(obj, device=dev, copy=copy), dtype, None, False if copy is False else None)
+    # NumPy arrays and scalars, buffer-protocol objects, objects with __array__.
+    try:
+        a = np.asarray(obj if hasattr(obj, "__array__") or hasattr(obj, "__array_interface__")
+                       else memoryview(obj))
+    except TypeError:
+        raise TypeError(f"asarray(): cannot convert a {type(obj).__name__} to an array") from None
+    src = dtypes.from_numpy(a.dtype)
+    dt = src if dtype is None else dtype
+    if dev == devices.cpu and dt is src and not copy:
+        return wrap_numpy(a, dt)
+    if copy is False:
+        raise ValueError(f"asarray(copy=False): a {a.dtype} host array becomes {dt.name} on {dev} only by a copy")
+    return memory.from_host(a, dt, dev)
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+    if isinstance(x, Array):
+        return _from_array(x, None, device, copy)
+    kind = _DLPACK_KINDS.get(int(x.__dlpack_device__()[0]))
+    if kind is None:
+        raise BufferError(f"from_dlpack(): DLPack device {x.__dlpack_device__()} is not supported")
+    out = FROM_DLPACK[kind](x, copy)
+    return out if device is None else _from_array(out, None, device, False if copy is False else None)
+
+
+IMPLS: list[Impl] = [Impl(f.__name__, f) for f in (
+    arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid,
+    ones, ones_like, tril, triu, zeros, zeros_like,
+)]

@@ -1,5 +1,275 @@
-"""TODO: indexing (being written)."""
+"""Indexing: ``Array.__getitem__``, ``Array.__setitem__``, ``take`` and ``take_along_axis``.
 
+Basic indexing (integers, slices, ellipsis, None) is stride arithmetic and
+returns views. Integer arrays and boolean masks reduce to one canonical form,
+"the leading k axes of a view, indexed by k index arrays of one shape", which
+is all the device backs see: ``GATHER`` and ``SCATTER``, plus ``MASK_INDICES``
+(a mask's row-major True positions, one index array per mask axis).
+NumPy's placement rule decides where the indexed dimensions land: where the
+first array index was, when the array indices are adjacent, else in front.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rocm_array import dtypes, memory
+from rocm_array.array import Array, wrap_numpy
+from rocm_array.backs import Backs
+from rocm_array.broadcast import broadcast_shapes, broadcast_view
+from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
-IMPLS: list[Impl] = []
+from .layout import copy_as, insert_unit, normalize_axis, permuted
+from .ufunc import scalar_array
+
+_SCALARS = (bool, int, float, complex)
+
+
+# -- backs ------------------------------------------------------------------------------------
+def _cpu_gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
+    return wrap_numpy(v._np[tuple(i._np for i in indices)], v.dtype)
+
+
+def _cpu_scatter(v: Array, indices: list[Array], value: Array) -> None:
+    v._np[tuple(i._np for i in indices)] = value._np
+
+
+def _cpu_mask_indices(mask: Array) -> tuple[Array, ...]:
+    return tuple(wrap_numpy(i.astype(np.int64), dtypes.int64) for i in np.nonzero(mask._np))
+
+
+#: ``(v, indices, shape) -> out``: out[i..., r...] = v[indices[0][i...], ..., indices[k-1][i...], r...];
+#: the indices are integer arrays already broadcast to ``shape``, each in ``[-n, n)`` of its axis.
+GATHER = Backs("integer-array gathers", cpu=_cpu_gather)
+#: ``(v, indices, value) -> None``: the assignment form of GATHER; ``value`` has GATHER's result
+#: shape and ``v``'s dtype. With repeated indices, which value lands is unspecified.
+SCATTER = Backs("integer-array scatters", cpu=_cpu_scatter)
+#: ``(mask) -> tuple of int64 1-D arrays``: the coordinates of the True elements, in row-major order.
+MASK_INDICES = Backs("boolean-mask indices", cpu=_cpu_mask_indices)
+
+
+# -- key parsing --------------------------------------------------------------------------------
+@dataclass
+class _Advanced:
+    """The array part of a key: the view axes it indexes, its index arrays and their shape."""
+
+    axes: list[int]
+    indices: list[Array]
+    shape: tuple[int, ...]
+
+    def place(self) -> int:
+        """Where the indexed dimensions go in the result (NumPy's rule)."""
+        adjacent = self.axes == list(range(self.axes[0], self.axes[0] + len(self.axes)))
+        return self.axes[0] if adjacent else 0
+
+    def canonical(self, v: Array) -> Array:
+        """``v`` with the indexed axes first, in key order."""
+        return permuted(v, tuple(self.axes) + tuple(i for i in range(v.ndim) if i not in self.axes))
+
+
+def _is_int(k: Any) -> bool:
+    return not isinstance(k, (bool, np.bool_, Array)) and hasattr(type(k), "__index__")
+
+
+def _parse(x: Array, key: Any) -> tuple[Array, _Advanced | None]:
+    """The basic view a key selects, with array-indexed axes left whole, and the array part if any."""
+    items = list(key) if isinstance(key, tuple) else [key]
+    entries: list[Any] = []  # None, Ellipsis, slice, int, or ("array", Array)
+    for k in items:
+        if k is None or k is Ellipsis or isinstance(k, slice) or _is_int(k):
+            entries.append(k)
+        elif isinstance(k, Array):
+            if k.dtype is dtypes.bool:
+                if k.ndim == 0:
+                    raise IndexError("a 0-D boolean index must be the only index")
+                entries.append(("mask", k))
+            elif k.dtype.kind in "iu":
+                entries.append(int(k) if k.ndim == 0 else ("array", k))
+            else:
+                raise IndexError(f"arrays used as indices must have an integer or bool dtype, not {k.dtype.name}")
+        elif isinstance(k, (bool, np.bool_)):
+            raise IndexError("a boolean index must be the only index")
+        else:
+            raise IndexError(f"only integers, slices, ellipsis, None and integer or boolean arrays are "
+                             f"valid indices, not {type(k).__name__}")
+    if sum(e is Ellipsis for e in entries) > 1:
+        raise IndexError("an index can only have a single ellipsis")
+    used = sum(e[1].ndim if isinstance(e, tuple) and e[0] == "mask" else 1
+               for e in entries if e is not None and e is not Ellipsis)
+    if used > x.ndim:
+        raise IndexError(f"too many indices: {used} for a {x.ndim}-D array")
+    if Ellipsis not in entries:
+        entries.append(Ellipsis)
+    at = entries.index(Ellipsis)
+    entries[at:at + 1] = [slice(None)] * (x.ndim - used)
+    arrays = any(isinstance(e, tuple) for e in entries)
+
+    shape: list[int] = []
+    strides: list[int] = []
+    offset = x.offset
+    adv_axes: list[int] = []
+    adv: list[Array | int] = []
+    d = 0
+    for e in entries:
+        if e is None:
+            shape.append(1)
+            strides.append(0)
+            continue
+        if isinstance(e, tuple) and e[0] == "mask":
+            mask = e[1]
+            if any(m not in (n, 0) for m, n in zip(mask.shape, x.shape[d:])):
+                raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
+                                 f"dimensions {x.shape[d:d + mask.ndim]}")
+            check_same(x, mask)
+            found = MASK_INDICES[mask.device.kind](mask)
+            for i in found:
+                adv_axes.append(len(shape))
+                adv.append(i)
+                shape.append(x.shape[d])
+                strides.append(x.strides[d])
+                d += 1
+            continue
+        n, s = x.shape[d], x.strides[d]
+        if isinstance(e, slice):
+            start, stop, step = e.indices(n)
+            length = len(range(start, stop, step))
+            shape.append(length)
+            strides.append(s * step)
+            offset += start * s if length else 0
+        else:
+            i = e if isinstance(e, tuple) else operator.index(e)
+            if isinstance(i, int) and not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {d} of size {n}")
+            if arrays:
+                adv_axes.append(len(shape))
+                adv.append(i[1] if isinstance(i, tuple) else i)
+                shape.append(n)
+                strides.append(s)
+            else:
+                offset += (i % n) * s
+        d += 1
+    view = x._view(tuple(shape), tuple(strides), offset)
+    if not adv:
+        return view, None
+    arrays_in = [a for a in adv if isinstance(a, Array)]
+    check_same(x, *arrays_in)
+    common = broadcast_shapes(*(a.shape for a in arrays_in))
+    indices = [broadcast_view(a if isinstance(a, Array) else memory.full((), a, dtypes.int64, x.device), common)
+               for a in adv]
+    return view, _Advanced(adv_axes, indices, common)
+
+
+def _gather(view: Array, adv: _Advanced) -> Array:
+    out = GATHER[view.device.kind](adv.canonical(view), adv.indices, adv.shape)
+    k, p = len(adv.shape), adv.place()
+    rest = out.ndim - k
+    return permuted(out, tuple(range(k, k + p)) + tuple(range(k)) + tuple(range(k + p, k + rest)))
+
+
+def _sole_bool(x: Array, key: Any) -> bool | None:
+    """The value of a key that is a lone Python bool or 0-D boolean array, else None."""
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, (bool, np.bool_)):
+        return bool(key)
+    if isinstance(key, Array) and key.dtype is dtypes.bool and key.ndim == 0:
+        check_same(x, key)
+        return bool(key)
+    return None
+
+
+def getitem(x: Array, key: Any, /) -> Array:
+    flag = _sole_bool(x, key)
+    if flag is not None:
+        return insert_unit(x, 0) if flag else memory.empty((0, *x.shape), x.dtype, x.device)
+    view, adv = _parse(x, key)
+    return view if adv is None else _gather(view, adv)
+
+
+def _value(x: Array, value: Any) -> Array:
+    """The value of an assignment as an array of x's device, checked against x's dtype (the standard's rules)."""
+    if isinstance(value, _SCALARS):
+        dt = dtypes.scalar_dtype(value, x.dtype)
+        if dt is not x.dtype:
+            raise TypeError(f"cannot assign a Python {type(value).__name__} to a {x.dtype.name} array")
+        return scalar_array(value, dt, x)
+    if not isinstance(value, Array):
+        raise TypeError(f"the value assigned must be an array or a Python scalar, not {type(value).__name__}")
+    check_same(x, value)
+    if dtypes.promote(value.dtype, x.dtype) is not x.dtype:
+        raise TypeError(f"cannot assign a {value.dtype.name} array to a {x.dtype.name} array without "
+                        "changing its dtype; use astype() first")
+    return value
+
+
+def setitem(x: Array, key: Any, value: Any, /) -> None:
+    value = _value(x, value)
+    flag = _sole_bool(x, key)
+    if flag is not None:
+        target = insert_unit(x, 0) if flag else memory.empty((0, *x.shape), x.dtype, x.device)
+        memory.copy_into(target, broadcast_view(value, target.shape))
+        return
+    view, adv = _parse(x, key)
+    if adv is None:
+        memory.copy_into(view, broadcast_view(value, view.shape))
+        return
+    k, p = len(adv.shape), adv.place()
+    rest = [n for i, n in enumerate(view.shape) if i not in adv.axes]
+    result = (*rest[:p], *adv.shape, *rest[p:])
+    value = broadcast_view(value, result)
+    # From the result's order to the canonical one: indexed dimensions first.
+    value = permuted(value, tuple(range(p, p + k)) + tuple(range(p)) + tuple(range(p + k, len(result))))
+    if value.dtype is not x.dtype:
+        value = copy_as(value, x.dtype)
+    SCATTER[x.device.kind](adv.canonical(view), adv.indices, value)
+
+
+def _index_array(name: str, x: Any, indices: Any) -> None:
+    if not isinstance(x, Array) or not isinstance(indices, Array):
+        raise TypeError(f"{name}() expects arrays, got {type(x).__name__} and {type(indices).__name__}")
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"{name}(): indices must have an integer dtype, not {indices.dtype.name}")
+    check_same(x, indices)
+
+
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    _index_array("take", x, indices)
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take(): axis is required for a {x.ndim}-D array")
+        axis = 0
+    ax = normalize_axis("take", axis, x.ndim)
+    return _gather(x, _Advanced([ax], [indices], indices.shape))
+
+
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    _index_array("take_along_axis", x, indices)
+    if indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis(): indices must have x's {x.ndim} dimensions, not {indices.ndim}")
+    ax = normalize_axis("take_along_axis", axis, x.ndim)
+    lead = broadcast_shapes(x.shape[:ax] + (1,) + x.shape[ax + 1:],
+                            indices.shape[:ax] + (1,) + indices.shape[ax + 1:])
+    out_shape = lead[:ax] + (indices.shape[ax],) + lead[ax + 1:]
+    xb = broadcast_view(x, lead[:ax] + (x.shape[ax],) + lead[ax + 1:])
+    index = []
+    for d, n in enumerate(out_shape):
+        if d == ax:
+            index.append(broadcast_view(indices, out_shape))
+            continue
+        # The coordinate along axis d, as an array shaped to broadcast along that axis only.
+        r = memory.from_host(np.arange(n), dtypes.int64, x.device)
+        index.append(r._view(out_shape, tuple(1 if i == d else 0 for i in range(len(out_shape))), r.offset))
+    return _gather(xb, _Advanced(list(range(x.ndim)), index, out_shape))
+
+
+IMPLS: list[Impl] = [
+    Impl("Array.__getitem__", getitem),
+    Impl("Array.__setitem__", setitem),
+    Impl("take", take),
+    Impl("take_along_axis", take_along_axis),
+]

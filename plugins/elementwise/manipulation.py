@@ -1,5 +1,296 @@
-"""TODO: manipulation (being written)."""
+"""Manipulation functions (fronts), all device independent.
 
+Most are views made by stride arithmetic (they share the input's buffer); the
+rest (concat, stack, tile, repeat, roll, reshape when the layout forbids a
+view) copy through ``memory.copy_into`` into slices of a new array, so no
+manipulation function needs a back of its own.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from rocm_array import broadcast, dtypes, memory
+from rocm_array.array import Array, contiguous_strides
+from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
-IMPLS: list[Impl] = []
+from .indexing import take
+from .layout import copy_as, insert_unit, normalize_axes, normalize_axis, permuted, pick, slab
+
+
+def _check_array(name: str, x: Any) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{name}() expected an array, got {type(x).__name__}")
+    return x
+
+
+def _check_shape(name: str, shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (bool, np.bool_)) or not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{name}(): shape must be a tuple of integers, got {shape!r}")
+    try:
+        return tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"{name}(): shape must be a tuple of integers, got {shape!r}") from None
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    return broadcast.broadcast_shapes(*(_check_shape("broadcast_shapes", s) for s in shapes))
+
+
+def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
+    return broadcast.broadcast_view(_check_array("broadcast_to", x), _check_shape("broadcast_to", shape))
+
+
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
+    for a in arrays:
+        _check_array("broadcast_arrays", a)
+    shape = broadcast.broadcast_shapes(*(a.shape for a in arrays))
+    return tuple(broadcast.broadcast_view(a, shape) for a in arrays)
+
+
+def _joined(name: str, arrays: Sequence[Array]) -> tuple[Array, ...]:
+    """The arrays to join, checked: at least one, all Arrays on one device."""
+    if not isinstance(arrays, (tuple, list)):
+        raise TypeError(f"{name}() expected a tuple or list of arrays, got {type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{name}() needs at least one array")
+    for a in arrays:
+        _check_array(name, a)
+    check_same(*arrays)
+    return tuple(arrays)
+
+
+def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
+    arrays = _joined("concat", arrays)
+    if axis is None:
+        arrays = tuple(reshape(a, (-1,)) for a in arrays)
+        axis = 0
+    ndim = arrays[0].ndim
+    ax = normalize_axis("concat", axis, ndim)
+    rest = arrays[0].shape[:ax] + arrays[0].shape[ax + 1:]
+    for a in arrays:
+        if a.ndim != ndim or a.shape[:ax] + a.shape[ax + 1:] != rest:
+            raise ValueError("concat(): arrays must have the same shape except along the axis, got "
+                             + ", ".join(str(a.shape) for a in arrays))
+    dtype = dtypes.result_type(*(a.dtype for a in arrays))
+    total = sum(a.shape[ax] for a in arrays)
+    out = memory.empty(rest[:ax] + (total,) + rest[ax:], dtype, arrays[0].device)
+    start = 0
+    for a in arrays:
+        memory.copy_into(slab(out, ax, start, start + a.shape[ax]), a)
+        start += a.shape[ax]
+    return out
+
+
+def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
+    arrays = _joined("stack", arrays)
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        raise ValueError("stack(): arrays must all have one shape, got " + ", ".join(str(a.shape) for a in arrays))
+    ax = normalize_axis("stack", axis, len(shape) + 1)
+    dtype = dtypes.result_type(*(a.dtype for a in arrays))
+    out = memory.empty(shape[:ax] + (len(arrays),) + shape[ax:], dtype, arrays[0].device)
+    for i, a in enumerate(arrays):
+        memory.copy_into(pick(out, ax, i), a)
+    return out
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    _check_array("unstack", x)
+    if x.ndim == 0:
+        raise ValueError("unstack() needs an array with at least one dimension")
+    ax = normalize_axis("unstack", axis, x.ndim)
+    return tuple(pick(x, ax, i) for i in range(x.shape[ax]))
+
+
+def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
+    _check_array("expand_dims", x)
+    if isinstance(axis, tuple):
+        new = sorted(normalize_axes("expand_dims", axis, x.ndim + len(axis)))
+    else:
+        new = [normalize_axis("expand_dims", axis, x.ndim + 1)]
+    for a in new:
+        x = insert_unit(x, a)
+    return x
+
+
+def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
+    _check_array("squeeze", x)
+    axes = normalize_axes("squeeze", axis, x.ndim)
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze(): axis {a} has size {x.shape[a]}, not 1")
+    keep = [i for i in range(x.ndim) if i not in axes]
+    return x._view(tuple(x.shape[i] for i in keep), tuple(x.strides[i] for i in keep), x.offset)
+
+
+def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
+    _check_array("permute_dims", x)
+    order = normalize_axes("permute_dims", axes, x.ndim)
+    if len(order) != x.ndim:
+        raise ValueError(f"permute_dims(): axes {axes} are not a permutation of {x.ndim} axes")
+    return permuted(x, order)
+
+
+def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
+    _check_array("moveaxis", x)
+    src = normalize_axes("moveaxis", source, x.ndim)
+    dst = normalize_axes("moveaxis", destination, x.ndim)
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis(): source {source} and destination {destination} differ in length")
+    order = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permuted(x, tuple(order))
+
+
+def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+    _check_array("flip", x)
+    axes = range(x.ndim) if axis is None else normalize_axes("flip", axis, x.ndim)
+    strides, offset = list(x.strides), x.offset
+    for a in axes:
+        if x.shape[a]:
+            offset += (x.shape[a] - 1) * strides[a]
+            strides[a] = -strides[a]
+    return x._view(x.shape, tuple(strides), offset)
+
+
+def _view_strides(x: Array, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Strides that show ``x``'s elements (row-major order) with ``shape``, or None when none exist.
+
+    Groups of old axes whose product matches a group of new axes must be
+    contiguous among themselves (NumPy's no-copy reshape rule).
+    """
+    if x.size == 0:
+        return contiguous_strides(shape)
+    old = [(n, s) for n, s in zip(x.shape, x.strides) if n != 1]
+    new = list(shape)
+    out = [1] * len(new)
+    oi = ni = 0
+    while oi < len(old) and ni < len(new):
+        np_, op = new[ni], old[oi][0]
+        nj, oj = ni + 1, oi + 1
+        while np_ != op:
+            if np_ < op:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op *= old[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        out[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            out[k - 1] = out[k] * new[k]
+        oi, ni = oj, nj
+    return tuple(out)
+
+
+def _resolve_shape(x: Array, shape: Any) -> tuple[int, ...]:
+    shape = _check_shape("reshape", shape if isinstance(shape, (tuple, list)) else (shape,))
+    unknown = [i for i, n in enumerate(shape) if n == -1]
+    if len(unknown) > 1 or any(n < -1 for n in shape):
+        raise ValueError(f"reshape(): invalid shape {shape}")
+    known = math.prod(n for n in shape if n != -1)
+    if unknown:
+        if known == 0:
+            raise ValueError(f"reshape(): cannot infer the -1 in {shape} for an array of size {x.size}")
+        shape = tuple(x.size // known if n == -1 else n for n in shape)
+    if math.prod(shape) != x.size:
+        raise ValueError(f"reshape(): cannot reshape an array of shape {x.shape} into {shape}")
+    return shape
+
+
+def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
+    _check_array("reshape", x)
+    shape = _resolve_shape(x, shape)
+    strides = None if copy else _view_strides(x, shape)
+    if strides is not None:
+        return x._view(shape, strides, x.offset)
+    if copy is False:
+        raise ValueError(f"reshape(copy=False): an array of shape {x.shape} and strides {x.strides} "
+                         f"cannot be viewed with shape {shape}; a copy is needed")
+    c = copy_as(x) if copy else memory.contiguous(x)
+    return c._view(shape, contiguous_strides(shape), c.offset)
+
+
+def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
+    _check_array("tile", x)
+    reps = _check_shape("tile", repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile(): repetitions must be non-negative, got {reps}")
+    d = max(x.ndim, len(reps))
+    reps = (1,) * (d - len(reps)) + reps
+    shape = (1,) * (d - x.ndim) + x.shape
+    strides = (0,) * (d - x.ndim) + x.strides
+    # Each axis (n, stride) becomes the pair (r, 0), (n, stride): a broadcast view, copied once.
+    view = x._view(sum(((r, n) for r, n in zip(reps, shape)), ()),
+                   sum(((0, s) for s in strides), ()), x.offset)
+    return reshape(copy_as(view), tuple(r * n for r, n in zip(reps, shape)))
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    _check_array("repeat", x)
+    if axis is None:
+        x, ax = reshape(x, (-1,)), 0
+    else:
+        ax = normalize_axis("repeat", axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(repeats, Array):
+        if repeats.dtype not in dtypes.CATEGORIES["integral"]:
+            raise TypeError(f"repeat(): repeats must have an integer dtype, got {repeats.dtype.name}")
+        if repeats.ndim != 1 or repeats.shape[0] not in (1, n):
+            raise ValueError(f"repeat(): repeats of shape {repeats.shape} do not broadcast to ({n},)")
+        counts = np.asarray(memory.to_host(repeats), dtype=np.int64)
+        if (counts < 0).any():
+            raise ValueError("repeat(): repeats must be non-negative")
+        if counts.shape[0] != 1:
+            # Data-dependent: read the counts, then gather.
+            index = memory.from_host(np.repeat(np.arange(n), counts), dtypes.int64, x.device)
+            return take(x, index, axis=ax)
+        repeats = int(counts[0])
+    if isinstance(repeats, bool) or not isinstance(repeats, int):
+        raise TypeError(f"repeat(): repeats must be an int or an integer array, got {type(repeats).__name__}")
+    if repeats < 0:
+        raise ValueError(f"repeat(): repeats must be non-negative, got {repeats}")
+    # Axis ax (n, stride) becomes (n, stride), (repeats, 0): a broadcast view, copied once.
+    view = x._view(x.shape[:ax + 1] + (repeats,) + x.shape[ax + 1:],
+                   x.strides[:ax + 1] + (0,) + x.strides[ax + 1:], x.offset)
+    return reshape(copy_as(view), x.shape[:ax] + (n * repeats,) + x.shape[ax + 1:])
+
+
+def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:
+    _check_array("roll", x)
+    if axis is None:
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    shifts = shift if isinstance(shift, tuple) else (shift,) * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll(): shift {shift} and axis {axis} differ in length")
+    total: dict[int, int] = {}
+    for s, a in zip(shifts, axes):
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise TypeError(f"roll(): shift must be an int or a tuple of ints, got {shift!r}")
+        a = normalize_axis("roll", a, x.ndim)
+        total[a] = total.get(a, 0) + s
+    out = copy_as(x)
+    for a, s in total.items():
+        n = x.shape[a]
+        s = s % n if n else 0
+        if s:
+            src, out = out, memory.empty(x.shape, x.dtype, x.device)
+            memory.copy_into(slab(out, a, s, n), slab(src, a, 0, n - s))
+            memory.copy_into(slab(out, a, 0, s), slab(src, a, n - s, n))
+    return out
+
+
+IMPLS: list[Impl] = [Impl(f.__name__, f) for f in (
+    broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, moveaxis,
+    permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack,
+)]
