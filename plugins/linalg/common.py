@@ -1,4 +1,4 @@
-"""What the linalg fronts share: operand checks, result dtype rules, views, the backs tables.
+"""What the linalg fronts share: operand checks, views, the error singular input raises.
 
 Singular or non-positive-definite input to ``inv``, ``solve``, ``cholesky`` and
 ``matrix_power`` (negative powers) raises ``LinAlgError``, a ValueError, as
@@ -8,7 +8,6 @@ instead). It is exported as ``rocm_array.linalg.LinAlgError``.
 
 from __future__ import annotations
 
-from rocm_array import dtypes
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
@@ -20,22 +19,6 @@ class LinAlgError(ValueError):
     """A matrix the operation is undefined for: singular, or not positive definite."""
 
     __module__ = "rocm_array.linalg"
-
-
-#: The real dtype of a floating dtype's precision, and the complex one.
-REAL = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
-COMPLEX = {dtypes.float16: dtypes.complex64, dtypes.bfloat16: dtypes.complex64,
-           dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
-
-
-def real(dtype: DType) -> DType:
-    """The real floating dtype of ``dtype``'s precision (``dtype`` itself when real)."""
-    return REAL.get(dtype, dtype)
-
-
-def complex_of(dtype: DType) -> DType:
-    """The complex dtype of ``dtype``'s precision (``dtype`` itself when complex)."""
-    return COMPLEX.get(dtype, dtype)
 
 
 def operands(name: str, *xs: object, category: str) -> DType:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from rocm_array.array import Array
+from rocm_array.dtypes import complex_of, real_of
 from rocm_array.hookspecs import Impl
 
 from .backs import lapack
-from .common import complex_of, floating_matrices, real
+from .common import floating_matrices
 
 
 class EighResult(NamedTuple):
@@ -51,12 +52,12 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     dtype = floating_matrices("svd", x)
-    return SVDResult(*lapack("svd", [x], dtype, (dtype, real(dtype), dtype), full_matrices=bool(full_matrices)))
+    return SVDResult(*lapack("svd", [x], dtype, (dtype, real_of(dtype), dtype), full_matrices=bool(full_matrices)))
 
 
 def svdvals(x: Array, /) -> Array:
     dtype = floating_matrices("svdvals", x)
-    return lapack("svdvals", [x], dtype, (real(dtype),))[0]
+    return lapack("svdvals", [x], dtype, (real_of(dtype),))[0]
 
 
 def eig(x: Array, /) -> EigResult:
@@ -74,12 +75,12 @@ def eigvals(x: Array, /) -> Array:
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending, real) and eigenvectors of Hermitian matrices; reads the lower triangle."""
     dtype = floating_matrices("eigh", x, square=True)
-    return EighResult(*lapack("eigh", [x], dtype, (real(dtype), dtype)))
+    return EighResult(*lapack("eigh", [x], dtype, (real_of(dtype), dtype)))
 
 
 def eigvalsh(x: Array, /) -> Array:
     dtype = floating_matrices("eigvalsh", x, square=True)
-    return lapack("eigvalsh", [x], dtype, (real(dtype),))[0]
+    return lapack("eigvalsh", [x], dtype, (real_of(dtype),))[0]
 
 
 IMPLS: list[Impl] = [Impl(f"linalg.{f.__name__}", f)

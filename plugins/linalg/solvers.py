@@ -8,11 +8,11 @@ from rocm_array import dtypes
 from rocm_array.array import Array
 from rocm_array.broadcast import broadcast_view
 from rocm_array.devices import check_same
-from rocm_array.dtypes import CATEGORIES
+from rocm_array.dtypes import CATEGORIES, real_of
 from rocm_array.hookspecs import Impl
 
 from .backs import lapack
-from .common import broadcast_batch, drop_axis, floating_matrices, insert_axis, matrices, operands, real
+from .common import broadcast_batch, drop_axis, floating_matrices, insert_axis, matrices, operands
 
 
 class SlogdetResult(NamedTuple):
@@ -81,7 +81,7 @@ def det(x: Array, /) -> Array:
 def slogdet(x: Array, /) -> SlogdetResult:
     """Sign and log of the absolute determinant; (0, -inf) for a singular matrix."""
     dtype = floating_matrices("slogdet", x, square=True)
-    return SlogdetResult(*lapack("slogdet", [x], dtype, (dtype, real(dtype))))
+    return SlogdetResult(*lapack("slogdet", [x], dtype, (dtype, real_of(dtype))))
 
 
 IMPLS: list[Impl] = [Impl(f"linalg.{f.__name__}", f) for f in (inv, solve, pinv, matrix_rank, det, slogdet)]

@@ -1,0 +1,79 @@
+"""The helper functions: fftfreq, rfftfreq, fftshift, ifftshift.
+
+They need no back of their own: the frequencies are computed on the host and
+copied to the device, and the shifts are strided copies (``memory.copy_into``),
+so they run on every device.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from rocm_array import devices, dtypes
+from rocm_array.array import Array
+from rocm_array.axes import integer, normalize_axes
+from rocm_array.dtypes import CATEGORIES, DType
+from rocm_array.hookspecs import Impl
+from rocm_array.memory import copy_into, empty, from_host
+
+
+def _frequencies(name: str, values: Callable[[int, float], np.ndarray], n: int, d: float,
+                 dtype: DType | None, device: object) -> Array:
+    n = integer(n, f"fft.{name}", "n")
+    if n < 1:
+        raise ValueError(f"fft.{name}(): n must be at least 1, got {n}")
+    if isinstance(d, bool) or not isinstance(d, (int, float)):
+        raise TypeError(f"fft.{name}(): d must be a real number, not {type(d).__name__}")
+    if d == 0:
+        raise ValueError(f"fft.{name}(): the sample spacing d must not be 0")
+    dt = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.check_dtype(dtype)
+    if dt not in CATEGORIES["real floating"]:
+        raise TypeError(f"fft.{name}(): dtype must be a real floating dtype, not {dt.name}")
+    return from_host(values(n, float(d)).astype(dt.numpy), dt, devices.resolve(device))
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None) -> Array:
+    """The sample frequencies of an ``n``-point transform with sample spacing ``d``."""
+    return _frequencies("fftfreq", np.fft.fftfreq, n, d, dtype, device)
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None) -> Array:
+    """The ``n // 2 + 1`` non-negative sample frequencies of an ``n``-point real transform."""
+    return _frequencies("rfftfreq", np.fft.rfftfreq, n, d, dtype, device)
+
+
+def _along(x: Array, axis: int, start: int, stop: int) -> Array:
+    """The view ``x[..., start:stop, ...]`` on ``axis``."""
+    shape = (*x.shape[:axis], stop - start, *x.shape[axis + 1:])
+    return x._view(shape, x.strides, x.offset + start * x.strides[axis])
+
+
+def _roll(name: str, x: Array, axes: int | Sequence[int] | None, shift: Callable[[int], int]) -> Array:
+    """A new array: ``x`` rolled by ``shift(size)`` along each of ``axes`` (None: all)."""
+    if not isinstance(x, Array):
+        raise TypeError(f"fft.{name}() expects an array, got {type(x).__name__}")
+    out = empty(x.shape, x.dtype, x.device)
+    copy_into(out, x)
+    for a in normalize_axes(axes, x.ndim, f"fft.{name}"):
+        n = x.shape[a]
+        k = shift(n) % n if n else 0
+        if k:
+            src, out = out, empty(x.shape, x.dtype, x.device)
+            copy_into(_along(out, a, k, n), _along(src, a, 0, n - k))
+            copy_into(_along(out, a, 0, k), _along(src, a, n - k, n))
+    return out
+
+
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Move the zero frequency to the middle of ``axes``."""
+    return _roll("fftshift", x, axes, lambda n: n // 2)
+
+
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Undo fftshift."""
+    return _roll("ifftshift", x, axes, lambda n: -(n // 2))
+
+
+IMPLS: list[Impl] = [Impl(f"fft.{f.__name__}", f) for f in (fftfreq, rfftfreq, fftshift, ifftshift)]

@@ -1,0 +1,144 @@
+"""The transforms: fft, ifft, fftn, ifftn, rfft, irfft, rfftn, irfftn, hfft, ihfft.
+
+One row per transform says what it takes and gives; the shared front checks
+the array, ``n``/``s``, ``axis``/``axes`` and ``norm`` and chooses dtypes; the
+device's back transforms. Beyond the standard, which asks for complex input,
+the complex-input transforms also take real floating arrays (as NumPy, CuPy and
+PyTorch do) and read them as complex of the same precision. Repeated axes
+are a ValueError (the standard leaves them undefined).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from rocm_array.array import Array
+from rocm_array.axes import integer, normalize_axes
+from rocm_array.backs import Backs
+from rocm_array.dtypes import CATEGORIES, DType, complex_of, real_of
+from rocm_array.hookspecs import Impl
+
+from . import cpu
+
+_NORMS = ("backward", "ortho", "forward")
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A transform: its name, NumPy function (the cpu back's) and dtype roles.
+
+    ``real_input``: takes real floating arrays only (rfft, rfftn, ihfft).
+    ``real_output``: gives real arrays from Hermitian input (irfft, irfftn, hfft),
+    whose last transformed axis defaults to ``2 * (M - 1)`` points.
+    ``ndim``: takes ``s``/``axes`` (several axes) rather than ``n``/``axis``.
+    """
+
+    name: str
+    numpy: Callable[..., Any]
+    real_input: bool = False
+    real_output: bool = False
+    ndim: bool = False
+
+    def dtypes(self, x: object) -> tuple[DType, DType]:
+        """The dtype ``x`` is read as and the result's; TypeError for arrays of other dtypes."""
+        if not isinstance(x, Array):
+            raise TypeError(f"fft.{self.name}() expects an array, got {type(x).__name__}")
+        category = "real floating" if self.real_input else "floating-point"
+        if x.dtype not in CATEGORIES[category]:
+            raise TypeError(f"fft.{self.name}() does not accept {x.dtype.name} input; it needs a {category} dtype")
+        if self.real_input:
+            return x.dtype, complex_of(x.dtype)
+        dtype = complex_of(x.dtype)
+        return dtype, real_of(dtype) if self.real_output else dtype
+
+    def __call__(self, x: Array, lengths: Sequence[int | None] | None, axes: Sequence[int] | None,
+                 norm: str) -> Array:
+        dtype, out_dtype = self.dtypes(x)
+        if norm not in _NORMS:
+            raise ValueError(f"fft.{self.name}(): norm must be one of {_NORMS}, got {norm!r}")
+        if axes is None and lengths is not None:
+            raise ValueError(f"fft.{self.name}(): s needs axes")
+        ax = normalize_axes(axes, x.ndim, f"fft.{self.name}")
+        if not ax:
+            raise ValueError(f"fft.{self.name}() needs at least one axis to transform")
+        if lengths is None:
+            lengths = [None] * len(ax)
+        if len(lengths) != len(ax):
+            raise ValueError(f"fft.{self.name}(): s has {len(lengths)} entries for {len(ax)} axes")
+        n = tuple(self._length(lengths[i], x.shape[a], i == len(ax) - 1) for i, a in enumerate(ax))
+        return BACKS[x.device.kind](self, x, n, ax, norm, dtype, out_dtype)
+
+    def _length(self, n: int | None, m: int, last: bool) -> int:
+        """The transform length along an axis of ``m`` points: ``n`` checked, or its default."""
+        if n is None or (self.ndim and n == -1):
+            n = 2 * (m - 1) if self.real_output and last else m
+        else:
+            n = integer(n, f"fft.{self.name}", "n" if not self.ndim else "each entry of s")
+        if n < 1:
+            raise ValueError(f"fft.{self.name}(): the transform length must be at least 1, got {n}")
+        return n
+
+
+BACKS = Backs("Fourier transforms", cpu=cpu.transform)
+
+_FFT = Transform("fft", np.fft.fft)
+_IFFT = Transform("ifft", np.fft.ifft)
+_FFTN = Transform("fftn", np.fft.fftn, ndim=True)
+_IFFTN = Transform("ifftn", np.fft.ifftn, ndim=True)
+_RFFT = Transform("rfft", np.fft.rfft, real_input=True)
+_IRFFT = Transform("irfft", np.fft.irfft, real_output=True)
+_RFFTN = Transform("rfftn", np.fft.rfftn, real_input=True, ndim=True)
+_IRFFTN = Transform("irfftn", np.fft.irfftn, real_output=True, ndim=True)
+_HFFT = Transform("hfft", np.fft.hfft, real_output=True)
+_IHFFT = Transform("ihfft", np.fft.ihfft, real_input=True)
+
+
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    return _FFT(x, [n], [axis], norm)
+
+
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    return _IFFT(x, [n], [axis], norm)
+
+
+def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str = "backward") -> Array:
+    return _FFTN(x, s, axes, norm)
+
+
+def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
+    return _IFFTN(x, s, axes, norm)
+
+
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    return _RFFT(x, [n], [axis], norm)
+
+
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    return _IRFFT(x, [n], [axis], norm)
+
+
+def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
+    return _RFFTN(x, s, axes, norm)
+
+
+def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+           norm: str = "backward") -> Array:
+    return _IRFFTN(x, s, axes, norm)
+
+
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    return _HFFT(x, [n], [axis], norm)
+
+
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    return _IHFFT(x, [n], [axis], norm)
+
+
+IMPLS: list[Impl] = [Impl(f"fft.{f.__name__}", f)
+                     for f in (fft, ifft, fftn, ifftn, rfft, irfft, rfftn, irfftn, hfft, ihfft)]
