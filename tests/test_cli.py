@@ -1,0 +1,92 @@
+"""``python -m rocm_array`` (and the ``rocm-array`` script): info, plugins, compile-check."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+import rocm_array as xp
+from rocm_array import devices, plugin_manager
+from rocm_array.__main__ import main
+
+
+def test_info_lists_devices_plugins_and_checks_a_computation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"rocm_array {xp.__version__} (Array API 2025.12)")
+    for dev in devices.available():
+        assert f"\n  {dev} " in out
+    for problem in devices.gpu_problems():
+        assert f"(no GPU: {problem})" in out
+    assert f"default device: {devices.default()}\n" in out
+    for st in plugin_manager.statuses():
+        assert f"\n  {st.name} " in out
+    assert f"check on {devices.default()}: a * a + a, float32 (3, 4): OK" in out
+
+
+@pytest.mark.parametrize("wrong, shown", [(lambda a, b: a, "MISMATCH"),
+                                          (lambda a, b: 1 / 0, "FAILED: ZeroDivisionError")])
+def test_info_fails_when_the_check_fails(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                         wrong: object, shown: str) -> None:
+    monkeypatch.setattr(xp, "add", wrong)
+    assert main(["info"]) == 1
+    assert shown in capsys.readouterr().out
+
+
+def test_info_fails_on_a_missing_default_device(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(devices, "_default", None)
+    monkeypatch.setenv("ROCM_ARRAY_DEVICE", "gpu:99")
+    assert main(["info"]) == 1
+    assert "default device: no device 'gpu:99'" in capsys.readouterr().out
+
+
+def test_plugins_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split() == ["plugin", "distribution", "version", "status"]
+    for st in plugin_manager.statuses():
+        assert [st.name, st.distribution, st.version, st.status] == next(
+            r.split()[:4] for r in lines[1:] if r.startswith(st.name + " "))
+        listed = out.split(f"\n{st.name} provides {len(st.functions)} functions:\n")[1].split("\n\n")[0]
+        assert " ".join(listed.split()) == (", ".join(st.functions) or "-")
+
+
+def test_compile_check_is_dispatched_with_its_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+    fake = types.ModuleType("rocm_array.compile_check")
+    fake.main = lambda argv: seen.append(argv) or 3  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "rocm_array.compile_check", fake)
+    assert main(["compile-check", "--arch", "gfx90a", "--help"]) == 3
+    assert seen == [["--arch", "gfx90a", "--help"]]
+
+
+def test_compile_check_missing_leaves_other_commands(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "rocm_array.compile_check", None)  # import fails
+    assert main(["compile-check"]) == 2
+    assert "compile-check is not available" in capsys.readouterr().err
+    assert main(["plugins"]) == 0
+
+
+def test_bad_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in ([], ["frobnicate"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+    assert "usage: rocm-array" in capsys.readouterr().err
+
+
+def test_console_script_and_module_entry(tmp_path: Path) -> None:
+    (script,) = entry_points(group="console_scripts", name="rocm-array")
+    assert script.load() is main
+    proc = subprocess.run([sys.executable, "-m", "rocm_array", "info"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ": OK\n" in proc.stdout
