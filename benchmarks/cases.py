@@ -1,0 +1,209 @@
+"""The benchmark cases: one table of rows, each runnable alone by name.
+
+A row names its inputs (shapes and dtypes, filled with fresh random data on the
+host and uploaded to each library), an untimed per-library ``setup`` (extra
+buffers), the timed op per library (``"*"`` is the default, written against the
+array-API subset all three share; a library that lacks the op gets an ``NA``
+with the reason), and its work: the fewest bytes the op must move through
+device memory (each input read once, each output written once) or its
+floating-point operations. Work sets the rate (GB/s or TFLOP/s) and the ceiling
+it is compared with: the copy bandwidth for bytes, the vendor GEMM rate of the
+dtype for flops.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+__all__ = ["Input", "Work", "NA", "NotAvailable", "Case", "CASES", "BY_NAME", "KINDS", "select", "ceilings_for"]
+
+ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int64": 8}
+
+#: How a case is measured: device events around the op; a host wall-clock loop;
+#: a child process (import, first call with a cold or a warm kernel cache).
+KINDS = ("device", "host", "import", "first_call_cold", "first_call_warm")
+
+
+class NotAvailable(Exception):
+    """A library, dtype or op that is not there (reported as "n/a", never a failure)."""
+
+
+class NA(str):
+    """In a case's ``ops``: why this library has no such op."""
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input array: filled with uniform random numbers in [0, 1) (``fill="uniform"``) or a
+    symmetric, diagonally dominant (so positive definite) matrix (``fill="spd"``)."""
+
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+    fill: str = "uniform"
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * ITEMSIZE[self.dtype]
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one call must do: bytes through device memory, or floating-point operations."""
+
+    bytes: int = 0
+    flops: int = 0
+    dtype: str = ""  # the GEMM ceiling that ``flops`` is compared with
+
+    @property
+    def ceiling(self) -> str | None:
+        """The key of the ceiling this work is compared with (``copy`` or ``gemm:<dtype>``)."""
+        if self.flops:
+            return f"gemm:{self.dtype}"
+        return "copy" if self.bytes else None
+
+
+Op = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    kind: str = "device"
+    inputs: tuple[Input, ...] = ()
+    ops: Mapping[str, Op | NA] = field(default_factory=dict)
+    setup: Op | None = None  # (lib, *arrays) -> arrays passed to the op; not timed
+    work: Work = Work()
+    ceiling: bool = False  # the peers' best rate on this case is the ceiling for its work
+    note: str = ""
+
+    def op(self, lib: str) -> Op:
+        """The timed op for ``lib``; NotAvailable when the library has none."""
+        op = self.ops.get(lib, self.ops.get("*"))
+        if op is None or isinstance(op, NA):
+            raise NotAvailable(op or f"no {self.name} op for {lib}")
+        return op
+
+
+def _rw(*inputs: Input, out: int = 0) -> int:
+    """Bytes of reading each input once and writing ``out`` bytes."""
+    return sum(i.nbytes for i in inputs) + out
+
+
+def _softmax_cupy(lib: Any, x: Any) -> Any:
+    import cupyx.scipy.special
+
+    return cupyx.scipy.special.softmax(x, axis=-1)
+
+
+def _copy_into_rocm(lib: Any, src: Any, dst: Any) -> Any:
+    from rocm_array import memory
+
+    return memory.copy_into(dst, src)
+
+
+N28 = 1 << 28
+SQ = 16384
+VEC = Input((N28,))
+MAT = Input((SQ, SQ))
+ROW = Input((SQ,))
+KEYS = Input((1 << 26,))
+GEMM_N = 8192
+BATCH = (512, 64, 64)
+IMAGE = (32, 64, 56, 56)
+FILTERS = (128, 64, 3, 3)
+CONV_FLOPS = 2 * IMAGE[0] * FILTERS[0] * IMAGE[2] * IMAGE[3] * IMAGE[1] * FILTERS[2] * FILTERS[3]
+LA_N = 4096
+SPD = Input((LA_N, LA_N), "float64", "spd")
+RHS = Input((LA_N, 1), "float64")
+TINY = Input((16,))
+SOFTMAX = Input((8192, 8192))
+
+CASES: tuple[Case, ...] = (
+    Case("copy", inputs=(VEC,), setup=lambda L, s: (s, L.ns.empty_like(s)),
+         ops={"torch": lambda L, s, d: d.copy_(s),
+              "cupy": lambda L, s, d: d.data.copy_from_device_async(s.data, s.nbytes),
+              "rocm_array": _copy_into_rocm},
+         work=Work(bytes=2 * VEC.nbytes), ceiling=True,
+         note="device-to-device copy into a preallocated buffer; bytes read + written"),
+    Case("add", inputs=(VEC, VEC), ops={"*": lambda L, a, b: a + b}, work=Work(bytes=_rw(VEC, VEC, out=VEC.nbytes))),
+    Case("multiply", inputs=(VEC, VEC), ops={"*": lambda L, a, b: a * b},
+         work=Work(bytes=_rw(VEC, VEC, out=VEC.nbytes))),
+    Case("add_broadcast", inputs=(MAT, ROW), ops={"*": lambda L, a, b: a + b},
+         work=Work(bytes=_rw(MAT, ROW, out=MAT.nbytes)), note="(16384, 16384) + (16384,)"),
+    Case("add_transposed", inputs=(MAT, MAT), ops={"*": lambda L, a, b: a.T + b},
+         work=Work(bytes=_rw(MAT, MAT, out=MAT.nbytes)), note="a.T + b, 16384x16384"),
+    Case("chain5", inputs=(VEC, VEC), ops={"*": lambda L, a, b: (((a * b + a) * 0.5) - b) * a},
+         work=Work(bytes=_rw(VEC, VEC, out=VEC.nbytes)),
+         note="(((a*b + a)*0.5) - b)*a: five ops; bytes counted as if fused (2 reads, 1 write)"),
+    Case("copy_transposed", inputs=(MAT,), ops={"*": lambda L, a: L.ns.reshape(a.T, (-1,))},
+         work=Work(bytes=2 * MAT.nbytes), note="reshape(a.T, (-1,)): a transposing copy"),
+    Case("sum", inputs=(VEC,), ops={"*": lambda L, a: L.ns.sum(a)}, work=Work(bytes=VEC.nbytes)),
+    Case("sum_axis0", inputs=(MAT,), ops={"*": lambda L, a: L.ns.sum(a, axis=0)},
+         work=Work(bytes=_rw(MAT, out=ROW.nbytes))),
+    Case("sum_axis1", inputs=(MAT,), ops={"*": lambda L, a: L.ns.sum(a, axis=1)},
+         work=Work(bytes=_rw(MAT, out=ROW.nbytes))),
+    Case("sort", inputs=(KEYS,), ops={"*": lambda L, a: L.ns.sort(a), "torch": lambda L, a: L.ns.sort(a).values},
+         work=Work(bytes=_rw(KEYS, out=KEYS.nbytes)), note="bytes: one read and one write (a lower bound)"),
+    Case("argsort", inputs=(KEYS,), ops={"*": lambda L, a: L.ns.argsort(a)},
+         work=Work(bytes=_rw(KEYS, out=KEYS.size * 8)), note="int64 indices; bytes: one read, one write"),
+    *(Case(f"matmul_{dt}", inputs=(Input((GEMM_N, GEMM_N), dt),) * 2, ops={"*": lambda L, a, b: a @ b},
+           work=Work(flops=2 * GEMM_N**3, dtype=dt), ceiling=True,
+           note="8192^3" + (", TF32 off" if dt == "float32" else ""))
+      for dt in ("float32", "float16", "bfloat16", "float64")),
+    Case("bmm_float32", inputs=(Input(BATCH),) * 2, ops={"*": lambda L, a, b: a @ b},
+         work=Work(flops=2 * BATCH[0] * BATCH[1] ** 3, dtype="float32"), note="512 x (64x64 @ 64x64)"),
+    *(Case(f"conv2d_{dt}", inputs=(Input(IMAGE, dt), Input(FILTERS, dt)),
+           ops={"torch": lambda L, x, w: L.ns.nn.functional.conv2d(x, w, padding=1),
+                "rocm_array": lambda L, x, w: L.ns.nn.conv2d(x, w, padding=1),
+                "cupy": NA("CuPy has no conv2d")},
+           work=Work(flops=CONV_FLOPS, dtype=dt),
+           note="32x64x56x56, 128 3x3 filters, pad 1" + ("; TF32 off" if dt == "float32" else ""))
+      for dt in ("float32", "float16")),
+    Case("max_pool2d", inputs=(Input(IMAGE),),
+         ops={"torch": lambda L, x: L.ns.nn.functional.max_pool2d(x, 2),
+              "rocm_array": lambda L, x: L.ns.nn.max_pool2d(x, 2),
+              "cupy": lambda L, x: x.reshape(32, 64, 28, 2, 28, 2).max(axis=(3, 5))},
+         work=Work(bytes=Input(IMAGE).nbytes * 5 // 4),
+         note="2x2 on 32x64x56x56 (CuPy: reshape + max)"),
+    Case("softmax", inputs=(SOFTMAX,),
+         ops={"torch": lambda L, x: L.ns.softmax(x, dim=-1),
+              "rocm_array": lambda L, x: L.ns.nn.softmax(x, axis=-1),
+              "cupy": _softmax_cupy},
+         work=Work(bytes=2 * SOFTMAX.nbytes), note="last axis of 8192x8192"),
+    Case("solve_float64", inputs=(SPD, RHS), ops={"*": lambda L, a, b: L.ns.linalg.solve(a, b)},
+         work=Work(flops=2 * LA_N**3 // 3 + 2 * LA_N**2, dtype="float64"), note="4096x4096, one right-hand side"),
+    Case("cholesky_float64", inputs=(SPD,), ops={"*": lambda L, a: L.ns.linalg.cholesky(a)},
+         work=Work(flops=LA_N**3 // 3, dtype="float64"), note="4096x4096"),
+    Case("tiny_add", kind="host", inputs=(TINY, TINY), ops={"*": lambda L, a, b: a + b},
+         note="host cost per call of a + b on 16 elements (loop of 20,000)"),
+    Case("import", kind="import", note="import time in a fresh process"),
+    Case("first_call_cold", kind="first_call_cold",
+         note="first a + b (2^20 float32) in a fresh process with an empty kernel cache"),
+    Case("first_call_warm", kind="first_call_warm",
+         note="first a + b (2^20 float32) in a fresh process with the disk kernel cache filled"),
+)
+
+BY_NAME: dict[str, Case] = {c.name: c for c in CASES}
+
+
+def select(names: str | None) -> list[Case]:
+    """The cases named in a comma-separated list (all when ``names`` is empty); ValueError for unknown names."""
+    if not names:
+        return list(CASES)
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in BY_NAME]
+    if unknown:
+        raise ValueError(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(BY_NAME)}")
+    return [BY_NAME[n] for n in wanted]
+
+
+def ceilings_for(cases: list[Case]) -> list[Case]:
+    """The ceiling-setting cases that ``cases`` are compared with, in table order."""
+    keys = {c.work.ceiling for c in cases}
+    return [c for c in CASES if c.ceiling and c.work.ceiling in keys]

@@ -1,0 +1,205 @@
+"""One adapter per library, all with the same small interface.
+
+``load()`` imports the library and finds the GPU (NotAvailable with the reason
+otherwise); ``ns`` is the namespace the cases call; ``to_device`` uploads a host
+NumPy array and casts it on the device; ``event``/``record``/``elapsed_ms`` time
+a region with the library's own device events on the stream it launches on;
+``release`` returns cached device memory between cases. Imports are lazy so that
+``python -m benchmarks`` runs where none of them is installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from typing import Any
+
+import numpy as np
+
+from .cases import NotAvailable
+
+__all__ = ["Library", "RocmArray", "CuPy", "Torch", "LIBRARIES", "PEERS", "TITLES"]
+
+
+class Library:
+    name = ""
+    module = ""  # the import name, for the import-time case
+    title = ""
+
+    def __init__(self) -> None:
+        self.ns: Any = None
+        self._why: str | None = None
+
+    def installed(self) -> bool:
+        return importlib.util.find_spec(self.module) is not None
+
+    def load(self) -> None:
+        """Import and find the GPU once; NotAvailable (remembered) when either is missing."""
+        if self.ns is not None:
+            return
+        if self._why is None:
+            try:
+                if not self.installed():
+                    raise NotAvailable(f"{self.module} is not installed")
+                self._load()
+                return
+            except NotAvailable as e:
+                self._why = str(e)
+        raise NotAvailable(self._why)
+
+    def _load(self) -> None:
+        raise NotImplementedError
+
+    def version(self) -> str:
+        return str(getattr(self.ns, "__version__", "?"))
+
+    def dtype(self, name: str) -> Any:
+        try:
+            return getattr(self.ns, name)
+        except AttributeError:
+            raise NotAvailable(f"{self.title} has no {name}") from None
+
+    def to_device(self, host: np.ndarray, dtype: str) -> Any:
+        raise NotImplementedError
+
+    def event(self) -> Any:
+        raise NotImplementedError
+
+    def record(self, event: Any) -> None:
+        event.record()
+
+    def elapsed_ms(self, start: Any, end: Any) -> float:
+        raise NotImplementedError
+
+    def synchronize(self) -> None:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Give cached device memory back (between cases)."""
+
+    def properties(self) -> dict[str, Any]:
+        """GPU name and L2 size in bytes, where the library tells them."""
+        return {}
+
+
+class CuPy(Library):
+    name, module, title = "cupy", "cupy", "CuPy"
+
+    def _load(self) -> None:
+        os.environ.pop("CUPY_TF32", None)  # float32 matmul in full float32, like the others
+        import cupy
+
+        try:
+            if cupy.cuda.runtime.getDeviceCount() < 1:
+                raise NotAvailable("CuPy finds no GPU")
+        except cupy.cuda.runtime.CUDARuntimeError as e:
+            raise NotAvailable(f"CuPy finds no GPU: {e}") from None
+        self.ns = cupy
+
+    def dtype(self, name: str) -> Any:
+        if name == "bfloat16":
+            raise NotAvailable("CuPy has no bfloat16")
+        return super().dtype(name)
+
+    def to_device(self, host: np.ndarray, dtype: str) -> Any:
+        return self.ns.asarray(host).astype(self.dtype(dtype), copy=False)
+
+    def event(self) -> Any:
+        return self.ns.cuda.Event()
+
+    def elapsed_ms(self, start: Any, end: Any) -> float:
+        return float(self.ns.cuda.get_elapsed_time(start, end))
+
+    def synchronize(self) -> None:
+        self.ns.cuda.get_current_stream().synchronize()
+
+    def release(self) -> None:
+        self.ns.get_default_memory_pool().free_all_blocks()
+
+    def properties(self) -> dict[str, Any]:
+        p = self.ns.cuda.runtime.getDeviceProperties(self.ns.cuda.Device().id)
+        name = p["name"]
+        return {"gpu": name.decode() if isinstance(name, bytes) else str(name), "l2_bytes": int(p["l2CacheSize"]),
+                "driver": self.ns.cuda.runtime.driverGetVersion()}
+
+
+class Torch(Library):
+    name, module, title = "torch", "torch", "PyTorch"
+
+    def _load(self) -> None:
+        import torch
+
+        if not torch.cuda.is_available():
+            raise NotAvailable("PyTorch finds no GPU")
+        # Like with like: float32 matmul and convolutions in full float32, as CuPy and rocm_array do.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        self.ns = torch
+
+    def version(self) -> str:
+        return f"{self.ns.__version__} (CUDA {self.ns.version.cuda}, cuDNN {self.ns.backends.cudnn.version()})"
+
+    def to_device(self, host: np.ndarray, dtype: str) -> Any:
+        return self.ns.from_numpy(host).to("cuda").to(self.dtype(dtype))
+
+    def event(self) -> Any:
+        return self.ns.cuda.Event(enable_timing=True)
+
+    def elapsed_ms(self, start: Any, end: Any) -> float:
+        return float(start.elapsed_time(end))
+
+    def synchronize(self) -> None:
+        self.ns.cuda.synchronize()
+
+    def release(self) -> None:
+        self.ns.cuda.empty_cache()
+
+    def properties(self) -> dict[str, Any]:
+        p = self.ns.cuda.get_device_properties(0)
+        return {"gpu": p.name, "l2_bytes": int(getattr(p, "L2_cache_size", 0)) or None}
+
+
+class RocmArray(Library):
+    name, module, title = "rocm_array", "rocm_array", "rocm_array"
+
+    def _load(self) -> None:
+        import rocm_array
+        from rocm_array import devices
+
+        gpus = devices.gpus()
+        if not gpus:
+            raise NotAvailable("no GPU: " + ("; ".join(devices.gpu_problems()) or "none found"))
+        self.ns = rocm_array
+        self.device = gpus[0]
+        self.runtime = self.device.runtime
+
+    def to_device(self, host: np.ndarray, dtype: str) -> Any:
+        x = self.ns.asarray(host, device=self.device)
+        want = self.dtype(dtype)
+        return x if x.dtype == want else self.ns.astype(x, want)
+
+    # Timing goes through the runtime's own events on the stream its launches use.
+    def event(self) -> Any:
+        return self.runtime.event()
+
+    def record(self, event: Any) -> None:
+        self.runtime.record(event)
+
+    def elapsed_ms(self, start: Any, end: Any) -> float:
+        return float(self.runtime.elapsed_ms(start, end))
+
+    def synchronize(self) -> None:
+        self.runtime.synchronize()
+
+    def release(self) -> None:
+        import gc
+
+        gc.collect()
+
+    def properties(self) -> dict[str, Any]:
+        return {"gpu": str(getattr(self.runtime, "name", "")) or None}
+
+
+LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (RocmArray(), CuPy(), Torch())}
+PEERS = ("cupy", "torch")
+TITLES = {name: lib.title for name, lib in LIBRARIES.items()}

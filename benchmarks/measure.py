@@ -1,0 +1,227 @@
+"""How a case is measured on one library; each returns a ``Result`` (raw figures, JSON-ready).
+
+Device cases: inputs from fresh random host data, uploaded once per rotating
+set; enough sets that together they exceed the L2 cache several times, so a
+repeat never finds its inputs in the cache. The first call (compilation, handle
+creation, lazy loading) is timed on the host and reported apart; after more
+warm-up calls, each repeat is bracketed by the library's own device events and
+the median is the figure.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .cases import Case, Input, NotAvailable
+from .libs import Library
+
+__all__ = ["Result", "Settings", "HostData", "measure", "REPO"]
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Result:
+    status: str  # "ok", "n/a" or "error"
+    reason: str = ""
+    median_ms: float | None = None
+    times_ms: list[float] = field(default_factory=list)
+    first_call_ms: float | None = None
+    reps: int = 0
+    sets: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in (None, "", [], 0)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    l2_bytes: int = 64 << 20
+    budget_ms: float = 300.0  # device time spent timing one case on one library
+    min_reps: int = 10
+    max_reps: int = 200
+    max_sets: int = 32
+    warmup: int = 3
+    host_loop: int = 20_000
+    process_repeats: int = 3
+
+
+class HostData:
+    """Fresh random host arrays, shared by the libraries (same numbers for each) and by cases."""
+
+    def __init__(self, seed: int = 20251200) -> None:
+        self._rng = np.random.default_rng(seed)
+        self._cache: dict[tuple[Input, int, int], np.ndarray] = {}
+
+    def get(self, spec: Input, rotation: int, position: int) -> np.ndarray:
+        """The array for input ``position`` of rotating set ``rotation`` (distinct numbers for each)."""
+        key = (spec, rotation, position)
+        if key not in self._cache:
+            self._cache[key] = self._make(spec)
+        return self._cache[key]
+
+    def _make(self, spec: Input) -> np.ndarray:
+        host = np.float64 if spec.dtype == "float64" else np.float32
+        a = self._rng.random(spec.shape, dtype=host)
+        if spec.fill == "spd":
+            n = spec.shape[-1]
+            a = (a + a.T) / 2
+            a[np.diag_indices(n)] += n  # rows sum to < n off the diagonal: positive definite
+        return a
+
+
+def sets_needed(case: Case, settings: Settings) -> int:
+    """Rotating input sets: together at least four times the L2 cache."""
+    per_set = sum(i.nbytes for i in case.inputs)
+    return max(1, min(settings.max_sets, math.ceil(4 * settings.l2_bytes / max(per_set, 1))))
+
+
+def _classify(e: BaseException) -> Result:
+    if isinstance(e, (NotAvailable, NotImplementedError, AttributeError)):
+        return Result("n/a", f"{type(e).__name__}: {e}" if not isinstance(e, NotAvailable) else str(e))
+    return Result("error", f"{type(e).__name__}: {e}")
+
+
+def _prepare(lib: Library, case: Case, data: HostData, sets: int) -> list[tuple[Any, ...]]:
+    out = []
+    for s in range(sets):
+        arrays = tuple(lib.to_device(data.get(spec, s, p), spec.dtype) for p, spec in enumerate(case.inputs))
+        out.append(case.setup(lib, *arrays) if case.setup else arrays)
+    lib.synchronize()
+    return out
+
+
+def _device(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
+    op = case.op(lib.name)
+    sets = sets_needed(case, settings)
+    args = _prepare(lib, case, data, sets)
+    t0 = time.perf_counter()
+    op(lib, *args[0])
+    lib.synchronize()
+    first = (time.perf_counter() - t0) * 1e3
+    for i in range(settings.warmup):
+        op(lib, *args[(i + 1) % sets])
+    start, end = lib.event(), lib.event()
+    lib.record(start)
+    op(lib, *args[0])
+    lib.record(end)
+    lib.synchronize()
+    estimate = max(lib.elapsed_ms(start, end), 1e-3)
+    reps = int(min(settings.max_reps, max(settings.min_reps, settings.budget_ms // estimate)))
+    starts = [lib.event() for _ in range(reps)]
+    ends = [lib.event() for _ in range(reps)]
+    for i in range(reps):
+        lib.record(starts[i])
+        op(lib, *args[i % sets])
+        lib.record(ends[i])
+    lib.synchronize()
+    times = [lib.elapsed_ms(s, e) for s, e in zip(starts, ends)]
+    return Result("ok", median_ms=statistics.median(times), times_ms=times, first_call_ms=first,
+                  reps=reps, sets=sets)
+
+
+def _host(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
+    """Wall-clock cost per call of a loop of tiny ops (host-bound: the GPU keeps up)."""
+    op = case.op(lib.name)
+    (args,) = _prepare(lib, case, data, 1)
+    t0 = time.perf_counter()
+    op(lib, *args)
+    lib.synchronize()
+    first = (time.perf_counter() - t0) * 1e3
+    for _ in range(1000):
+        op(lib, *args)
+    lib.synchronize()
+    per_call = []
+    for _ in range(settings.process_repeats):
+        t0 = time.perf_counter()
+        for _ in range(settings.host_loop):
+            op(lib, *args)
+        lib.synchronize()
+        per_call.append((time.perf_counter() - t0) * 1e3 / settings.host_loop)
+    return Result("ok", median_ms=statistics.median(per_call), times_ms=per_call, first_call_ms=first,
+                  reps=settings.host_loop)
+
+
+def _child(args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``python -m benchmarks.child ARGS`` and parse the JSON line it prints last."""
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.child", *args], cwd=REPO, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=300)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"child {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
+    return json.loads(lines[-1])
+
+
+def _from_children(runs: list[dict[str, Any]], key: str) -> Result:
+    if "na" in runs[0]:
+        raise NotAvailable(runs[0]["na"])
+    times = [r[key] for r in runs]
+    return Result("ok", median_ms=statistics.median(times), times_ms=times, reps=len(times))
+
+
+def _import(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
+    if not lib.installed():
+        raise NotAvailable(f"{lib.module} is not installed")
+    return _from_children([_child(["import", lib.name]) for _ in range(settings.process_repeats)], "import_ms")
+
+
+#: The disk kernel caches a fresh process can start cold with (PyTorch ships compiled kernels).
+CACHE_ENV = {"rocm_array": "ROCM_ARRAY_CACHE_DIR", "cupy": "CUPY_CACHE_DIR"}
+
+
+def _first_call(warm: bool) -> Callable[[Library, Case, HostData, Settings], Result]:
+    def run(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
+        if not lib.installed():
+            raise NotAvailable(f"{lib.module} is not installed")
+        var = CACHE_ENV.get(lib.name)
+        runs = []
+        with tempfile.TemporaryDirectory(prefix=f"bench-{lib.name}-") as tmp:
+            env = {var: tmp} if var else {}
+            if warm:
+                _child(["first_call", lib.name], env)  # fills the disk cache
+            for i in range(settings.process_repeats if var else 1):
+                if not warm and var:
+                    env = {var: os.path.join(tmp, str(i))}
+                runs.append(_child(["first_call", lib.name], env))
+        result = _from_children(runs, "first_ms")
+        result.reason = "" if var else "no disk kernel cache: cold and warm are the same"
+        return result
+    return run
+
+
+MEASURES: dict[str, Callable[[Library, Case, HostData, Settings], Result]] = {
+    "device": _device,
+    "host": _host,
+    "import": _import,
+    "first_call_cold": _first_call(warm=False),
+    "first_call_warm": _first_call(warm=True),
+}
+
+
+def measure(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
+    """One case on one library; a missing library, dtype or op is "n/a", any other exception "error"."""
+    try:
+        if case.kind in ("device", "host"):
+            lib.load()
+        return MEASURES[case.kind](lib, case, data, settings)
+    except Exception as e:  # noqa: BLE001 - a failing case is reported, the run goes on
+        return _classify(e)
+    finally:
+        if lib.ns is not None and case.kind in ("device", "host"):
+            try:
+                lib.synchronize()
+                lib.release()
+            except Exception:  # noqa: BLE001 - a broken device is reported by the next case
+                pass

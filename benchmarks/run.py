@@ -1,0 +1,141 @@
+"""``python -m benchmarks``: run the cases on every library present, print the table, write the files."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import cases as cases_mod
+from . import report
+from .cases import NotAvailable
+from .libs import LIBRARIES
+from .measure import REPO, HostData, Settings, measure
+
+#: Cases that need no GPU: what a machine without one still measures.
+HOST_ONLY_KINDS = ("import",)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    p.add_argument("--cases", help="comma-separated case names (default: all); see --list")
+    p.add_argument("--libs", default=",".join(LIBRARIES), help="comma-separated libraries (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results",
+                   help="folder for results.json, table.md and ratios.png (default: %(default)s)")
+    p.add_argument("--markdown", type=Path, help="also write the full report (BENCHMARKS.md) here")
+    p.add_argument("--commit", help="the commit measured (default: git rev-parse HEAD)")
+    p.add_argument("--budget-ms", type=float, default=Settings.budget_ms,
+                   help="device time spent timing one case on one library (default: %(default)s)")
+    p.add_argument("--list", action="store_true", help="list the cases and exit")
+    return p
+
+
+def _shell(*cmd: str) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=30, cwd=REPO).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def _environment(loaded: dict[str, Any], commit: str | None) -> dict[str, Any]:
+    env: dict[str, Any] = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit or _shell("git", "rev-parse", "--short=12", "HEAD") or "unknown",
+        "command": "python -m benchmarks " + shlex.join(sys.argv[1:]),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
+    smi = _shell("nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader")
+    if smi:
+        name, driver, memory = (s.strip() for s in smi.splitlines()[0].split(","))
+        env.update(gpu=name, driver=driver, gpu_memory=memory)
+    for name, lib in loaded.items():
+        env[name] = lib.version() if lib.ns is not None else f"n/a ({lib._why})"
+    return env
+
+
+def _properties(loaded: dict[str, Any]) -> dict[str, Any]:
+    """GPU name and L2 size from the first library that tells them."""
+    props: dict[str, Any] = {}
+    for lib in loaded.values():
+        if lib.ns is not None:
+            try:
+                for k, v in lib.properties().items():
+                    if v and k not in props:
+                        props[k] = v
+            except Exception:  # noqa: BLE001 - properties are informative only
+                pass
+    return props
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.list:
+        for c in cases_mod.CASES:
+            print(f"{c.name:18} {c.kind:16} {c.note}")
+        return 0
+    try:
+        selected = cases_mod.select(args.cases)
+    except ValueError as e:
+        _parser().error(str(e))
+    names = [n.strip() for n in args.libs.split(",") if n.strip()]
+    unknown = [n for n in names if n not in LIBRARIES]
+    if unknown:
+        _parser().error(f"unknown libraries {', '.join(unknown)}; known: {', '.join(LIBRARIES)}")
+    libs = {n: LIBRARIES[n] for n in names}
+
+    on_gpu = {}
+    for name, lib in libs.items():
+        try:
+            lib.load()
+            on_gpu[name] = lib
+        except NotAvailable as e:
+            print(f"{lib.title}: not available ({e})", file=sys.stderr)
+    if not on_gpu:
+        print("no GPU is present: only the host-side cases run", file=sys.stderr)
+        selected = [c for c in selected if c.kind in HOST_ONLY_KINDS]
+        if not selected:
+            print("nothing to measure", file=sys.stderr)
+            return 0
+
+    props = _properties(libs)
+    settings = Settings(l2_bytes=props.get("l2_bytes") or Settings.l2_bytes, budget_ms=args.budget_ms)
+    ceiling_cases = cases_mod.ceilings_for(selected) if on_gpu else []
+    todo = [c for c in cases_mod.CASES if c in ceiling_cases or c in selected]
+    data = HostData()
+    records = []
+    t_start = time.perf_counter()
+    for i, case in enumerate(todo, 1):
+        results = {}
+        for name, lib in libs.items():
+            results[name] = measure(lib, case, data, settings).to_json()
+        records.append({"name": case.name, "kind": case.kind, "note": case.note,
+                        "work": {"bytes": case.work.bytes, "flops": case.work.flops, "dtype": case.work.dtype},
+                        "results": results})
+        summary = ", ".join(f"{n} {r['median_ms']:.4g} ms" if "median_ms" in r else f"{n} {r['status']}"
+                            for n, r in results.items())
+        print(f"[{i}/{len(todo)} {time.perf_counter() - t_start:.0f}s] {case.name}: {summary}", file=sys.stderr)
+
+    env = _environment(libs, args.commit)
+    env.setdefault("gpu", props.get("gpu", "none"))
+    env["l2_bytes"] = settings.l2_bytes
+    run = {"env": env, "ceilings": report.ceilings(records, {c.name for c in ceiling_cases}), "cases": records}
+    print(report.markdown_table(run))
+    if on_gpu:
+        args.out.mkdir(parents=True, exist_ok=True)
+        report.write_json(run, args.out / "results.json")
+        (args.out / "table.md").write_text(report.markdown_table(run) + "\n")
+        print(report.plot(run, args.out / "ratios.png"), file=sys.stderr)
+        print(f"wrote {args.out / 'results.json'} and {args.out / 'table.md'}", file=sys.stderr)
+    if args.markdown:
+        args.markdown.write_text(report.document(run))
+        print(f"wrote {args.markdown}", file=sys.stderr)
+    return 0
