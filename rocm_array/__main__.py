@@ -12,7 +12,7 @@ import importlib
 import platform
 import sys
 import textwrap
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -22,35 +22,12 @@ from rocm_array.devices import Device
 
 __all__ = ["main"]
 
-#: The GPU properties ``info`` shows, in order, with their labels.
-_GPU_FIELDS = (("name", ""), ("arch", ""), ("wave_size", "wave "), ("compute_units", "CUs "),
-               ("total_memory", "memory "))
-
-
-def _gpu_properties(dev: Device) -> dict[str, Any]:
-    """What the runtime reports about a GPU: its ``properties`` mapping or attributes."""
-    props = getattr(dev.runtime, "properties", None)
-    if callable(props):
-        props = props()
-    if props is None:
-        return {}
-    if isinstance(props, dict):
-        return props
-    return {k: getattr(props, k) for k, _ in _GPU_FIELDS if hasattr(props, k)}
-
-
 def _describe(dev: Device) -> str:
     if dev.kind == "cpu":
         return f"host CPU ({platform.machine()}), NumPy {np.__version__}"
-    props = _gpu_properties(dev)
-    parts = [f"platform {dev.runtime.platform}"]
-    for key, label in _GPU_FIELDS:
-        if key in props:
-            value = props[key]
-            if key == "total_memory":
-                value = f"{value / 2**30:.1f} GiB"
-            parts.append(f"{label}{value}")
-    return ", ".join(parts)
+    p = dev.runtime.properties
+    return (f"platform {p.platform}, {p.name}, {p.arch}, wave size {p.wave_size}, "
+            f"{p.compute_units} compute units, {p.total_memory / 2**30:.1f} GiB")
 
 
 def _plugin_state(st: plugin_manager.PluginStatus) -> str:

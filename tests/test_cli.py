@@ -29,6 +29,17 @@ def test_info_lists_devices_plugins_and_checks_a_computation(capsys: pytest.Capt
     assert f"check on {devices.default()}: a * a + a, float32 (3, 4): OK" in out
 
 
+def test_info_describes_a_gpu(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    props = types.SimpleNamespace(platform="amd", name="AMD Instinct MI210", arch="gfx90a", wave_size=64,
+                                  compute_units=104, total_memory=64 * 2**30)
+    gpu = devices.Device("gpu", 0, types.SimpleNamespace(properties=props))  # type: ignore[arg-type]
+    monkeypatch.setattr(devices, "available", lambda: (devices.cpu, gpu))
+    monkeypatch.setattr(devices, "_default", devices.cpu)
+    assert main(["info"]) == 0
+    assert ("\n  gpu:0    platform amd, AMD Instinct MI210, gfx90a, wave size 64, 104 compute units, "
+            "64.0 GiB\n") in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("wrong, shown", [(lambda a, b: a, "MISMATCH"),
                                           (lambda a, b: 1 / 0, "FAILED: ZeroDivisionError")])
 def test_info_fails_when_the_check_fails(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
