@@ -32,7 +32,7 @@ _DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}
 # -- backs --------------------------------------------------------------------------------------
 def _cpu_sequence(n: int, start: int | float | complex, step: int | float | complex,
                   dtype: DType, device: Device) -> Array:
-    if isinstance(start, int) and isinstance(step, int):
+    if dtype.kind in "iu" and isinstance(start, int) and isinstance(step, int):
         # Integers are exact in uint64 arithmetic modulo 2**64, then wrapped into the dtype.
         r = np.arange(n, dtype=np.uint64) * np.uint64(step % 2**64) + np.uint64(start % 2**64)
     else:
@@ -45,8 +45,9 @@ def _cpu_triangle(x: Array, k: int, upper: bool) -> Array:
     return wrap_numpy((np.triu if upper else np.tril)(x._np, k), x.dtype)
 
 
-#: ``(n, start, step, dtype, device) -> out``: out[i] = start + i*step, exact for Python int start and
-#: step (modulo 2**64, then wrapped into dtype), else computed in float64 / complex128 and cast.
+#: ``(n, start, step, dtype, device) -> out``: out[i] = start + i*step; exact for an integer dtype with
+#: Python int start and step (modulo 2**64, then wrapped into dtype), else computed in float64 /
+#: complex128 and cast.
 SEQUENCE = Backs("arange/linspace fills", cpu=_cpu_sequence)
 #: ``(x, k, upper) -> out``: x with the elements below (upper) or above (lower) diagonal k zeroed.
 TRIANGLE = Backs("tril/triu", cpu=_cpu_triangle)

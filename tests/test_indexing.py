@@ -1,0 +1,209 @@
+"""__getitem__, __setitem__, take and take_along_axis against NumPy on every device."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import rocm_array as xp
+
+
+def host(x: xp.Array) -> np.ndarray:
+    return np.asarray(x.to_device("cpu"))
+
+
+def grid(shape: tuple[int, ...], device: str, dtype=xp.int64) -> tuple[xp.Array, np.ndarray]:
+    ref = np.arange(int(np.prod(shape)), dtype=dtype.numpy).reshape(shape)
+    return xp.asarray(ref, device=device), ref
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5))
+def test_basic_getitem_matches_numpy(data, shape):
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    ref = np.arange(int(np.prod(shape))).reshape(shape)
+    x = xp.asarray(ref)
+    out = x[key]
+    want = ref[key]
+    assert out.shape == np.shape(want)
+    np.testing.assert_array_equal(host(out), want)
+
+
+def test_basic_indexing_is_a_view(device):
+    x, ref = grid((4, 5), device)
+    v = x[1:, ::-2]
+    assert v.shape == (3, 3) and v.strides == (5, -2)
+    v[0, 0] = -1
+    ref[1:, ::-2][0, 0] = -1
+    np.testing.assert_array_equal(host(x), ref)
+
+
+def test_integer_index_gives_0d(device):
+    x, ref = grid((3,), device)
+    out = x[-1]
+    assert out.shape == () and int(out) == ref[-1]
+    assert x[()].shape == (3,)
+    z = xp.asarray(5, device=device)
+    assert z[()].shape == () and z[...].shape == ()
+
+
+@pytest.mark.parametrize("key", [3, -4, (0, 5), (0, 0, 0)])
+def test_index_errors(device, key):
+    x, _ = grid((3, 5), device)
+    with pytest.raises(IndexError):
+        x[key]
+
+
+def test_bad_keys(device):
+    x, _ = grid((3, 5), device)
+    with pytest.raises(IndexError):
+        x[..., 0, ...]
+    with pytest.raises(IndexError):
+        x[1.5]
+    with pytest.raises(IndexError):
+        x[xp.asarray([0.5], device=device)]
+    with pytest.raises(ValueError):
+        x[::0]
+
+
+@pytest.mark.parametrize("key", [
+    lambda a: (a([0, 2, -1]),),
+    lambda a: (a([[0, 1], [2, 0]]), 1),
+    lambda a: (a([0, 2]), a([[1], [3]])),
+    lambda a: (slice(None), a([3, 0])),
+    lambda a: (a([1, 0]), slice(None), a([0, 1])),
+    lambda a: (slice(None), a([0, 1]), a([1, 2])),
+    lambda a: (None, a([0]), Ellipsis, a([2])),
+    lambda a: (a(1), a([0, 2])),
+])
+def test_integer_array_getitem(device, key):
+    x, ref = grid((3, 4, 5), device)
+    k = key(lambda v: xp.asarray(v, device=device))
+    want = ref[key(np.asarray)]
+    out = x[k]
+    assert out.shape == want.shape
+    np.testing.assert_array_equal(host(out), want)
+
+
+def test_integer_array_index_dtypes(device):
+    x, ref = grid((6,), device)
+    for dt in (xp.int8, xp.uint8, xp.int32, xp.uint64):
+        np.testing.assert_array_equal(host(x[xp.asarray([5, 1], dtype=dt, device=device)]), ref[[5, 1]])
+
+
+@pytest.mark.parametrize("dtype", [xp.bool, xp.int8, xp.float16, xp.bfloat16, xp.float32, xp.complex128])
+def test_mask_getitem(device, dtype):
+    ref = np.arange(12).reshape(3, 4).astype(dtype.numpy)
+    x = xp.asarray(ref, device=device)
+    m = np.arange(12).reshape(3, 4) % 3 == 0
+    out = x[xp.asarray(m, device=device)]
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(host(out), ref[m])
+    row = np.array([True, False, True])
+    np.testing.assert_array_equal(host(x[xp.asarray(row, device=device)]), ref[row])
+
+
+def test_mask_rules(device):
+    x, ref = grid((2, 3), device)
+    assert x[xp.asarray(True, device=device)].shape == (1, 2, 3)
+    assert x[xp.asarray(False, device=device)].shape == (0, 2, 3)
+    assert x[True].shape == (1, 2, 3)
+    assert x[xp.zeros((0, 3), dtype=xp.bool, device=device)].shape == (0,)
+    with pytest.raises(IndexError):
+        x[xp.ones((3,), dtype=xp.bool, device=device)]
+    with pytest.raises(IndexError):
+        x[xp.ones((2, 3, 1), dtype=xp.bool, device=device)]
+
+
+def test_setitem_basic(device):
+    x, ref = grid((3, 4), device, xp.float32)
+    x[1] = 7.5
+    ref[1] = 7.5
+    x[:, ::-2] = xp.asarray([1.0, 2.0], dtype=xp.float32, device=device)
+    ref[:, ::-2] = [1.0, 2.0]
+    x[..., 0] = xp.asarray(3, dtype=xp.int8, device=device)  # int8 promotes to float32
+    ref[..., 0] = 3
+    x[0, 0] = 2  # a Python int goes into a float array
+    ref[0, 0] = 2
+    np.testing.assert_array_equal(host(x), ref)
+
+
+def test_setitem_overlapping(device):
+    x, ref = grid((6,), device)
+    x[1:] = x[:-1]
+    ref[1:] = ref[:-1].copy()
+    np.testing.assert_array_equal(host(x), ref)
+
+
+def test_setitem_advanced(device):
+    x, ref = grid((3, 4), device)
+    x[xp.asarray([0, 2], device=device), 1] = xp.asarray([-1, -2], device=device)
+    ref[[0, 2], 1] = [-1, -2]
+    m = ref % 2 == 0
+    x[xp.asarray(m, device=device)] = 0
+    ref[m] = 0
+    x[:, xp.asarray([3, 0], device=device)] = xp.asarray([[9], [8], [7]], device=device)
+    ref[:, [3, 0]] = [[9], [8], [7]]
+    x[xp.asarray(True, device=device)] = 5
+    np.testing.assert_array_equal(host(x), np.full_like(ref, 5))
+
+
+def test_setitem_errors(device):
+    x, _ = grid((3,), device, xp.int32)
+    with pytest.raises(TypeError):
+        x[0] = 1.5
+    with pytest.raises(TypeError):
+        x[0] = xp.asarray(1, dtype=xp.int64, device=device)
+    with pytest.raises(TypeError):
+        x[0] = "a"
+    with pytest.raises(OverflowError):
+        x[0] = 2**40
+    with pytest.raises(ValueError):
+        x[:] = xp.asarray([1, 2], dtype=xp.int32, device=device)
+    f = xp.zeros(2, dtype=xp.float32, device=device)
+    with pytest.raises(TypeError):
+        f[0] = 1j
+    b = xp.zeros(2, dtype=xp.bool, device=device)
+    with pytest.raises(TypeError):
+        b[0] = 1
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take(device, axis):
+    x, ref = grid((3, 4), device)
+    idx = [2, 0, -1, 0]
+    np.testing.assert_array_equal(host(xp.take(x, xp.asarray(idx, device=device), axis=axis)),
+                                  np.take(ref, idx, axis=axis))
+
+
+def test_take_rules(device):
+    x, ref = grid((5,), device)
+    np.testing.assert_array_equal(host(xp.take(x, xp.asarray([4, 1], device=device))), ref[[4, 1]])
+    m, _ = grid((2, 2), device)
+    with pytest.raises(ValueError):
+        xp.take(m, xp.asarray([0], device=device))
+    with pytest.raises(TypeError):
+        xp.take(x, xp.asarray([0.0], device=device))
+    with pytest.raises(IndexError):
+        xp.take(x, xp.asarray([0], device=device), axis=1)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take_along_axis(device, axis):
+    x, ref = grid((3, 4), device, xp.float64)
+    idx = np.argsort(-ref, axis=axis)
+    np.testing.assert_array_equal(
+        host(xp.take_along_axis(x, xp.asarray(idx, device=device), axis=axis)),
+        np.take_along_axis(ref, idx, axis=axis))
+
+
+def test_take_along_axis_broadcasts(device):
+    x, ref = grid((3, 4), device)
+    idx = np.array([[3, 0]])
+    np.testing.assert_array_equal(host(xp.take_along_axis(x, xp.asarray(idx, device=device), axis=1)),
+                                  np.take_along_axis(ref, np.broadcast_to(idx, (3, 2)), axis=1))
+    with pytest.raises(ValueError):
+        xp.take_along_axis(x, xp.asarray([0], device=device), axis=0)
