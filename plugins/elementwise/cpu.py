@@ -66,3 +66,13 @@ def power(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         r = np.where(neg, inverse.astype(r.dtype), r)
     return r
 
+
+
+def expm1(x: np.ndarray) -> np.ndarray:
+    """Complex special cases as the standard's: ``exp(x) - 1`` for an infinite or NaN part
+    (NumPy gives NaN there), and +0 for the real part at ±0 (NumPy gives -0 for -0)."""
+    r = np.expm1(x)
+    if x.dtype.kind == "c":
+        r = np.where(np.isfinite(x), r, np.exp(x) - 1)
+        r.real[x == 0] = 0
+    return r

@@ -34,7 +34,7 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("cos", 1, _F, np.cos, "cos_op"),
     Ufunc("cosh", 1, _F, np.cosh, "cosh_op"),
     Ufunc("exp", 1, _F, np.exp, "exp_op"),
-    Ufunc("expm1", 1, _F, np.expm1, "expm1_op"),
+    Ufunc("expm1", 1, _F, cpu.expm1, "expm1_op"),
     Ufunc("floor", 1, _R, np.floor, "floor_op"),
     Ufunc("imag", 1, "complex floating", np.imag, "imag_op", result="real"),
     Ufunc("isfinite", 1, _N, np.isfinite, "isfinite_op", result="bool"),
