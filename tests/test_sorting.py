@@ -1,0 +1,107 @@
+"""sort and argsort against NumPy and Python's sorted (stability, descending order, NaNs last)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rocm_array as xp
+
+REAL = ["int8", "uint8", "int16", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64"]
+
+
+def host(a: xp.Array) -> np.ndarray:
+    return np.asarray(a.to_device("cpu"))
+
+
+def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    """Few distinct values, so ties are common; the extremes of integer dtypes included."""
+    rng = np.random.default_rng(seed)
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        return rng.choice(np.array([info.min, 0, 1, 7, info.max], dtype=dtype), shape)
+    a = rng.choice(np.array([-np.inf, -2.5, -0.0, 0.0, 1.0, 3.0, np.inf]), shape)
+    return a.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+
+
+def expected_order(row: list[float], descending: bool) -> list[int]:
+    """Stable order by value (Python's sorted keeps ties in input order, also with reverse)."""
+    return sorted(range(len(row)), key=row.__getitem__, reverse=descending)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("descending", [False, True])
+def test_stable_argsort_and_sort(device: str, dtype: str, descending: bool) -> None:
+    a = sample(dtype, (3, 4, 9))
+    x = xp.asarray(a, device=device)
+    for axis in (0, 1, -1):
+        order = xp.argsort(x, axis=axis, descending=descending)
+        assert order.dtype == xp.int64 and order.shape == a.shape
+        moved = np.moveaxis(a.astype(np.float64), axis, -1).reshape(-1, a.shape[axis])
+        expected = np.array([expected_order(list(r), descending) for r in moved])
+        got = np.moveaxis(host(order), axis, -1).reshape(expected.shape)
+        np.testing.assert_array_equal(got, expected)
+        out = xp.sort(x, axis=axis, descending=descending)
+        assert out.dtype == x.dtype
+        np.testing.assert_array_equal(host(out), np.take_along_axis(a, host(order), axis))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_unstable_sort_is_sorted(device: str, descending: bool) -> None:
+    a = sample("float32", (5, 40), seed=4)
+    x = xp.asarray(a, device=device)
+    out = host(xp.sort(x, stable=False, descending=descending))
+    expected = np.sort(a, axis=-1)
+    np.testing.assert_array_equal(out, expected[:, ::-1] if descending else expected)
+    order = host(xp.argsort(x, stable=False, descending=descending))
+    np.testing.assert_array_equal(np.take_along_axis(a, order, -1), out)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_nans_sort_last(device: str, descending: bool) -> None:
+    a = np.array([np.nan, 2.0, -np.inf, np.nan, 0.5, np.inf], dtype=np.float32)
+    out = host(xp.sort(xp.asarray(a, device=device), descending=descending))
+    finite = [np.inf, 2.0, 0.5, -np.inf] if descending else [-np.inf, 0.5, 2.0, np.inf]
+    np.testing.assert_array_equal(out, np.array([*finite, np.nan, np.nan], np.float32))
+    order = host(xp.argsort(xp.asarray(a, device=device), descending=descending))
+    np.testing.assert_array_equal(order[-2:], [0, 3])  # NaNs keep their input order
+
+
+def test_views_and_zero_sized(device: str) -> None:
+    a = sample("int16", (6, 8), seed=5)
+    view = xp.asarray(a, device=device)[::2, ::-1]
+    np.testing.assert_array_equal(host(xp.sort(view, axis=0)), np.sort(a[::2, ::-1], axis=0, kind="stable"))
+    np.testing.assert_array_equal(host(xp.argsort(view)), np.argsort(a[::2, ::-1], kind="stable"))
+    empty = xp.asarray(np.zeros((0, 3), np.float32), device=device)
+    assert xp.sort(empty, axis=0).shape == (0, 3)
+    assert xp.argsort(empty, axis=1).dtype == xp.int64
+
+
+def test_bad_arguments(device: str) -> None:
+    x = xp.asarray(np.arange(6.0).reshape(2, 3), device=device)
+    for f in (xp.sort, xp.argsort):
+        with pytest.raises(IndexError):
+            f(x, axis=2)
+        with pytest.raises(TypeError):
+            f(x, axis=None)
+        with pytest.raises(TypeError):
+            f(x, descending=1)
+        with pytest.raises(TypeError):
+            f(x, stable="yes")
+        with pytest.raises(TypeError):
+            f(np.arange(3))
+        with pytest.raises(ValueError):
+            f(xp.asarray(np.float32(1), device=device))  # a 0-D array has no axis -1
+        for dtype in ("bool", "complex64"):
+            with pytest.raises(TypeError):
+                f(xp.asarray(np.zeros(3, dtype), device=device))
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=st.lists(st.integers(-3, 3), min_size=1, max_size=30), descending=st.booleans())
+def test_argsort_property(values: list[int], descending: bool) -> None:
+    order = host(xp.argsort(xp.asarray(np.array(values, np.int8)), descending=descending))
+    assert order.tolist() == expected_order(values, descending)
