@@ -98,6 +98,14 @@ def test_asarray_host_memory():
         xp.asarray(np.array(["a"]))
 
 
+def test_asarray_numpy_in_sequences(device):
+    assert xp.asarray([np.int64(1), 2], device=device).dtype == xp.int64
+    assert xp.asarray([np.float32(1.5), True], device=device).dtype == xp.float64
+    rows = xp.asarray([np.array([1, 2], dtype=np.int8), np.array([3, 4], dtype=np.int8)], device=device)
+    assert rows.dtype == xp.int8
+    np.testing.assert_array_equal(host(rows), [[1, 2], [3, 4]])
+
+
 def test_asarray_host_to_device(device):
     a = np.arange(4.0)
     x = xp.asarray(a, dtype=xp.float32, device=device)

@@ -269,13 +269,19 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
 
 # -- conversion -----------------------------------------------------------------------------------
 def _scan(obj: Any, kinds: set[type], found: list[DType]) -> Any:
-    """``obj`` with Arrays replaced by host arrays; notes the Python scalar types and array dtypes met."""
+    """``obj`` with Arrays replaced by host arrays; notes the scalar kinds and the array dtypes met."""
+    if isinstance(obj, np.generic) and not isinstance(obj, _SCALARS):
+        obj = obj.item()  # a NumPy scalar counts as the Python scalar it holds
     if isinstance(obj, _SCALARS):
-        kinds.add(type(obj))
+        kinds.add(bool if isinstance(obj, bool) else int if isinstance(obj, int)
+                  else float if isinstance(obj, float) else complex)
         return obj
     if isinstance(obj, Array):
         found.append(obj.dtype)
         return memory.to_host(obj)
+    if isinstance(obj, np.ndarray):
+        found.append(dtypes.from_numpy(obj.dtype))
+        return obj
     if isinstance(obj, (list, tuple)):
         return [_scan(o, kinds, found) for o in obj]
     raise TypeError(f"asarray(): cannot convert a {type(obj).__name__} inside a sequence")
