@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -69,9 +70,9 @@ def accumulator(dtype: DType) -> DType:
 
 
 def _correction(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name}(): correction must be an int or a float, not {type(value).__name__}")
-    return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}(): correction must be a real number, not {type(value).__name__}")
+    return float(value)
 
 
 #: How a row's result dtype follows from the input dtype and its ``dtype=`` argument.
