@@ -8,7 +8,7 @@ they return.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from rocm_array import dtypes
 from rocm_array.array import Array
