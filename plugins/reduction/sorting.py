@@ -2,7 +2,7 @@
 
 Order: ascending or descending by value, NaNs last in both; ``-0`` and ``+0``
 compare equal (ties). Stable sorts keep ties in input order; unstable ones
-may too (the cpu back always does).
+need not (the cpu back then uses NumPy's introsort).
 """
 
 from __future__ import annotations
