@@ -71,8 +71,13 @@ def test_plugins_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_compile_check_is_dispatched_with_its_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
+
+    def fake_main(argv: list[str]) -> int:
+        seen.append(argv)
+        return 3
+
     fake = types.ModuleType("rocm_array.compile_check")
-    fake.main = lambda argv: seen.append(argv) or 3  # type: ignore[attr-defined]
+    fake.main = fake_main  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "rocm_array.compile_check", fake)
     assert main(["compile-check", "--arch", "gfx90a", "--help"]) == 3
     assert seen == [["--arch", "gfx90a", "--help"]]
