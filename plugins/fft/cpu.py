@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from rocm_array import dtypes
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
