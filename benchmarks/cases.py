@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-__all__ = ["Input", "Work", "NA", "NotAvailable", "Case", "CASES", "BY_NAME", "KINDS", "select", "ceilings_for"]
+__all__ = ["Input", "Work", "NA", "NotAvailable", "MISSING", "describe", "Case", "CASES", "BY_NAME", "KINDS", "select", "ceilings_for"]
 
 ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int64": 8}
 
@@ -28,6 +28,16 @@ KINDS = ("device", "host", "import", "first_call_cold", "first_call_warm")
 
 class NotAvailable(Exception):
     """A library, dtype or op that is not there (reported as "n/a", never a failure)."""
+
+
+#: What "not there" looks like: our own marker, a family not yet on the GPU, a function no plugin provides
+#: (rocm_array's PluginUnavailableError is an AttributeError), a library without the function.
+MISSING = (NotAvailable, NotImplementedError, AttributeError)
+
+
+def describe(e: BaseException) -> str:
+    """The reason shown for an exception (NotAvailable carries its own words)."""
+    return str(e) if isinstance(e, NotAvailable) else f"{type(e).__name__}: {e}"
 
 
 class NA(str):

@@ -24,24 +24,23 @@ def _import(name: str) -> dict[str, float]:
 def _first_call(name: str) -> dict[str, float | str]:
     import numpy as np
 
-    from .cases import NotAvailable
+    from .cases import MISSING, describe
     from .libs import LIBRARIES
 
     lib = LIBRARIES[name]
     try:
         lib.load()
-    except NotAvailable as e:
-        return {"na": str(e)}
-    rng = np.random.default_rng()
-    a, b = (lib.to_device(rng.random(1 << 20, dtype=np.float32), "float32") for _ in range(2))
-    lib.synchronize()
-    times = []
-    for _ in range(2):
-        t0 = time.perf_counter()
-        c = a + b
+        rng = np.random.default_rng()
+        a, b = (lib.to_device(rng.random(1 << 20, dtype=np.float32), "float32") for _ in range(2))
         lib.synchronize()
-        times.append((time.perf_counter() - t0) * 1e3)
-    del c
+        times = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            a + b
+            lib.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+    except MISSING as e:
+        return {"na": describe(e)}
     return {"first_ms": times[0], "second_ms": times[1]}
 
 

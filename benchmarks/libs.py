@@ -28,7 +28,7 @@ class Library:
 
     def __init__(self) -> None:
         self.ns: Any = None
-        self._why: str | None = None
+        self.unavailable: str | None = None  # why load() failed
 
     def installed(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
@@ -37,15 +37,17 @@ class Library:
         """Import and find the GPU once; NotAvailable (remembered) when either is missing."""
         if self.ns is not None:
             return
-        if self._why is None:
+        if self.unavailable is None:
             try:
                 if not self.installed():
                     raise NotAvailable(f"{self.module} is not installed")
                 self._load()
                 return
             except NotAvailable as e:
-                self._why = str(e)
-        raise NotAvailable(self._why)
+                self.unavailable = str(e)
+            except Exception as e:  # noqa: BLE001 - a library that breaks on import is not available
+                self.unavailable = f"{type(e).__name__}: {e}"
+        raise NotAvailable(self.unavailable)
 
     def _load(self) -> None:
         raise NotImplementedError
@@ -178,15 +180,12 @@ class RocmArray(Library):
         want = self.dtype(dtype)
         return x if x.dtype == want else self.ns.astype(x, want)
 
-    # Timing goes through the runtime's own events on the stream its launches use.
+    # The runtime's events are recorded on the stream its launches use (GpuRuntime.event).
     def event(self) -> Any:
         return self.runtime.event()
 
-    def record(self, event: Any) -> None:
-        self.runtime.record(event)
-
     def elapsed_ms(self, start: Any, end: Any) -> float:
-        return float(self.runtime.elapsed_ms(start, end))
+        return float(start.elapsed_ms(end))
 
     def synchronize(self) -> None:
         self.runtime.synchronize()
@@ -194,10 +193,15 @@ class RocmArray(Library):
     def release(self) -> None:
         import gc
 
-        gc.collect()
+        gc.collect()  # buffers in reference cycles go back to the pool
 
     def properties(self) -> dict[str, Any]:
-        return {"gpu": str(getattr(self.runtime, "name", "")) or None}
+        p = self.runtime.properties
+        return {"gpu": p.name, "arch": p.arch}
+
+    def version(self) -> str:
+        p = self.runtime.properties
+        return f"{self.ns.__version__} ({p.platform} platform, {p.arch})"
 
 
 LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (RocmArray(), CuPy(), Torch())}

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .cases import Case, Input, NotAvailable
+from .cases import MISSING, Case, Input, NotAvailable, describe
 from .libs import Library
 
 __all__ = ["Result", "Settings", "HostData", "measure", "REPO"]
@@ -89,9 +89,7 @@ def sets_needed(case: Case, settings: Settings) -> int:
 
 
 def _classify(e: BaseException) -> Result:
-    if isinstance(e, (NotAvailable, NotImplementedError, AttributeError)):
-        return Result("n/a", f"{type(e).__name__}: {e}" if not isinstance(e, NotAvailable) else str(e))
-    return Result("error", f"{type(e).__name__}: {e}")
+    return Result("n/a" if isinstance(e, MISSING) else "error", describe(e))
 
 
 def _prepare(lib: Library, case: Case, data: HostData, sets: int) -> list[tuple[Any, ...]]:

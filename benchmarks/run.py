@@ -58,7 +58,7 @@ def _environment(loaded: dict[str, Any], commit: str | None) -> dict[str, Any]:
         name, driver, memory = (s.strip() for s in smi.splitlines()[0].split(","))
         env.update(gpu=name, driver=driver, gpu_memory=memory)
     for name, lib in loaded.items():
-        env[name] = lib.version() if lib.ns is not None else f"n/a ({lib._why})"
+        env[name] = lib.version() if lib.ns is not None else f"n/a ({lib.unavailable})"
     return env
 
 
