@@ -84,61 +84,36 @@ class Transform:
 
 BACKS = Backs("Fourier transforms", cpu=cpu.transform)
 
-_FFT = Transform("fft", np.fft.fft)
-_IFFT = Transform("ifft", np.fft.ifft)
-_FFTN = Transform("fftn", np.fft.fftn, ndim=True)
-_IFFTN = Transform("ifftn", np.fft.ifftn, ndim=True)
-_RFFT = Transform("rfft", np.fft.rfft, real_input=True)
-_IRFFT = Transform("irfft", np.fft.irfft, real_output=True)
-_RFFTN = Transform("rfftn", np.fft.rfftn, real_input=True, ndim=True)
-_IRFFTN = Transform("irfftn", np.fft.irfftn, real_output=True, ndim=True)
-_HFFT = Transform("hfft", np.fft.hfft, real_output=True)
-_IHFFT = Transform("ihfft", np.fft.ihfft, real_input=True)
+
+def _one_axis(t: Transform) -> Callable[..., Array]:
+    """The public function of a one-axis transform: ``(x, /, *, n, axis, norm)``."""
+    def transform(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+        return t(x, [n], [axis], norm)
+    transform.__name__ = transform.__qualname__ = t.name
+    transform.__doc__ = f"The standard's fft.{t.name}: along ``axis``, over ``n`` points."
+    return transform
 
 
-def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
-    return _FFT(x, [n], [axis], norm)
+def _many_axes(t: Transform) -> Callable[..., Array]:
+    """The public function of an n-dimensional transform: ``(x, /, *, s, axes, norm)``."""
+    def transform(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+                  norm: str = "backward") -> Array:
+        return t(x, s, axes, norm)
+    transform.__name__ = transform.__qualname__ = t.name
+    transform.__doc__ = f"The standard's fft.{t.name}: over ``axes`` (default all), ``s`` points each."
+    return transform
 
 
-def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
-    return _IFFT(x, [n], [axis], norm)
-
-
-def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-         norm: str = "backward") -> Array:
-    return _FFTN(x, s, axes, norm)
-
-
-def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-          norm: str = "backward") -> Array:
-    return _IFFTN(x, s, axes, norm)
-
-
-def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
-    return _RFFT(x, [n], [axis], norm)
-
-
-def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
-    return _IRFFT(x, [n], [axis], norm)
-
-
-def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-          norm: str = "backward") -> Array:
-    return _RFFTN(x, s, axes, norm)
-
-
-def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-           norm: str = "backward") -> Array:
-    return _IRFFTN(x, s, axes, norm)
-
-
-def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
-    return _HFFT(x, [n], [axis], norm)
-
-
-def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
-    return _IHFFT(x, [n], [axis], norm)
-
+fft = _one_axis(Transform("fft", np.fft.fft))
+ifft = _one_axis(Transform("ifft", np.fft.ifft))
+fftn = _many_axes(Transform("fftn", np.fft.fftn, ndim=True))
+ifftn = _many_axes(Transform("ifftn", np.fft.ifftn, ndim=True))
+rfft = _one_axis(Transform("rfft", np.fft.rfft, real_input=True))
+irfft = _one_axis(Transform("irfft", np.fft.irfft, real_output=True))
+rfftn = _many_axes(Transform("rfftn", np.fft.rfftn, real_input=True, ndim=True))
+irfftn = _many_axes(Transform("irfftn", np.fft.irfftn, real_output=True, ndim=True))
+hfft = _one_axis(Transform("hfft", np.fft.hfft, real_output=True))
+ihfft = _one_axis(Transform("ihfft", np.fft.ihfft, real_input=True))
 
 IMPLS: list[Impl] = [Impl(f"fft.{f.__name__}", f)
                      for f in (fft, ifft, fftn, ifftn, rfft, irfft, rfftn, irfftn, hfft, ihfft)]
