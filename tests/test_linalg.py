@@ -12,9 +12,9 @@ import rocm_array as xp
 
 INTS = ["int8", "uint8", "int16", "uint32", "int64"]
 FLOATS = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
-LAPACK_FLOATS = ["float16", "float32", "float64", "complex64", "complex128"]
+LAPACK_FLOATS = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 REAL_OF = {"complex64": "float32", "complex128": "float64"}
-COMPLEX_OF = {"float16": "complex64", "float32": "complex64", "float64": "complex128"}
+COMPLEX_OF = {"float16": "complex64", "bfloat16": "complex64", "float32": "complex64", "float64": "complex128"}
 
 
 def np_dtype(name: str) -> np.dtype:
