@@ -8,6 +8,7 @@ instead). It is exported as ``rocm_array.linalg.LinAlgError``.
 
 from __future__ import annotations
 
+from rocm_array import dtypes
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
