@@ -13,8 +13,7 @@ from rocm_array.array import Array
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 
-_SCALARS = (bool, int, float, complex)
-
+from .ufunc import SCALARS
 
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) -> Array:
     """``x`` cast to ``dtype`` (on ``device`` when given); complex to real-valued is a TypeError."""
@@ -67,13 +66,10 @@ class iinfo_object:  # noqa: N801 - the standard's name
     dtype: DType
 
 
-_REAL_OF = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
-
-
 def finfo(type: DType | Array, /) -> finfo_object:  # noqa: A002 - the standard's name
     """Limits of a floating dtype; for a complex dtype, those of its real components."""
     d = _dtype_of(type, "finfo")
-    d = _REAL_OF.get(d, d)
+    d = dtypes.real_of(d)
     if d.kind != "f":
         raise TypeError(f"finfo() needs a floating-point dtype, got {d.name}")
     info = ml_dtypes.finfo(d.numpy)  # covers NumPy's float types and bfloat16
@@ -92,12 +88,12 @@ def iinfo(type: DType | Array, /) -> iinfo_object:  # noqa: A002 - the standard'
 
 def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex) -> DType:
     """Promote arrays and dtypes, then apply Python scalars as they would meet an array of that dtype."""
-    typed = [a for a in arrays_and_dtypes if not isinstance(a, _SCALARS)]
+    typed = [a for a in arrays_and_dtypes if not isinstance(a, SCALARS)]
     if not typed:
         raise ValueError("result_type() needs at least one array or dtype")
     out = dtypes.result_type(*(_dtype_of(a, "result_type") for a in typed))
     for s in arrays_and_dtypes:
-        if isinstance(s, _SCALARS):
+        if isinstance(s, SCALARS):
             out = dtypes.scalar_dtype(s, out)
     return out
 

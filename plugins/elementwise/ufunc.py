@@ -21,9 +21,8 @@ from rocm_array.dtypes import CATEGORIES, DType
 
 from . import cpu
 
-_SCALARS = (bool, int, float, complex)
-
-_REAL_OF = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
+#: The Python scalar types that mix with arrays (the standard's rules are in ``dtypes.scalar_dtype``).
+SCALARS = (bool, int, float, complex)
 
 #: How a row's result dtype follows from the promoted input dtype.
 RESULT_RULES: dict[str, Callable[[DType], DType]] = {
@@ -31,7 +30,7 @@ RESULT_RULES: dict[str, Callable[[DType], DType]] = {
     # comparisons, logical functions, isnan/isinf/isfinite, signbit.
     "bool": lambda d: dtypes.bool,
     # abs, real, imag: a complex input gives the real dtype of its precision; others keep theirs.
-    "real": lambda d: _REAL_OF.get(d, d),
+    "real": dtypes.real_of,
 }
 
 
@@ -93,7 +92,7 @@ def operands(name: str, args: tuple[Any, ...]) -> list[Array]:
     for a in args:
         if isinstance(a, Array):
             out.append(a)
-        elif isinstance(a, _SCALARS):
+        elif isinstance(a, SCALARS):
             try:
                 dtype = dtypes.scalar_dtype(a, like.dtype)
             except TypeError as e:
