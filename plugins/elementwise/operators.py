@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rocm_array import dtypes, memory
+from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.dtypes import CATEGORIES
 from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
 from .table import UFUNCS
+from .ufunc import promote
 
 _BY_NAME = {u.name: u for u in UFUNCS}
 
@@ -22,7 +23,7 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
     if x.dtype not in CATEGORIES["real-valued"]:
         raise TypeError(f"clip() does not accept {x.dtype.name} input; it needs a real-valued dtype")
     for what, bound in (("min", min), ("max", max)):
-        if isinstance(bound, Array) and dtypes.promote(x.dtype, bound.dtype) != x.dtype:
+        if isinstance(bound, Array) and promote("clip", [x, bound]) != x.dtype:
             raise TypeError(f"clip() {what} of dtype {bound.dtype.name} does not fit x's {x.dtype.name}")
     out = x
     if min is not None:

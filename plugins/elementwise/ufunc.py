@@ -9,7 +9,7 @@ row's kernel functor.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from rocm_array import dtypes
@@ -53,12 +53,12 @@ class Ufunc:
     functor: str
     result: str = "same"
     widen_half: bool = True
-    doc: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES or self.result not in RESULT_RULES:
             raise ValueError(f"row {self.name!r}: unknown category or result rule")
 
+    # Introspection (inspect.signature, help) sees the standard's positional-only parameters.
     @property
     def __name__(self) -> str:
         return self.name
@@ -76,10 +76,18 @@ class Ufunc:
             if a.dtype not in CATEGORIES[self.category]:
                 raise TypeError(f"{self.name}() does not accept {a.dtype.name} input; "
                                 f"it needs a {self.category} dtype")
-        dtype = dtypes.result_type(*(a.dtype for a in arrays))
+        dtype = promote(self.name, arrays)
         shape = broadcast_shapes(*(a.shape for a in arrays))
         out_dtype = RESULT_RULES[self.result](dtype)
         return BACKS[arrays[0].device.kind](self, arrays, dtype, out_dtype, shape)
+
+
+def promote(name: str, arrays: list[Array]) -> DType:
+    """The promoted dtype of ``arrays``; TypeError naming ``name`` when the standard defines none."""
+    try:
+        return dtypes.result_type(*(a.dtype for a in arrays))
+    except TypeError as e:
+        raise TypeError(f"{name}(): {e}") from None
 
 
 def operands(name: str, args: tuple[Any, ...]) -> list[Array]:

@@ -12,7 +12,7 @@ from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
 from . import cpu
-from .ufunc import operands
+from .ufunc import operands, promote
 
 
 def where(condition: Array, x1: Any, x2: Any, /) -> Array:
@@ -23,7 +23,7 @@ def where(condition: Array, x1: Any, x2: Any, /) -> Array:
         raise TypeError(f"where() needs a bool condition, got {condition.dtype.name}")
     a, b = operands("where", (x1, x2))
     check_same(condition, a)
-    dtype = dtypes.promote(a.dtype, b.dtype)
+    dtype = promote("where", [a, b])
     shape = broadcast_shapes(condition.shape, a.shape, b.shape)
     return BACKS[condition.device.kind](condition, a, b, dtype, shape)
 
