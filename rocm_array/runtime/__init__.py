@@ -1,13 +1,45 @@
 """GPU runtimes: one module per platform behind one protocol (``protocol.Runtime``).
 
-Only the platform modules import hip-python or cuda-bindings.
+Only the platform modules (``amd``: hip-python, ``nvidia``: cuda-bindings)
+import the bindings. The platform is chosen at run time: the first of
+``amd``, ``nvidia`` that finds devices, or the one ``ROCM_ARRAY_PLATFORM``
+names. A missing binding or driver means no GPU, with the reason recorded.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+
 from .protocol import Runtime
+
+__all__ = ["discover", "PLATFORMS"]
+
+PLATFORMS = ("amd", "nvidia")
+_INSTALL = {"amd": "hip-python (pip install rocm_array[amd])",
+            "nvidia": "cuda-bindings with NVRTC (pip install rocm_array[nvidia])"}
 
 
 def discover() -> tuple[list[Runtime], list[str]]:
     """The GPUs present, one Runtime each, and the reasons any platform is missing."""
-    return [], ["no GPU runtime is implemented yet"]
+    from .gpu import GpuRuntime
+
+    forced = os.environ.get("ROCM_ARRAY_PLATFORM", "").strip().lower()
+    if forced and forced not in PLATFORMS:
+        return [], [f"ROCM_ARRAY_PLATFORM={forced!r} is not one of {', '.join(PLATFORMS)}"]
+    problems: list[str] = []
+    for name in (forced,) if forced else PLATFORMS:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ImportError as exc:
+            problems.append(f"{name}: {_INSTALL[name]} is not importable ({exc})")
+            continue
+        try:
+            found = [GpuRuntime(d) for d in module.open_devices()]
+        except Exception as exc:  # no driver library, no device, no run-time compiler…
+            problems.append(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        if found:
+            return found, problems
+        problems.append(f"{name}: the driver reports no devices")
+    return [], problems

@@ -1,0 +1,105 @@
+// Portability layer: one spelling for HIP on AMD (hiprtc) and on NVIDIA (NVRTC).
+//
+// Kernels are compiled at run time by hiprtc or NVRTC, which provide no host
+// standard headers: everything a kernel needs beyond the compiler's builtins is
+// defined in kernels/common/*.h, and kernels include nothing else.
+#pragma once
+
+#if defined(__HIP__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC_RTC__)
+#define RA_AMD 1
+#elif defined(__CUDACC__)
+#define RA_NVIDIA 1
+#else
+#error "rocm_array kernels compile with hiprtc (AMD) or NVRTC (NVIDIA) only"
+#endif
+
+// The wave (warp) size comes from the device the kernel is compiled for: the
+// compiler passes -DRA_WAVE_SIZE=<queried value>. It is never assumed.
+#ifndef RA_WAVE_SIZE
+#error "RA_WAVE_SIZE must be defined by the compiler options (the device's queried wave size)"
+#endif
+#if defined(RA_AMD) && defined(__AMDGCN_WAVEFRONT_SIZE)
+static_assert(RA_WAVE_SIZE == __AMDGCN_WAVEFRONT_SIZE,
+              "RA_WAVE_SIZE disagrees with the wave size the code is generated for");
+#endif
+
+#define RA_DEVICE __device__ __forceinline__
+#define RA_HOST_DEVICE __host__ __device__ __forceinline__
+#define RA_RESTRICT __restrict__
+#define RA_ALIGN(n) __attribute__((aligned(n)))
+
+// 64-bit indexing: a tensor may hold more than 2^31 elements.
+typedef long long ra_index_t;
+
+#ifdef RA_AMD
+typedef unsigned long long ra_lanemask_t;  // one bit per lane of a wave of up to 64
+#else
+typedef unsigned int ra_lanemask_t;
+#endif
+
+// The flat index of this thread in a 1-D launch, and the stride of a grid-stride loop.
+RA_DEVICE ra_index_t ra_thread_index() {
+  return (ra_index_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+RA_DEVICE ra_index_t ra_grid_stride() { return (ra_index_t)gridDim.x * blockDim.x; }
+RA_DEVICE int ra_lane() { return (int)(threadIdx.x % RA_WAVE_SIZE); }
+
+// ---- wave-level primitives (all lanes of the wave active) ---------------------------
+#ifdef RA_AMD
+template <typename T> RA_DEVICE T ra_shfl(T v, int src) { return __shfl(v, src, RA_WAVE_SIZE); }
+template <typename T> RA_DEVICE T ra_shfl_down(T v, unsigned d) { return __shfl_down(v, d, RA_WAVE_SIZE); }
+template <typename T> RA_DEVICE T ra_shfl_up(T v, unsigned d) { return __shfl_up(v, d, RA_WAVE_SIZE); }
+template <typename T> RA_DEVICE T ra_shfl_xor(T v, int m) { return __shfl_xor(v, m, RA_WAVE_SIZE); }
+RA_DEVICE ra_lanemask_t ra_ballot(bool p) { return __ballot(p); }
+RA_DEVICE int ra_popc(ra_lanemask_t m) { return __popcll(m); }
+#else
+#define RA_FULL_MASK 0xffffffffu
+template <typename T> RA_DEVICE T ra_shfl(T v, int src) { return __shfl_sync(RA_FULL_MASK, v, src, RA_WAVE_SIZE); }
+template <typename T> RA_DEVICE T ra_shfl_down(T v, unsigned d) { return __shfl_down_sync(RA_FULL_MASK, v, d, RA_WAVE_SIZE); }
+template <typename T> RA_DEVICE T ra_shfl_up(T v, unsigned d) { return __shfl_up_sync(RA_FULL_MASK, v, d, RA_WAVE_SIZE); }
+template <typename T> RA_DEVICE T ra_shfl_xor(T v, int m) { return __shfl_xor_sync(RA_FULL_MASK, v, m, RA_WAVE_SIZE); }
+RA_DEVICE ra_lanemask_t ra_ballot(bool p) { return __ballot_sync(RA_FULL_MASK, p); }
+RA_DEVICE int ra_popc(ra_lanemask_t m) { return __popc(m); }
+#endif
+RA_DEVICE bool ra_any(bool p) { return ra_ballot(p) != 0; }
+
+// ---- atomics ------------------------------------------------------------------------
+// Native atomicAdd for int, unsigned, unsigned long long, float and double on
+// both platforms; the rest goes through compare-and-swap on the 32- or 64-bit word.
+template <typename T> RA_DEVICE T ra_atomic_add(T* p, T v) { return atomicAdd(p, v); }
+RA_DEVICE long long ra_atomic_add(long long* p, long long v) {
+  return (long long)atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+RA_DEVICE unsigned long long ra_atomic_cas(unsigned long long* p, unsigned long long expect,
+                                          unsigned long long want) {
+  return atomicCAS(p, expect, want);
+}
+RA_DEVICE unsigned int ra_atomic_cas(unsigned int* p, unsigned int expect, unsigned int want) {
+  return atomicCAS(p, expect, want);
+}
+
+// The unsigned word of a size, and a bit-for-bit reinterpretation between same-size types.
+template <int N> struct ra_word;
+template <> struct ra_word<2> { typedef unsigned short type; };
+template <> struct ra_word<4> { typedef unsigned int type; };
+template <> struct ra_word<8> { typedef unsigned long long type; };
+
+template <typename To, typename From> RA_DEVICE To ra_bit_cast(From v) {
+  static_assert(sizeof(To) == sizeof(From), "ra_bit_cast needs types of one size");
+  union { From from; To to; } u;
+  u.from = v;
+  return u.to;
+}
+
+// Atomically replace *p by op(*p, v) for a 4- or 8-byte T; returns the old value.
+template <typename T, typename Op> RA_DEVICE T ra_atomic_apply(T* p, T v, Op op) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "ra_atomic_apply works on 4- and 8-byte values");
+  typedef typename ra_word<sizeof(T)>::type W;
+  W* w = (W*)p;
+  W old = *w, assumed;
+  do {
+    assumed = old;
+    old = ra_atomic_cas(w, assumed, ra_bit_cast<W>(op(ra_bit_cast<T>(assumed), v)));
+  } while (old != assumed);
+  return ra_bit_cast<T>(old);
+}

@@ -1,0 +1,198 @@
+"""Run-time compilation of the HIP sources in ``kernels/``, cached in memory and on disk.
+
+A kernel is a template in a source file of the installed package
+``rocm_array_kernels``; a program compiles a group of its instantiations, named
+by C++ name expressions (``"copy_strided<float, double>"``), with hiprtc or
+NVRTC for one architecture. The lowered (mangled) names come back with the
+code, so nothing depends on a compiler's mangling.
+
+Cache key: a hash of the source, every header in ``kernels/common`` (the only
+headers kernels include), the options, the architecture, the wave size, the
+compiler and its version, and the names. Entries are written atomically (temp
+file + rename); an entry that fails its checksum is recompiled and replaced.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+__all__ = ["CompileError", "Program", "Rtc", "Compiler", "kernel_source", "kernel_headers",
+           "cache_dir", "compile_program"]
+
+KERNELS_PACKAGE = "rocm_array_kernels"
+HEADER_DIR = "common"
+_MAGIC = b"RAKC1\n"
+
+
+class CompileError(RuntimeError):
+    """A kernel failed to compile; ``kernel`` names it, ``log`` is the compiler's output."""
+
+    def __init__(self, kernel: str, target: str, log: str) -> None:
+        super().__init__(f"compiling {kernel} for {target} failed:\n{log.strip()}")
+        self.kernel = kernel
+        self.target = target
+        self.log = log
+
+
+@dataclass(frozen=True)
+class Program:
+    """Compiled code for one architecture and the lowered name of each name expression."""
+
+    key: str
+    code: bytes
+    lowered: dict[str, str]
+
+
+class Rtc(Protocol):
+    """The calls of one run-time compiler (NVRTC, hiprtc) that ``compile_program`` makes."""
+
+    name: str
+
+    def version(self) -> str: ...
+    def target_options(self, arch: str, wave_size: int) -> list[str]: ...
+    def create(self, source: str, filename: str, headers: dict[str, str]) -> Any: ...
+    def add_name(self, prog: Any, expr: str) -> None: ...
+    def compile(self, prog: Any, options: list[str]) -> bool: ...
+    def log(self, prog: Any) -> str: ...
+    def lowered(self, prog: Any, expr: str) -> str: ...
+    def code(self, prog: Any) -> bytes: ...
+    def destroy(self, prog: Any) -> None: ...
+
+
+def kernel_source(path: str) -> str:
+    """The text of ``kernels/<path>`` from the installed package."""
+    try:
+        return resources.files(KERNELS_PACKAGE).joinpath(path).read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError):
+        raise FileNotFoundError(f"no kernel source {path!r} in {KERNELS_PACKAGE}") from None
+
+
+@functools.lru_cache(maxsize=1)
+def kernel_headers() -> dict[str, str]:
+    """Every header kernels may include, by include name (``"common/types.h"``)."""
+    folder = resources.files(KERNELS_PACKAGE).joinpath(HEADER_DIR)
+    return {f"{HEADER_DIR}/{f.name}": f.read_text(encoding="utf-8")
+            for f in sorted(folder.iterdir(), key=lambda f: f.name) if f.name.endswith(".h")}
+
+
+def cache_dir() -> Path:
+    """``ROCM_ARRAY_CACHE_DIR``, else ``rocm_array`` under the user's cache folder."""
+    env = os.environ.get("ROCM_ARRAY_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rocm_array"
+
+
+def compile_program(rtc: Rtc, source: str, filename: str, names: Sequence[str],
+                    options: list[str], target: str) -> tuple[bytes, dict[str, str]]:
+    """Compile ``names`` of ``source``: the code and each name's lowered name; CompileError on failure."""
+    prog = rtc.create(source, filename, kernel_headers())
+    try:
+        for expr in names:
+            rtc.add_name(prog, expr)
+        if not rtc.compile(prog, options):
+            raise CompileError(_describe(filename, names), target, rtc.log(prog))
+        return rtc.code(prog), {expr: rtc.lowered(prog, expr) for expr in names}
+    finally:
+        rtc.destroy(prog)
+
+
+def _describe(path: str, names: Sequence[str]) -> str:
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return f"{path} [{shown}]"
+
+
+class Compiler:
+    """Compiles kernels for one architecture with one run-time compiler, through the caches."""
+
+    def __init__(self, rtc: Rtc, arch: str, wave_size: int, cache: Path | None = None) -> None:
+        self.rtc = rtc
+        self.arch = arch
+        self.wave_size = wave_size
+        self.cache = cache_dir() if cache is None else cache
+        self._memory: dict[str, Program] = {}
+        self._lock = threading.Lock()
+        self._version = rtc.version()
+
+    @property
+    def target(self) -> str:
+        return f"{self.arch} (wave {self.wave_size}, {self.rtc.name} {self._version})"
+
+    def options(self, extra: Sequence[str] = ()) -> list[str]:
+        """Every option a compile passes: the target's, then the kernel's own."""
+        return [*self.rtc.target_options(self.arch, self.wave_size), *extra]
+
+    def key(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> str:
+        """The cache key of one program (see the module docstring for what it covers)."""
+        h = hashlib.sha256()
+        parts = [kernel_source(path), sorted(kernel_headers().items()), self.options(options),
+                 self.arch, self.wave_size, self.rtc.name, self._version, list(names)]
+        h.update(json.dumps(parts).encode())
+        return h.hexdigest()
+
+    def compile(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> Program:
+        """The program for ``names`` of ``kernels/<path>``: from memory, from disk, or compiled."""
+        names = list(names)
+        key = self.key(path, names, options)
+        prog = self._memory.get(key)
+        if prog is not None:
+            return prog
+        with self._lock:  # one thread compiles; others wanting the same key then find it
+            prog = self._memory.get(key) or self._load(key)
+            if prog is None:
+                code, lowered = compile_program(self.rtc, kernel_source(path), path, names,
+                                                self.options(options), self.target)
+                prog = Program(key, code, lowered)
+                self._store(prog)
+            self._memory[key] = prog
+        return prog
+
+    # -- on-disk entries: magic, header length, JSON header (lowered names, code hash), code --
+    def _file(self, key: str) -> Path:
+        return self.cache / f"{key}.bin"
+
+    def _load(self, key: str) -> Program | None:
+        try:
+            data = self._file(key).read_bytes()
+        except OSError:
+            return None
+        try:
+            if not data.startswith(_MAGIC):
+                return None
+            at = len(_MAGIC)
+            (n,) = struct.unpack_from("<Q", data, at)
+            header = json.loads(data[at + 8:at + 8 + n])
+            code = data[at + 8 + n:]
+            if header["key"] != key or hashlib.sha256(code).hexdigest() != header["sha256"]:
+                return None
+            return Program(key, code, dict(header["lowered"]))
+        except (ValueError, KeyError, TypeError, struct.error):
+            return None  # corrupt: compiled again and overwritten
+
+    def _store(self, prog: Program) -> None:
+        header = json.dumps({"key": prog.key, "sha256": hashlib.sha256(prog.code).hexdigest(),
+                             "lowered": prog.lowered}).encode()
+        blob = _MAGIC + struct.pack("<Q", len(header)) + header + prog.code
+        try:
+            self.cache.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.cache, prefix=".tmp-", suffix=".bin")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(blob)
+                os.replace(tmp, self._file(prog.key))
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            pass  # a read-only or full cache folder costs a recompile later, nothing more

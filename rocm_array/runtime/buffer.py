@@ -1,0 +1,37 @@
+"""Device memory owned by Arrays: a buffer is freed when the last Array using it goes.
+
+Arrays hold their buffer in ``Array._buf``; views share it, so the buffer's
+lifetime is the longest of theirs. Freeing is stream-ordered: it waits for the
+work already queued on the runtime's stream, never for the host.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+__all__ = ["DeviceBuffer"]
+
+
+class DeviceBuffer:
+    """``nbytes`` of device memory at address ``ptr`` on one device.
+
+    ``release`` (a driver's ``free_async``, or a DLPack producer's deleter)
+    runs once, when the buffer is garbage; ``owner`` keeps whatever the memory
+    belongs to alive until then.
+    """
+
+    __slots__ = ("ptr", "nbytes", "device_index", "owner", "__weakref__")
+
+    def __init__(self, ptr: int, nbytes: int, device_index: int,
+                 release: Callable[[int], Any] | None, owner: Any = None) -> None:
+        self.ptr = ptr
+        self.nbytes = nbytes
+        self.device_index = device_index
+        self.owner = owner
+        if release is not None:
+            # At interpreter exit the process's memory goes with it; the driver may be gone first.
+            weakref.finalize(self, release, ptr).atexit = False
+
+    def __repr__(self) -> str:
+        return f"DeviceBuffer(0x{self.ptr:x}, {self.nbytes} bytes, device {self.device_index})"

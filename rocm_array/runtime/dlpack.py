@@ -1,0 +1,167 @@
+"""DLPack capsules for GPU arrays, both ways, zero-copy (platform neutral, ctypes only).
+
+Export: ``Array.__dlpack__`` on a GPU array returns a ``dltensor_versioned``
+capsule (DLPack 1.x, when the consumer asks with ``max_version >= (1, 0)``) or
+a legacy ``dltensor`` one. The capsule keeps the Array (and so its buffer)
+alive until the consumer calls the deleter, or until the capsule is dropped
+unconsumed. Import: a producer's capsule becomes an Array over its memory,
+whose buffer calls the producer's deleter when the last Array using it goes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Any
+
+from .. import dtypes
+from ..array import Array, contiguous_strides
+from ..dtypes import DType
+from .buffer import DeviceBuffer
+
+__all__ = ["export", "import_capsule", "DL_CPU"]
+
+DL_CPU = 1
+_VERSION = (1, 1)
+_FLAG_IS_COPIED = 2
+
+_NAME = b"dltensor"
+_NAME_VERSIONED = b"dltensor_versioned"
+_USED = b"used_dltensor"
+_USED_VERSIONED = b"used_dltensor_versioned"
+
+# DLDataTypeCode per dtype kind; bfloat16 has its own code.
+_CODE = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+_BFLOAT = 4
+
+
+class _Device(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int32),
+                ("dtype", _DataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _Managed(ctypes.Structure):
+    _fields_ = [("dl_tensor", _Tensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _ManagedVersioned(ctypes.Structure):
+    _fields_ = [("version", _Version), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
+                ("flags", ctypes.c_uint64), ("dl_tensor", _Tensor)]
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+_api = ctypes.pythonapi
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_is_valid_raw = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_IsValid", _api))
+_get_pointer_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", _api))
+
+#: What each exported tensor keeps alive (its struct, shape/strides arrays, the Array), by struct address.
+_exported: dict[int, tuple[Any, ...]] = {}
+
+
+@_DELETER
+def _deleter(address: int | None) -> None:
+    """The DLManagedTensor deleter a consumer calls: drop what the export kept alive."""
+    _exported.pop(address or 0, None)
+
+
+@_DELETER
+def _capsule_destructor(capsule: int | None) -> None:
+    """A capsule dropped without being consumed still owns its tensor: delete it."""
+    for name in (_NAME_VERSIONED, _NAME):
+        if _is_valid_raw(capsule, name):
+            _exported.pop(_get_pointer_raw(capsule, name) or 0, None)
+
+
+def _dl_dtype(dtype: DType) -> _DataType:
+    code = _BFLOAT if dtype is dtypes.bfloat16 else _CODE[dtype.kind]
+    return _DataType(code, dtype.itemsize * 8, 1)
+
+
+def export(x: Array, data: int, device: tuple[int, int], versioned: bool, copied: bool) -> Any:
+    """A capsule describing ``x`` (whose first element is at device address ``data``)."""
+    shape = (ctypes.c_int64 * max(x.ndim, 1))(*x.shape)
+    strides = (ctypes.c_int64 * max(x.ndim, 1))(*x.strides)
+    tensor = _Tensor(data, _Device(*device), x.ndim, _dl_dtype(x.dtype),
+                     ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
+                     ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)), 0)
+    deleter = ctypes.cast(_deleter, ctypes.c_void_p).value
+    if versioned:
+        managed: Any = _ManagedVersioned(_Version(*_VERSION), None, deleter,
+                                         _FLAG_IS_COPIED if copied else 0, tensor)
+        name = _NAME_VERSIONED
+    else:
+        managed = _Managed(tensor, None, deleter)
+        name = _NAME
+    address = ctypes.addressof(managed)
+    _exported[address] = (managed, shape, strides, x)
+    return _api.PyCapsule_New(address, name, ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+
+
+def _dtype_of(t: _Tensor) -> DType:
+    code, bits, lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
+    for d in dtypes.ALL:
+        if lanes == 1 and d.itemsize * 8 == bits and _dl_dtype(d).code == code:
+            return d
+    raise BufferError(f"DLPack dtype (code {code}, {bits} bits, {lanes} lanes) has no rocm_array dtype")
+
+
+def _release(deleter: int, address: int, _ptr: int) -> None:
+    _DELETER(deleter)(address)
+
+
+def import_capsule(capsule: Any, device: Any, expect: tuple[int, int]) -> Array:
+    """An Array on ``device`` over the memory a producer's capsule describes (no copy).
+
+    ``expect`` is the DLPack (device type, id) of ``device``; a capsule for any
+    other device is a BufferError.
+    """
+    if _api.PyCapsule_IsValid(capsule, _NAME_VERSIONED):
+        name, used, cls = _NAME_VERSIONED, _USED_VERSIONED, _ManagedVersioned
+    elif _api.PyCapsule_IsValid(capsule, _NAME):
+        name, used, cls = _NAME, _USED, _Managed
+    else:
+        raise BufferError("not a DLPack capsule, or one already consumed")
+    address = _api.PyCapsule_GetPointer(capsule, name)
+    managed = cls.from_address(address)
+    if cls is _ManagedVersioned and managed.version.major > _VERSION[0]:
+        raise BufferError(f"DLPack {managed.version.major}.x tensors are not supported")
+    t = managed.dl_tensor
+    where = (t.device.device_type, t.device.device_id)
+    if where != expect:
+        raise BufferError(f"the DLPack tensor is on device {where}, not on {device} {expect}")
+    dtype = _dtype_of(t)
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else contiguous_strides(shape)
+    _api.PyCapsule_SetName(capsule, used)  # consumed: the deleter is ours to call now
+    release = None
+    if managed.deleter:
+        release = lambda ptr, d=managed.deleter, a=address: _release(d, a, ptr)  # noqa: E731
+    # The buffer starts at the lowest address the tensor touches (strides may be negative).
+    low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0) if math.prod(shape) else 0
+    extent = 1 + sum((n - 1) * abs(s) for n, s in zip(shape, strides)) if math.prod(shape) else 0
+    base = (t.data or 0) + t.byte_offset + low * dtype.itemsize
+    buf = DeviceBuffer(base, extent * dtype.itemsize, expect[1], release)
+    return Array(buf, shape, strides, -low, dtype, device)

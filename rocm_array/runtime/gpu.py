@@ -1,0 +1,238 @@
+"""``GpuRuntime``: the Runtime protocol over any platform Driver (platform neutral).
+
+It owns what both platforms share: allocation with out-of-memory recovery,
+buffer lifetime, host transfers (with pinned staging), the compiler and its
+caches, kernel loading and launching, DLPack, and the copy kernels behind
+``rocm_array.memory``.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..array import Array, contiguous_strides
+from ..compiler import Compiler, Program
+from ..dtypes import DType
+from . import copies, dlpack
+from .buffer import DeviceBuffer
+from .protocol import DeviceProperties, Driver, DriverOutOfMemory
+from .staging import STAGING_MIN, Staging
+
+__all__ = ["GpuRuntime", "Event"]
+
+#: DLPack's stream numbers for the legacy and per-thread default streams on CUDA.
+_DLPACK_DEFAULT_STREAM = {"nvidia": 1, "amd": 0}
+
+
+def _size(nbytes: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.2f} {unit}"
+    return f"{nbytes} bytes"
+
+
+class Event:
+    """A point in the runtime's stream; ``elapsed_ms`` times the work between two of them."""
+
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
+        self.handle = driver.event_create()
+
+    def record(self) -> Event:
+        self._driver.event_record(self.handle)
+        return self
+
+    def synchronize(self) -> None:
+        self._driver.event_synchronize(self.handle)
+
+    def elapsed_ms(self, end: Event) -> float:
+        end.synchronize()
+        return self._driver.event_elapsed_ms(self.handle, end.handle)
+
+    def __del__(self) -> None:
+        try:
+            self._driver.event_destroy(self.handle)
+        except Exception:  # at interpreter exit the driver may be gone
+            pass
+
+
+class GpuRuntime:
+    """One ``gpu:N`` device (see ``protocol.Runtime``)."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
+        self.platform = driver.platform
+        self.properties: DeviceProperties = driver.properties
+        self.compiler = Compiler(driver.rtc(), self.properties.compile_arch or self.properties.arch,
+                                 self.properties.wave_size)
+        self._staging = Staging(driver)
+        self._modules: dict[str, dict[str, Any]] = {}
+        self._kernels: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], Any] = {}
+        self._lock = threading.Lock()
+        self._sync_event = driver.event_create()
+        self._device: Any = None
+
+    def __repr__(self) -> str:
+        p = self.properties
+        return f"<GpuRuntime {p.platform}:{p.index} {p.name} {p.arch}>"
+
+    # -- memory ---------------------------------------------------------------------------
+    def allocate(self, nbytes: int) -> DeviceBuffer:
+        """A new buffer; on exhaustion: collect garbage, trim the pool, retry once, then MemoryError."""
+        if nbytes == 0:
+            return DeviceBuffer(0, 0, self.properties.index, None)
+        d = self.driver
+        try:
+            ptr = d.malloc_async(nbytes)
+        except DriverOutOfMemory:
+            gc.collect()  # Arrays in reference cycles hold buffers too
+            d.synchronize()  # frees queued on the stream complete
+            d.pool_trim(0)
+            try:
+                ptr = d.malloc_async(nbytes)
+            except DriverOutOfMemory:
+                used, held = d.pool_usage()
+                raise MemoryError(
+                    f"gpu:{self.properties.index} ({self.properties.name}) is out of memory: "
+                    f"{_size(nbytes)} ({nbytes} bytes) requested; the pool has {_size(used)} in use "
+                    f"and {_size(held)} reserved of {_size(self.properties.total_memory)}") from None
+        return DeviceBuffer(ptr, nbytes, self.properties.index, d.free_async)
+
+    def empty(self, shape: tuple[int, ...], dtype: DType) -> Array:
+        shape = tuple(shape)
+        buf = self.allocate(math.prod(shape) * dtype.itemsize)
+        return Array(buf, shape, contiguous_strides(shape), 0, dtype, self.device)
+
+    @property
+    def device(self) -> Any:
+        """The rocm_array Device this runtime backs."""
+        if self._device is None:
+            from ..devices import gpus
+
+            self._device = next(d for d in gpus() if d._runtime is self)
+        return self._device
+
+    def pointer(self, x: Array) -> int:
+        """The device address of ``x``'s first element."""
+        return x._buf.ptr + x.offset * x.dtype.itemsize
+
+    def memset(self, x: Array, byte: int) -> None:
+        """Set every byte of the contiguous ``x`` to ``byte``."""
+        if not x.is_contiguous:
+            raise ValueError("memset needs a contiguous array")
+        if x.size:
+            self.driver.memset_d8(self.pointer(x), byte, x.size * x.dtype.itemsize)
+
+    def fill(self, x: Array, value: bool | int | float | complex) -> None:
+        copies.fill(self, x, value)
+
+    def copy(self, dst: Array, src: Array) -> None:
+        copies.copy(self, dst, src)
+
+    def from_host(self, a: np.ndarray, dtype: DType) -> Array:
+        """A new device array holding the contiguous host array ``a`` (of dtype's storage type)."""
+        a = np.ascontiguousarray(a, dtype=dtype.numpy)
+        out = self.empty(a.shape, dtype)
+        if a.nbytes >= STAGING_MIN:
+            self._staging.upload(out._buf.ptr, a)
+        elif a.nbytes:
+            # Pageable memory: the driver copies it out before returning.
+            self.driver.memcpy_htod(out._buf.ptr, a.ctypes.data, a.nbytes)
+        return out
+
+    def to_host(self, x: Array) -> np.ndarray:
+        """A host copy of ``x``; a strided ``x`` is made contiguous on the device first."""
+        from ..memory import contiguous
+
+        c = contiguous(x)
+        out = np.empty(x.shape, x.dtype.numpy)
+        if out.nbytes >= STAGING_MIN:
+            self._staging.download(out, self.pointer(c))
+        elif out.nbytes:
+            self.driver.memcpy_dtoh(out.ctypes.data, self.pointer(c), out.nbytes)
+            self.driver.synchronize()
+        return out
+
+    # -- interchange ------------------------------------------------------------------------
+    def dlpack_device(self) -> tuple[int, int]:
+        return (self.driver.dlpack_device_type, self.properties.index)
+
+    def dlpack(self, x: Array, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+               dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """``x.__dlpack__``: a capsule over ``x``'s memory, ordered before work on ``stream``."""
+        here = self.dlpack_device()
+        if dl_device is not None and tuple(dl_device) != here:
+            if tuple(dl_device) == (dlpack.DL_CPU, 0) and copy is not False:
+                return self.to_host(x).__dlpack__(max_version=max_version, copy=True)
+            raise BufferError(f"cannot export an array on {self.device} to DLPack device {dl_device}"
+                              + (" without a copy" if copy is False else ""))
+        if copy:
+            from ..memory import copy_into
+
+            y = self.empty(x.shape, x.dtype)
+            copy_into(y, x)
+            x = y
+        if stream is None:
+            stream = _DLPACK_DEFAULT_STREAM[self.platform]
+        if stream != -1 and stream != self.driver.stream:
+            # The consumer's stream waits for everything queued here so far.
+            with self._lock:
+                self.driver.event_record(self._sync_event)
+                self.driver.stream_wait_event(stream, self._sync_event)
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        return dlpack.export(x, self.pointer(x), here, versioned, bool(copy))
+
+    def from_dlpack(self, obj: Any) -> Array:
+        """An Array over the memory of a producer's DLPack tensor on this device (zero copy)."""
+        stream = self.driver.stream
+        try:
+            capsule = obj.__dlpack__(stream=stream, max_version=(1, 0))
+        except TypeError:  # a producer from before DLPack 1.0
+            capsule = obj.__dlpack__(stream=stream)
+        return dlpack.import_capsule(capsule, self.device, self.dlpack_device())
+
+    # -- kernels ------------------------------------------------------------------------------
+    def compile(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> Program:
+        """Compile (or fetch from the caches) ``names`` of ``kernels/<path>`` for this device."""
+        return self.compiler.compile(path, names, options)
+
+    def load(self, program: Program) -> dict[str, Any]:
+        """The functions of a compiled program, by name expression (loaded once per device)."""
+        module = self._modules.get(program.key)
+        if module is None:
+            with self._lock:
+                module = self._modules.get(program.key)
+                if module is None:
+                    handle = self.driver.module_load(program.code)
+                    module = {expr: self.driver.module_function(handle, lowered)
+                              for expr, lowered in program.lowered.items()}
+                    module["__module__"] = handle  # keeps the module loaded with its functions
+                    self._modules[program.key] = module
+        return module
+
+    def kernel(self, path: str, name: str, group: Sequence[str] = (), options: Sequence[str] = ()) -> Any:
+        """The loaded function ``name`` of ``kernels/<path>``, compiled with ``group`` (the other
+        instantiations worth building in the same program)."""
+        key = (path, name, tuple(group), tuple(options))
+        fn = self._kernels.get(key)
+        if fn is None:
+            names = [name, *(g for g in group if g != name)]
+            fn = self._kernels[key] = self.load(self.compile(path, names, options))[name]
+        return fn
+
+    def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
+               args: Sequence[Any], shared: int = 0) -> None:
+        """Queue ``function`` on this device's stream; ``args`` are ctypes values (see layout.py)."""
+        self.driver.launch(function, grid, block, shared, args)
+
+    # -- ordering -------------------------------------------------------------------------------
+    def event(self) -> Event:
+        return Event(self.driver)
+
+    def synchronize(self) -> None:
+        self.driver.synchronize()

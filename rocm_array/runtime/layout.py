@@ -1,0 +1,113 @@
+"""Kernel arguments and launch geometry, shared by every GPU kernel launch (platform neutral).
+
+Kernel arguments are ctypes values laid out as the kernel declares them: the
+element types of ``kernels/common/types.h`` (``ctype_of``), and the strided
+geometry ``ra_geometry<N>`` of ``kernels/common/indexing.h`` (``geometry``),
+whose dimensions are merged first (``merge_dims``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..dtypes import DType
+
+__all__ = ["MAX_DIMS", "merge_dims", "geometry", "geometry_struct", "ctype_of", "scalar_arg",
+           "grid_1d", "BLOCK"]
+
+#: RA_MAX_DIMS in kernels/common/indexing.h.
+MAX_DIMS = 8
+#: Threads per block of the 1-D kernels.
+BLOCK = 256
+#: Blocks per compute unit a grid-stride kernel is given (enough to hide memory latency).
+BLOCKS_PER_CU = 32
+
+
+def merge_dims(shape: Sequence[int], *strides: Sequence[int]) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+    """The same iteration with fewer dimensions: size-1 dimensions dropped, and a dimension
+    folded into the one inside it wherever every operand steps through both as one.
+
+    A 0-d (or all size-1) shape becomes ``(1,)``; an empty shape keeps one zero dimension.
+    """
+    if math.prod(shape) == 0:
+        return (0,), [(1,) for _ in strides]
+    keep = [d for d, n in enumerate(shape) if n != 1]
+    if not keep:
+        return (1,), [(1,) for _ in strides]
+    out_shape = [shape[keep[0]]]
+    out_strides = [[s[keep[0]]] for s in strides]
+    for d in keep[1:]:
+        n = shape[d]
+        if all(o[-1] == s[d] * n for o, s in zip(out_strides, strides)):
+            out_shape[-1] *= n
+            for o, s in zip(out_strides, strides):
+                o[-1] = s[d]
+        else:
+            out_shape.append(n)
+            for o, s in zip(out_strides, strides):
+                o.append(s[d])
+    return tuple(out_shape), [tuple(o) for o in out_strides]
+
+
+@functools.lru_cache(maxsize=None)
+def geometry_struct(operands: int) -> type[ctypes.Structure]:
+    """The ctypes mirror of ``ra_geometry<operands>``."""
+    return type(f"Geometry{operands}", (ctypes.Structure,), {"_fields_": [
+        ("shape", ctypes.c_int64 * MAX_DIMS),
+        ("strides", (ctypes.c_int64 * MAX_DIMS) * operands),
+        ("ndim", ctypes.c_int32),
+    ]})
+
+
+def geometry(shape: Sequence[int], *strides: Sequence[int]) -> ctypes.Structure:
+    """An ``ra_geometry<len(strides)>`` argument for already-merged ``shape`` (at most MAX_DIMS)."""
+    if len(shape) > MAX_DIMS:
+        raise ValueError(f"{len(shape)} dimensions after merging; kernels take at most {MAX_DIMS}")
+    g = geometry_struct(len(strides))()
+    g.ndim = len(shape)
+    g.shape[:len(shape)] = list(shape)
+    for k, s in enumerate(strides):
+        g.strides[k][:len(s)] = list(s)
+    return g
+
+
+class _Complex64(ctypes.Structure):
+    _fields_ = [("re", ctypes.c_float), ("im", ctypes.c_float)]
+
+
+class _Complex128(ctypes.Structure):
+    _fields_ = [("re", ctypes.c_double), ("im", ctypes.c_double)]
+
+
+_CTYPES: dict[str, Any] = {
+    "bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32,
+    "int64": ctypes.c_int64, "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16,
+    "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
+    # half and bfloat16 are structs of one uint16_t in the kernels.
+    "float16": ctypes.c_uint16, "bfloat16": ctypes.c_uint16,
+    "float32": ctypes.c_float, "float64": ctypes.c_double,
+    "complex64": _Complex64, "complex128": _Complex128,
+}
+
+
+def ctype_of(dtype: DType) -> Any:
+    """The ctypes type with the size and alignment of ``dtype``'s kernel type."""
+    return _CTYPES[dtype.name]
+
+
+def scalar_arg(dtype: DType, value: Any) -> Any:
+    """``value`` converted as NumPy assigns it into a ``dtype`` array, as a kernel argument."""
+    host = np.empty((), dtype.numpy)
+    host[...] = value
+    return ctype_of(dtype).from_buffer_copy(host.tobytes())
+
+
+def grid_1d(n: int, compute_units: int, per_thread: int = 1, block: int = BLOCK) -> int:
+    """Blocks for a grid-stride loop over ``n`` items: enough to fill the device, no more."""
+    want = -(-n // (block * per_thread))
+    return max(1, min(want, compute_units * BLOCKS_PER_CU))

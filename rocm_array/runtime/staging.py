@@ -1,0 +1,81 @@
+"""Host <-> device copies of large arrays through pinned staging buffers (platform neutral).
+
+Pageable host memory cannot be read by the GPU's copy engine directly. Large
+transfers go in chunks through two pinned buffers used in turn, so the host's
+copy into (or out of) one overlaps the DMA of the other; small ones go straight
+to the driver, whose own staging is cheaper to start.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from typing import Any
+
+import numpy as np
+
+from .protocol import Driver
+
+__all__ = ["Staging", "STAGING_MIN", "CHUNK"]
+
+#: Transfers at least this large use the pinned buffers.
+STAGING_MIN = 4 << 20
+#: Bytes per pinned buffer (two per device).
+CHUNK = 8 << 20
+
+
+class Staging:
+    """Two pinned chunks and an event each; the buffers are allocated at first use."""
+
+    def __init__(self, driver: Driver, chunk: int = CHUNK) -> None:
+        self._driver = driver
+        self._chunk = chunk
+        self._lock = threading.Lock()
+        self._ptrs: list[int] = []
+        self._views: list[np.ndarray] = []
+        self._events: list[Any] = []
+
+    def _ready(self) -> None:
+        if self._ptrs:
+            return
+        for _ in range(2):
+            ptr = self._driver.host_alloc(self._chunk)
+            self._ptrs.append(ptr)
+            self._views.append(np.ctypeslib.as_array((ctypes.c_uint8 * self._chunk).from_address(ptr)))
+            self._events.append(self._driver.event_create())
+
+    def upload(self, dst: int, src: np.ndarray) -> None:
+        """Copy the bytes of the contiguous ``src`` to device address ``dst`` (queued on the stream)."""
+        data = src.reshape(-1).view(np.uint8)
+        d = self._driver
+        with self._lock:
+            self._ready()
+            for k, start in enumerate(range(0, data.size, self._chunk)):
+                b = k % 2
+                n = min(self._chunk, data.size - start)
+                d.event_synchronize(self._events[b])  # the DMA that last read buffer b is done
+                self._views[b][:n] = data[start:start + n]
+                d.memcpy_htod(dst + start, self._ptrs[b], n)
+                d.event_record(self._events[b])
+
+    def download(self, dst: np.ndarray, src: int) -> None:
+        """Copy device bytes at ``src`` into the contiguous ``dst``; returns when they are there."""
+        data = dst.reshape(-1).view(np.uint8)
+        d = self._driver
+        with self._lock:
+            self._ready()
+            pending: tuple[int, int, int] | None = None
+            for k, start in enumerate(range(0, data.size, self._chunk)):
+                b = k % 2
+                n = min(self._chunk, data.size - start)
+                d.memcpy_dtoh(self._ptrs[b], src + start, n)  # stream order: after buffer b's last use
+                d.event_record(self._events[b])
+                if pending:
+                    self._drain(data, *pending)
+                pending = (b, start, n)
+            if pending:
+                self._drain(data, *pending)
+
+    def _drain(self, data: np.ndarray, b: int, start: int, n: int) -> None:
+        self._driver.event_synchronize(self._events[b])
+        data[start:start + n] = self._views[b][:n]

@@ -1,0 +1,44 @@
+"""The compiler options that select a target, for each run-time compiler (platform neutral).
+
+Shared by the runtime (compiling for the device present) and by the compile
+check (compiling for named targets without a GPU).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["hiprtc_options", "nvrtc_options", "hiprtc_name"]
+
+#: Options every kernel is compiled with, on both platforms.
+COMMON = ["-std=c++17"]
+
+
+def hiprtc_options(arch: str, wave_size: int) -> list[str]:
+    """hiprtc: the offload architecture (with features, ``gfx90a:xnack-``) and its wave size."""
+    opts = [f"--offload-arch={arch}", "-O3", *COMMON, f"-DRA_WAVE_SIZE={wave_size}"]
+    # RDNA (gfx10+) defaults to wave32; a device running wave64 there needs the code built for it.
+    if arch.startswith("gfx1") and wave_size == 64:
+        opts.append("-mwavefrontsize64")
+    return opts
+
+
+def nvrtc_options(arch: str, wave_size: int) -> list[str]:
+    """NVRTC: a real architecture (``sm_90``), so the result is a cubin, not PTX."""
+    return [f"--gpu-architecture={arch}", *COMMON, f"-DRA_WAVE_SIZE={wave_size}"]
+
+
+# hiprtc 5 finds a name expression's lowered name by comparing it with demangled
+# symbols, which spell built-in types, not typedefs: "fill<int8_t>" is looked up
+# as "fill<signed char>". Later hiprtc versions accept either spelling.
+_HIPRTC_SPELLING = {
+    "int8_t": "signed char", "int16_t": "short", "int32_t": "int", "int64_t": "long long",
+    "uint8_t": "unsigned char", "uint16_t": "unsigned short", "uint32_t": "unsigned int",
+    "uint64_t": "unsigned long long",
+}
+_TYPEDEF = re.compile(r"\b(" + "|".join(_HIPRTC_SPELLING) + r")\b")
+
+
+def hiprtc_name(expr: str) -> str:
+    """``expr`` with the kernels' integer typedefs spelled as the demangler spells them."""
+    return _TYPEDEF.sub(lambda m: _HIPRTC_SPELLING[m.group(1)], expr)

@@ -1,0 +1,241 @@
+"""The run-time compiler and its cache, without a GPU (NVRTC needs none), and the
+platform-neutral runtime pieces that need no device: dimension merging, kernel
+arguments, DLPack capsules (checked against NumPy's consumer), discovery."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rocm_array import dtypes
+from rocm_array.array import Array, contiguous_strides
+from rocm_array.compiler import CompileError, Compiler, compile_program, kernel_headers, kernel_source
+from rocm_array.runtime import copies, dlpack, layout
+from rocm_array.runtime.buffer import DeviceBuffer
+from rocm_array.runtime.targets import hiprtc_name
+
+nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
+
+
+class CountingRtc(nvidia.NvrtcRtc):
+    """NVRTC that counts compilations and can be handed a broken source."""
+
+    def __init__(self, source: str | None = None) -> None:
+        self.compiles = 0
+        self.source = source
+
+    def create(self, source: str, filename: str, headers: dict[str, str]) -> object:
+        return super().create(self.source or source, filename, headers)
+
+    def compile(self, prog: object, options: list[str]) -> bool:
+        self.compiles += 1
+        return super().compile(prog, options)
+
+
+FILL = ["fill<float>", "fill<int8_t>"]
+
+
+@pytest.fixture()
+def rtc() -> CountingRtc:
+    try:
+        rtc = CountingRtc()
+        rtc.version()
+    except Exception as exc:  # NVRTC's library missing
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    return rtc
+
+
+def test_compile_and_lowered_names(rtc: CountingRtc, tmp_path: Path) -> None:
+    c = Compiler(rtc, "sm_90", 32, tmp_path)
+    prog = c.compile(copies.SOURCE, FILL)
+    assert prog.code[:4] == b"\x7fELF"  # a cubin
+    assert set(prog.lowered) == set(FILL)
+    assert prog.lowered["fill<float>"].startswith("_Z4fillIfE")
+
+
+def test_memory_and_disk_cache(rtc: CountingRtc, tmp_path: Path) -> None:
+    first = Compiler(rtc, "sm_90", 32, tmp_path).compile(copies.SOURCE, FILL)
+    again = Compiler(rtc, "sm_90", 32, tmp_path)
+    assert again.compile(copies.SOURCE, FILL) == first  # from disk, after a "restart"
+    assert again.compile(copies.SOURCE, FILL) is again.compile(copies.SOURCE, FILL)  # from memory
+    assert rtc.compiles == 1
+    assert [p.name for p in tmp_path.iterdir()] == [f"{first.key}.bin"]  # no temp files left
+
+
+def test_cache_dir_from_environment(rtc: CountingRtc, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROCM_ARRAY_CACHE_DIR", str(tmp_path / "env"))
+    prog = Compiler(rtc, "sm_90", 32).compile(copies.SOURCE, ["fill<bool>"])
+    assert (tmp_path / "env" / f"{prog.key}.bin").is_file()
+
+
+def test_key_covers_everything(rtc: CountingRtc, tmp_path: Path) -> None:
+    c = Compiler(rtc, "sm_90", 32, tmp_path)
+    base = c.key(copies.SOURCE, FILL)
+    assert base == c.key(copies.SOURCE, list(FILL))
+    assert base != c.key(copies.SOURCE, FILL[:1])
+    assert base != c.key(copies.SOURCE, FILL, ["-DEXTRA=1"])
+    assert base != Compiler(rtc, "sm_80", 32, tmp_path).key(copies.SOURCE, FILL)
+    assert base != Compiler(rtc, "sm_90", 64, tmp_path).key(copies.SOURCE, FILL)
+    rtc.version = lambda: "999.0"  # type: ignore[method-assign]
+    assert base != Compiler(rtc, "sm_90", 32, tmp_path).key(copies.SOURCE, FILL)
+
+
+def test_key_covers_headers(rtc: CountingRtc, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    c = Compiler(rtc, "sm_90", 32, tmp_path)
+    base = c.key(copies.SOURCE, FILL)
+    edited = {**kernel_headers(), "common/types.h": kernel_headers()["common/types.h"] + "\n// edit"}
+    monkeypatch.setattr("rocm_array.compiler.kernel_headers", lambda: edited)
+    assert c.key(copies.SOURCE, FILL) != base
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])
+def test_corrupt_entry_is_recompiled(rtc: CountingRtc, tmp_path: Path, damage: str) -> None:
+    prog = Compiler(rtc, "sm_90", 32, tmp_path).compile(copies.SOURCE, FILL)
+    entry = tmp_path / f"{prog.key}.bin"
+    data = entry.read_bytes()
+    entry.write_bytes({"truncate": data[: len(data) // 2],
+                       "flip": data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:],
+                       "garbage": os.urandom(64), "empty": b""}[damage])
+    again = Compiler(rtc, "sm_90", 32, tmp_path).compile(copies.SOURCE, FILL)
+    assert again == prog and rtc.compiles == 2
+    assert entry.read_bytes() == data  # replaced by a good entry
+
+
+def test_unwritable_cache_still_compiles(rtc: CountingRtc, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    prog = Compiler(rtc, "sm_90", 32, blocker / "cache").compile(copies.SOURCE, FILL)
+    assert prog.lowered
+
+
+def test_compile_error_names_kernel_and_log(tmp_path: Path) -> None:
+    bad = CountingRtc('#include "common/types.h"\ntemplate <typename T> __global__ void fill(T* x) '
+                      '{ x[0] = undefined_symbol; }\n')
+    with pytest.raises(CompileError) as info:
+        Compiler(bad, "sm_90", 32, tmp_path).compile(copies.SOURCE, ["fill<float>"])
+    err = info.value
+    assert "fill<float>" in err.kernel and copies.SOURCE in err.kernel
+    assert "undefined_symbol" in err.log and "undefined_symbol" in str(err)
+    assert "sm_90" in str(err)
+    assert list(tmp_path.iterdir()) == []  # nothing cached
+
+
+def test_wave_size_must_be_given() -> None:
+    rtc = nvidia.NvrtcRtc()
+    with pytest.raises(CompileError, match="RA_WAVE_SIZE"):
+        compile_program(rtc, kernel_source(copies.SOURCE), copies.SOURCE, ["fill<float>"],
+                        ["--gpu-architecture=sm_90", "--std=c++17"], "sm_90")
+
+
+def test_unknown_kernel_file() -> None:
+    with pytest.raises(FileNotFoundError, match="no_such"):
+        kernel_source("no_such/kernel.hip")
+
+
+def test_hiprtc_spelling() -> None:
+    assert hiprtc_name("copy_strided<int8_t, uint64_t>") == "copy_strided<signed char, unsigned long long>"
+    assert hiprtc_name("fill<float16>") == "fill<float16>"
+
+
+# -- platform-neutral runtime pieces ---------------------------------------------------------
+def test_merge_dims() -> None:
+    assert layout.merge_dims((2, 3, 4), (12, 4, 1), (12, 4, 1)) == ((24,), [(1,), (1,)])
+    assert layout.merge_dims((2, 3, 4), (12, 4, 1), (1, 2, 6)) == ((2, 3, 4), [(12, 4, 1), (1, 2, 6)])
+    assert layout.merge_dims((2, 1, 4), (4, 99, 1), (0, 7, 0)) == ((8,), [(1,), (0,)])
+    assert layout.merge_dims((5, 6), (6, 1), (0, 1)) == ((5, 6), [(6, 1), (0, 1)])
+    assert layout.merge_dims((), (), ()) == ((1,), [(1,), (1,)])
+    assert layout.merge_dims((3, 0), (1, 1)) == ((0,), [(1,)])
+    assert layout.merge_dims((4, 5), (-5, -1)) == ((20,), [(-1,)])
+
+
+def test_geometry_layout() -> None:
+    g = layout.geometry((3, 4), (4, 1), (1, 3))
+    assert ctypes.sizeof(g) == 8 * 8 * 3 + 8
+    assert (g.ndim, list(g.shape[:2]), list(g.strides[1][:2])) == (2, [3, 4], [1, 3])
+    with pytest.raises(ValueError, match="at most"):
+        layout.geometry((1,) * 9, (1,) * 9)
+
+
+@pytest.mark.parametrize("dtype", dtypes.ALL, ids=lambda d: d.name)
+def test_scalar_arg(dtype: dtypes.DType) -> None:
+    arg = layout.scalar_arg(dtype, 1)
+    assert ctypes.sizeof(arg) == dtype.itemsize
+    assert bytes(arg) == np.ones((), dtype.numpy).tobytes()
+
+
+def test_grid_1d() -> None:
+    assert layout.grid_1d(1, 100) == 1
+    assert layout.grid_1d(10**9, 100) == 100 * layout.BLOCKS_PER_CU
+
+
+def test_copy_kernel_sources_cover_every_pair() -> None:
+    names = {n for ks in copies.kernel_sources() for n in ks.names}
+    assert len(names) == 15 + 3 * 15 * 15
+    assert "copy_transpose<complex128, bfloat16>" in names and "fill<bool>" in names
+
+
+class _HostExport:
+    """A host-memory Array exported through rocm_array's own capsule code, for NumPy to consume."""
+
+    def __init__(self, x: Array, versioned: bool) -> None:
+        self.x, self.versioned = x, versioned
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (dlpack.DL_CPU, 0)
+
+    def __dlpack__(self, **kwargs: object) -> object:
+        ptr = self.x._buf.ptr + self.x.offset * self.x.dtype.itemsize
+        return dlpack.export(self.x, ptr, (dlpack.DL_CPU, 0), self.versioned, False)
+
+
+def _host_array(a: np.ndarray, dtype: dtypes.DType) -> tuple[Array, np.ndarray]:
+    base = np.ascontiguousarray(a)
+    buf = DeviceBuffer(base.ctypes.data, base.nbytes, 0, None, owner=base)
+    return Array(buf, base.shape, contiguous_strides(base.shape), 0, dtype, "host"), base  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("versioned", [False, True])
+@pytest.mark.parametrize("dtype", [d for d in dtypes.ALL if d is not dtypes.bfloat16], ids=lambda d: d.name)
+def test_dlpack_capsules_numpy_reads(dtype: dtypes.DType, versioned: bool) -> None:
+    x, base = _host_array(np.arange(12).reshape(3, 4).astype(dtype.numpy), dtype)
+    got = np.from_dlpack(_HostExport(x._view((4, 3), (1, 4), 0), versioned))
+    np.testing.assert_array_equal(got, base.T)
+    assert dlpack._exported  # kept alive until NumPy's array goes
+    del got
+    assert not any(entry[3].shape == (4, 3) for entry in dlpack._exported.values())
+
+
+def test_dlpack_unconsumed_capsule_releases() -> None:
+    x, _ = _host_array(np.arange(5.0), dtypes.float64)
+    before = len(dlpack._exported)
+    capsule = _HostExport(x, True).__dlpack__()
+    assert len(dlpack._exported) == before + 1
+    del capsule
+    assert len(dlpack._exported) == before
+
+
+@pytest.mark.parametrize("versioned", [False, True])
+def test_dlpack_import_roundtrip(versioned: bool) -> None:
+    x, _ = _host_array(np.arange(24, dtype=np.int32).reshape(2, 3, 4), dtypes.int32)
+    view = x._view((2, 4), (12, -1), 3)  # negative strides: the buffer starts below the data
+    capsule = dlpack.export(view, x._buf.ptr + 3 * 4, (dlpack.DL_CPU, 0), versioned, False)
+    exported = len(dlpack._exported)
+    y = dlpack.import_capsule(capsule, "host", (dlpack.DL_CPU, 0))
+    assert (y.shape, y.strides, y.dtype) == ((2, 4), (12, -1), dtypes.int32)
+    assert y._buf.ptr + y.offset * 4 == x._buf.ptr + 3 * 4
+    with pytest.raises(BufferError, match="consumed"):
+        dlpack.import_capsule(capsule, "host", (dlpack.DL_CPU, 0))
+    del capsule
+    assert len(dlpack._exported) == exported  # the consumer (y) owns it now
+    del y
+    assert len(dlpack._exported) == exported - 1  # y's buffer called the producer's deleter
+
+
+def test_dlpack_import_wrong_device() -> None:
+    capsule = np.arange(3.0).__dlpack__()
+    with pytest.raises(BufferError, match="not on"):
+        dlpack.import_capsule(capsule, "gpu:0", (2, 0))
