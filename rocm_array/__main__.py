@@ -53,7 +53,7 @@ def info() -> int:
     for dev in devices.available():
         print(f"  {dev!s:8} {_describe(dev)}")
     for problem in devices.gpu_problems():
-        print(f"  (no GPU: {problem})")
+        print(f"  (unavailable: {problem})")  # a platform or GPU that was not found, and why
     try:
         dev = devices.default()
     except ValueError as exc:  # ROCM_ARRAY_DEVICE names a device that is not there

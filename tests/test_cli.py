@@ -22,7 +22,7 @@ def test_info_lists_devices_plugins_and_checks_a_computation(capsys: pytest.Capt
     for dev in devices.available():
         assert f"\n  {dev} " in out
     for problem in devices.gpu_problems():
-        assert f"(no GPU: {problem})" in out
+        assert f"(unavailable: {problem})" in out
     assert f"default device: {devices.default()}\n" in out
     for st in plugin_manager.statuses():
         assert f"\n  {st.name} " in out
