@@ -23,8 +23,8 @@ from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 
 from .layout import copy_as
+from .ufunc import SCALARS
 
-_SCALARS = (bool, int, float, complex)
 # DLPack device types (dlpack.h) and the device kind whose back imports them.
 _DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}
 
@@ -95,7 +95,7 @@ def _scalar_default(value: Any) -> DType:
 
 def _fill_dtype(name: str, value: Any, dtype: Any) -> DType:
     """The dtype of an array filled with the Python scalar ``value``; TypeError when they do not mix."""
-    if not isinstance(value, _SCALARS):
+    if not isinstance(value, SCALARS):
         raise TypeError(f"{name}(): fill_value must be a Python scalar, got {type(value).__name__}")
     if dtype is None:
         dt = _scalar_default(value)
@@ -270,9 +270,9 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
 # -- conversion -----------------------------------------------------------------------------------
 def _scan(obj: Any, kinds: set[type], found: list[DType]) -> Any:
     """``obj`` with Arrays replaced by host arrays; notes the scalar kinds and the array dtypes met."""
-    if isinstance(obj, np.generic) and not isinstance(obj, _SCALARS):
+    if isinstance(obj, np.generic) and not isinstance(obj, SCALARS):
         obj = obj.item()  # a NumPy scalar counts as the Python scalar it holds
-    if isinstance(obj, _SCALARS):
+    if isinstance(obj, SCALARS):
         kinds.add(bool if isinstance(obj, bool) else int if isinstance(obj, int)
                   else float if isinstance(obj, float) else complex)
         return obj
@@ -322,7 +322,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     if isinstance(obj, Array):
         return _from_array(obj, dtype, device, copy)
     dev = devices.resolve(device)
-    if isinstance(obj, (*_SCALARS, list, tuple)):
+    if isinstance(obj, (*SCALARS, list, tuple)):
         if copy is False:
             raise ValueError("asarray(copy=False): a Python scalar or sequence always needs a copy")
         kinds: set[type] = set()

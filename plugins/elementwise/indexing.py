@@ -25,9 +25,7 @@ from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
 from .layout import copy_as, insert_unit, normalize_axis, permuted
-from .ufunc import scalar_array
-
-_SCALARS = (bool, int, float, complex)
+from .ufunc import SCALARS, scalar_array
 
 
 # -- backs ------------------------------------------------------------------------------------
@@ -193,7 +191,7 @@ def getitem(x: Array, key: Any, /) -> Array:
 
 def _value(x: Array, value: Any) -> Array:
     """The value of an assignment as an array of x's device, checked against x's dtype (the standard's rules)."""
-    if isinstance(value, _SCALARS):
+    if isinstance(value, SCALARS):
         dt = dtypes.scalar_dtype(value, x.dtype)
         if dt is not x.dtype:
             raise TypeError(f"cannot assign a Python {type(value).__name__} to a {x.dtype.name} array")
