@@ -200,6 +200,11 @@ def test_outer(device: str, dtype: str) -> None:
         xp.linalg.outer(on(sample(dtype, (2, 2)), device), on(b, device))
 
 
+def test_outer_keeps_signed_zeros(device: str) -> None:
+    out = xp.linalg.outer(on(np.array([0.0, -1.0], np.float32), device), on(np.array([-0.0], np.float32), device))
+    np.testing.assert_array_equal(np.signbit(host(out)), [[True], [False]])
+
+
 @pytest.mark.parametrize("dtype", ["int16", "float64", "complex64"])
 @pytest.mark.parametrize("s1, s2, axis", [((3,), (3,), -1), ((2, 3), (3,), -1), ((3, 4), (2, 3, 1), -2),
                                           ((0, 3), (3,), -1)])

@@ -1,9 +1,9 @@
 """Products and matrix views: matmul (``@``), tensordot, vecdot, outer, cross, matrix_power,
 matrix_transpose, diagonal and trace.
 
-tensordot, outer and matrix_power are built on matmul's back (and inv's), so a
-device with a matrix-product back has them too; matrix_transpose and diagonal
-are views.
+tensordot and matrix_power are built on matmul's back (and inv's), so a device
+with a matrix-product back has them too; outer is the elementwise multiply;
+matrix_transpose and diagonal are views.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from rocm_array.broadcast import broadcast_view
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 from rocm_array.memory import copy_into, empty, full
+from rocm_array.namespace import TABLE
 
 from .backs import CROSS, MATMUL, SUM_LAST, VECDOT, lapack
 from .common import (broadcast_batch, diagonal_view, drop_axis, floating_matrices, insert_axis, matrices,
@@ -120,11 +121,14 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
-    """The outer product of two vectors, as an (N, 1) @ (1, M) product."""
-    dtype = operands("outer", x1, x2, category="numeric")
+    """The outer product of two vectors: the essential elementwise plugin's multiply of (N, 1) by (1, M).
+
+    Not a K=1 matrix product: a GEMM adds each product to a zero and loses the sign of -0.0.
+    """
+    operands("outer", x1, x2, category="numeric")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer() needs two 1-D arrays, got shapes {x1.shape} and {x2.shape}")
-    return MATMUL[x1.device.kind](insert_axis(x1, 1), insert_axis(x2, 0), dtype)
+    return TABLE["multiply"](insert_axis(x1, 1), insert_axis(x2, 0))
 
 
 def _identity(shape: tuple[int, ...], dtype: DType, like: Array) -> Array:
