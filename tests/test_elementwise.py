@@ -290,6 +290,13 @@ def test_expm1_complex_special_cases(device: str) -> None:
     assert got[0].imag == 0 and got[3].imag == 0 and not np.signbit(got[4].real)
 
 
+def test_tanh_complex_infinite_real_part(device: str) -> None:
+    inf = math.inf
+    got = host(xp.tanh(xp.asarray([complex(inf, 1e30), complex(inf, -2.0), complex(-inf, 2.0)], device=device)))
+    np.testing.assert_array_equal(got.real, [1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(np.signbit(got.imag), [False, True, False])  # the sign of b (conjugate symmetry)
+
+
 @pytest.mark.parametrize("dtype", [xp.float16, xp.bfloat16, xp.float32])
 def test_nextafter_steps_in_its_own_dtype(device: str, dtype: DType) -> None:
     x = xp.asarray([1.0, 1.0, 0.0], dtype=dtype, device=device)

@@ -76,3 +76,14 @@ def expm1(x: np.ndarray) -> np.ndarray:
         r = np.where(np.isfinite(x), r, np.exp(x) - 1)
         r.real[x == 0] = 0
     return r
+
+
+def tanh(x: np.ndarray) -> np.ndarray:
+    """Complex ``±inf + bj`` with finite b: the standard gives ``±1 ± 0j`` with the zero signed as b
+    (conjugate symmetry); NumPy signs it as sin(2b), as C99 does."""
+    r = np.asarray(np.tanh(x))
+    if x.dtype.kind == "c":
+        m = np.isinf(x.real) & np.isfinite(x.imag)
+        r.real[m] = np.copysign(1, x.real[m])
+        r.imag[m] = np.copysign(0, x.imag[m])
+    return r

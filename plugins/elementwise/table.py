@@ -57,7 +57,7 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("sqrt", 1, _F, np.sqrt, "sqrt_op"),
     Ufunc("square", 1, _N, np.square, "square_op"),
     Ufunc("tan", 1, _F, np.tan, "tan_op"),
-    Ufunc("tanh", 1, _F, np.tanh, "tanh_op"),
+    Ufunc("tanh", 1, _F, cpu.tanh, "tanh_op"),
     Ufunc("trunc", 1, _R, np.trunc, "trunc_op"),
     # -- binary: arithmetic -----------------------------------------------------------
     Ufunc("add", 2, _N, np.add, "add_op"),
