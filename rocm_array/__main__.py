@@ -22,6 +22,7 @@ from rocm_array.devices import Device
 
 __all__ = ["main"]
 
+
 def _describe(dev: Device) -> str:
     if dev.kind == "cpu":
         return f"host CPU ({platform.machine()}), NumPy {np.__version__}"
