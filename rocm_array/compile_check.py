@@ -23,7 +23,7 @@ from .compiler import CompileError, compile_program
 from .hookspecs import KernelSource
 from .runtime.targets import hiprtc_name, hiprtc_options
 
-__all__ = ["main", "HiprtcCtypes", "kernel_sources", "TARGETS"]
+__all__ = ["main", "HiprtcCtypes", "kernel_sources", "TARGETS", "PORTABILITY"]
 
 #: target name -> (compiler, architecture, wave size)
 TARGETS: dict[str, tuple[str, str, int]] = {
@@ -32,6 +32,13 @@ TARGETS: dict[str, tuple[str, str, int]] = {
     "sm_90": ("nvrtc", "sm_90", 32),
 }
 _HIP_LIBRARIES = ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5")
+#: The portability layer's own check (the GPU tests launch it too).
+PORTABILITY = KernelSource("check/portability.hip", (
+    "wave_sum<float>", "wave_sum<double>", "wave_sum<int>",
+    "atomic_sum<int>", "atomic_sum<unsigned int>", "atomic_sum<long long>",
+    "atomic_sum<unsigned long long>", "atomic_sum<float>", "atomic_sum<double>",
+    "atomic_max<float>", "atomic_max<double>", "atomic_max<int>", "atomic_max<long long>",
+))
 
 
 class HiprtcCtypes:
@@ -118,7 +125,7 @@ def kernel_sources() -> list[KernelSource]:
     from . import plugin_manager
     from .runtime import copies
 
-    found = list(copies.kernel_sources())
+    found = [PORTABILITY, *copies.kernel_sources()]
     for batch in plugin_manager.plugin_manager_hooks().hook.rocm_array_kernels():
         found.extend(batch)
     return found

@@ -11,6 +11,7 @@ by layout after merging dimensions (platform neutral).
 from __future__ import annotations
 
 import ctypes
+import functools
 from typing import TYPE_CHECKING
 
 from ..broadcast import broadcast_view
@@ -29,10 +30,12 @@ _TILE, _TILE_ROWS = 32, 8  # RA_TILE, RA_TILE_ROWS of copy.hip
 _MAX_GRID_Y = 65535
 
 
+@functools.lru_cache(maxsize=1)
 def _fill_names() -> tuple[str, ...]:
     return tuple(f"fill<{t.c_type}>" for t in ALL)
 
 
+@functools.lru_cache(maxsize=None)
 def _copy_names(src: DType) -> tuple[str, ...]:
     """Every copy kernel reading ``src``: compiled as one program, the first time one is needed."""
     return tuple(f"{k}<{src.c_type}, {d.c_type}>" for d in ALL

@@ -11,6 +11,7 @@ whose buffer calls the producer's deleter when the last Array using it goes.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 from typing import Any
 
@@ -156,9 +157,7 @@ def import_capsule(capsule: Any, device: Any, expect: tuple[int, int]) -> Array:
     shape = tuple(t.shape[i] for i in range(t.ndim))
     strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else contiguous_strides(shape)
     _api.PyCapsule_SetName(capsule, used)  # consumed: the deleter is ours to call now
-    release = None
-    if managed.deleter:
-        release = lambda ptr, d=managed.deleter, a=address: _release(d, a, ptr)  # noqa: E731
+    release = functools.partial(_release, managed.deleter, address) if managed.deleter else None
     # The buffer starts at the lowest address the tensor touches (strides may be negative).
     low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0) if math.prod(shape) else 0
     extent = 1 + sum((n - 1) * abs(s) for n, s in zip(shape, strides)) if math.prod(shape) else 0

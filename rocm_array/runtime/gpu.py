@@ -23,7 +23,7 @@ from .buffer import DeviceBuffer
 from .protocol import DeviceProperties, Driver, DriverOutOfMemory
 from .staging import STAGING_MIN, Staging
 
-__all__ = ["GpuRuntime", "Event"]
+__all__ = ["GpuRuntime", "Event", "import_dlpack"]
 
 #: DLPack's stream numbers for the legacy and per-thread default streams on CUDA.
 _DLPACK_DEFAULT_STREAM = {"nvidia": 1, "amd": 0}
@@ -72,7 +72,7 @@ class GpuRuntime:
                                  self.properties.wave_size)
         self._staging = Staging(driver)
         self._modules: dict[str, dict[str, Any]] = {}
-        self._kernels: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], Any] = {}
+        self._kernels: dict[tuple[str, str, tuple[str, ...]], Any] = {}
         self._lock = threading.Lock()
         self._sync_event = driver.event_create()
         self._device: Any = None
@@ -218,7 +218,7 @@ class GpuRuntime:
     def kernel(self, path: str, name: str, group: Sequence[str] = (), options: Sequence[str] = ()) -> Any:
         """The loaded function ``name`` of ``kernels/<path>``, compiled with ``group`` (the other
         instantiations worth building in the same program)."""
-        key = (path, name, tuple(group), tuple(options))
+        key = (path, name, tuple(options))  # the group only says what to build alongside
         fn = self._kernels.get(key)
         if fn is None:
             names = [name, *(g for g in group if g != name)]
@@ -236,3 +236,24 @@ class GpuRuntime:
 
     def synchronize(self) -> None:
         self.driver.synchronize()
+
+
+def import_dlpack(obj: Any, copy: bool | None = None) -> Array:
+    """``from_dlpack`` for a producer on a GPU: the back ``creation.FROM_DLPACK["gpu"]`` needs.
+
+    Zero-copy unless ``copy`` is True; the device is the GPU the producer names.
+    """
+    from ..devices import gpus
+    from ..memory import copy_into
+
+    where = tuple(obj.__dlpack_device__())
+    for dev in gpus():
+        if dev.runtime.dlpack_device() == where:
+            x = dev.runtime.from_dlpack(obj)
+            if not copy:
+                return x
+            out = dev.runtime.empty(x.shape, x.dtype)
+            copy_into(out, x)
+            return out
+    raise BufferError(f"from_dlpack(): DLPack device {where} is not a GPU rocm_array found "
+                      f"({', '.join(str(d) for d in gpus()) or 'none'})")
