@@ -137,7 +137,7 @@ def _reasons(run: dict[str, Any]) -> list[str]:
         for lib, r in case["results"].items():
             if r["status"] != "ok" or r.get("reason"):
                 seen.setdefault((lib, r["status"], r.get("reason", "")), []).append(case["name"])
-    return [f"- {TITLES[lib]} {status} ({', '.join(names)}): {reason}"
+    return [f"- {TITLES[lib]} {'note' if status == 'ok' else status} ({', '.join(names)}): {reason}"
             for (lib, status, reason), names in seen.items()]
 
 
@@ -150,7 +150,8 @@ def document(run: dict[str, Any]) -> str:
         f"Run `{env.get('command', 'python -m benchmarks')}` on {env.get('date', '?')}, "
         f"commit `{env.get('commit', '?')}`.",
         "",
-        *(f"- {k}: {v}" for k, v in env.items() if k not in ("command", "date", "commit")),
+        *(f"- {k}: {v}" for k, v in env.items() if k not in ("command", "date", "commit", "l2_bytes")),
+        f"- L2 cache: {env.get('l2_bytes', 0) / 2**20:.0f} MiB",
         "",
         "## Ceilings (measured in the same run)",
         *_ceiling_lines(run),
@@ -159,9 +160,13 @@ def document(run: dict[str, Any]) -> str:
         "Median of many repeats, each timed with the library's device events; inputs are fresh random "
         "numbers in rotating sets larger than the L2 cache. A cell is time · rate · % of its ceiling "
         "(copy bandwidth for byte-bound cases, the GEMM rate of the dtype for FLOP-bound ones). "
-        "`vs X` is X's time over rocm_array's (above 1: rocm_array is faster).",
+        "`vs X` is X's time over rocm_array's (above 1: rocm_array is faster). Cases that only read "
+        "(the sums) can pass 100% of the copy bandwidth, which counts a read and a write.",
         "",
         markdown_table(run),
+        "",
+        "The bar chart of each library's speed relative to the best peer is `ratios.png` in the run's output "
+        "folder (committed as `benchmarks/results/ratios.png`); the raw times are in its `results.json`.",
         "",
         "## First call (excluded from the figures above)",
         first_call_table(run),
@@ -204,6 +209,10 @@ def plot(run: dict[str, Any], path: Path) -> str:
     ax.invert_yaxis()
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_xscale("log")
+    ticks = [t for t in (0.03, 0.1, 0.25, 0.5, 1, 2, 4, 10, 30)
+             if min(v for _, vs in rows for v in vs if v) / 2 <= t <= 2 * max(v for _, vs in rows for v in vs)]
+    ax.set_xticks(ticks, [f"{t:g}×" for t in ticks])
+    ax.minorticks_off()
     ax.set_xlabel("speed relative to the best of CuPy and PyTorch (higher is faster)")
     ax.set_title(f"{run['env'].get('gpu', 'GPU')}: time of the best peer / time")
     ax.legend(loc="lower right")

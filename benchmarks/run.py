@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import platform
 import shlex
 import subprocess
@@ -35,6 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--budget-ms", type=float, default=Settings.budget_ms,
                    help="device time spent timing one case on one library (default: %(default)s)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
+    p.add_argument("--report", type=Path, metavar="JSON",
+                   help="measure nothing: print (and with --markdown write) the report of an earlier results.json")
     return p
 
 
@@ -81,6 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for c in cases_mod.CASES:
             print(f"{c.name:18} {c.kind:16} {c.note}")
+        return 0
+    if args.report:
+        run = json.loads(args.report.read_text())
+        print(report.markdown_table(run))
+        if args.markdown:
+            args.markdown.write_text(report.document(run))
         return 0
     try:
         selected = cases_mod.select(args.cases)

@@ -194,6 +194,8 @@ def test_markdown_and_json(tmp_path: Path) -> None:
     assert "## First call" in doc and report.first_call_table(run).count("| 5 ms") == 10
     report.write_json(run, tmp_path / "r.json")
     assert json.loads((tmp_path / "r.json").read_text()) == run
+    assert main(["--report", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "B.md")]) == 0
+    assert (tmp_path / "B.md").read_text() == doc
     msg = report.plot(run, tmp_path / "r.png")
     assert msg.startswith("matplotlib is not installed") or (tmp_path / "r.png").stat().st_size > 0
 
