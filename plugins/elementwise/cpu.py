@@ -46,7 +46,7 @@ def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int
 def floor_divide(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     """The standard prefers ``floor(x1 / x2)`` when an operand is infinite; NumPy gives NaN or -1."""
     r = np.floor_divide(x1, x2)
-    if x1.dtype.kind in "fc":
+    if x1.dtype.kind == "f":
         r = np.where(np.isinf(x1) | np.isinf(x2), np.floor(x1 / x2), r)
     return r
 
@@ -65,7 +65,6 @@ def power(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         inverse = np.where(x1 == 1, 1, np.where(x1 == -1, np.where(x2 % 2 == 0, 1, -1), 0))
         r = np.where(neg, inverse.astype(r.dtype), r)
     return r
-
 
 
 def expm1(x: np.ndarray) -> np.ndarray:
