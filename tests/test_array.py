@@ -8,10 +8,8 @@ import numpy as np
 import pytest
 
 import rocm_array as xp
+from helpers import host
 
-
-def host(x: xp.Array) -> np.ndarray:
-    return np.asarray(x.to_device("cpu"))
 
 
 def test_attributes(device):

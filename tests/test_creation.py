@@ -8,13 +8,11 @@ import numpy as np
 import pytest
 
 import rocm_array as xp
+from helpers import host
 
 ALL = [xp.bool, xp.int8, xp.int16, xp.int32, xp.int64, xp.uint8, xp.uint16, xp.uint32, xp.uint64,
        xp.float16, xp.bfloat16, xp.float32, xp.float64, xp.complex64, xp.complex128]
 
-
-def host(x: xp.Array) -> np.ndarray:
-    return np.asarray(x.to_device("cpu"))
 
 
 @pytest.mark.parametrize(("obj", "dtype"), [

@@ -7,11 +7,9 @@ import numpy as np
 import pytest
 
 import rocm_array as xp
+from helpers import host
 from rocm_array.dtypes import ALL, DType
 
-
-def host(x: xp.Array) -> np.ndarray:
-    return np.asarray(x.to_device("cpu"))
 
 
 def sample(dtype: DType) -> np.ndarray:

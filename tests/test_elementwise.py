@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rocm_array as xp
+from helpers import host
 from rocm_array.dtypes import ALL, CATEGORIES, PROMOTION, DType
 from rocm_array_plugins.elementwise.table import UFUNCS
 
@@ -26,9 +27,6 @@ FINITE_ONLY = {"floor_divide", "expm1"}
 COUNTS = {"pow", "bitwise_left_shift", "bitwise_right_shift"}
 _SPECIAL = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0]
 
-
-def host(x: xp.Array) -> np.ndarray:
-    return np.asarray(x.to_device("cpu"))
 
 
 def sample(dtype: DType, shape: tuple[int, ...], seed: int = 0, *, finite: bool = False,

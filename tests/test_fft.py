@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocm_array as xp
+from helpers import host, storage
 
 NORMS = ["backward", "ortho", "forward"]
 COMPLEX_OF = {"float16": "complex64", "bfloat16": "complex64", "float32": "complex64", "float64": "complex128",
@@ -16,16 +16,13 @@ COMPLEX_OF = {"float16": "complex64", "bfloat16": "complex64", "float32": "compl
 REAL_OF = {"complex64": "float32", "complex128": "float64"}
 
 
-def host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device("cpu"))
-
 
 def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     a = rng.uniform(-1, 1, shape)
     if dtype.startswith("complex"):
         a = a + 1j * rng.uniform(-1, 1, shape)
-    return a.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    return a.astype(storage(dtype))
 
 
 def on(a: np.ndarray, device: str, *, strided: bool = False) -> xp.Array:
@@ -179,7 +176,7 @@ def test_frequencies_bad_input() -> None:
                          + [(s, a) for s in ((4, 5, 3), (0, 3, 2), (1, 1, 1)) for a in (None, 1, (0, 2), (2, 1, 0))])
 @pytest.mark.parametrize("dtype", ["bool", "int16", "bfloat16", "complex128"])
 def test_shifts(device: str, shape: tuple[int, ...], axes: object, dtype: str) -> None:
-    a = sample("float64", shape, 5).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    a = sample("float64", shape, 5).astype(storage(dtype))
     x = on(a, device, strided=True)
     for name in ("fftshift", "ifftshift"):
         out = getattr(xp.fft, name)(x, axes=axes)

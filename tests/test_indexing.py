@@ -9,10 +9,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import rocm_array as xp
+from helpers import host
 
-
-def host(x: xp.Array) -> np.ndarray:
-    return np.asarray(x.to_device("cpu"))
 
 
 def grid(shape: tuple[int, ...], device: str, dtype=xp.int64) -> tuple[xp.Array, np.ndarray]:

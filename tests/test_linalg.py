@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocm_array as xp
+from helpers import host, storage
 
 INTS = ["int8", "uint8", "int16", "uint32", "int64"]
 FLOATS = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
@@ -17,12 +18,6 @@ REAL_OF = {"complex64": "float32", "complex128": "float64"}
 COMPLEX_OF = {"float16": "complex64", "bfloat16": "complex64", "float32": "complex64", "float64": "complex128"}
 
 
-def np_dtype(name: str) -> np.dtype:
-    return np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
-
-
-def host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device("cpu"))
 
 
 def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -34,7 +29,7 @@ def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
         a = rng.integers(0 if dtype.startswith("u") else -3, 4, shape)
     else:
         a = rng.integers(-8, 9, shape) / 4
-    return np.asarray(a).astype(np_dtype(dtype))
+    return np.asarray(a).astype(storage(dtype))
 
 
 def well_conditioned(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -44,12 +39,12 @@ def well_conditioned(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.nd
     if dtype.startswith("complex"):
         a = a + 1j * rng.uniform(-1, 1, shape)
     n = shape[-1]
-    return (a + 2 * n * np.eye(n)).astype(np_dtype(dtype))
+    return (a + 2 * n * np.eye(n)).astype(storage(dtype))
 
 
 def hermitian(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     a = wide(well_conditioned(dtype, shape, seed))
-    return ((a + np.conj(np.swapaxes(a, -1, -2))) / 2).astype(np_dtype(dtype))
+    return ((a + np.conj(np.swapaxes(a, -1, -2))) / 2).astype(storage(dtype))
 
 
 def wide(a: np.ndarray) -> np.ndarray:
@@ -96,7 +91,7 @@ MATMUL_SHAPES = [
 @pytest.mark.parametrize("shapes", MATMUL_SHAPES)
 def test_matmul(device: str, dtype: str, shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
     a, b = sample(dtype, shapes[0], 1), sample(dtype, shapes[1], 2)
-    expected = np.matmul(wide(a), wide(b)).astype(np_dtype(dtype))
+    expected = np.matmul(wide(a), wide(b)).astype(storage(dtype))
     assert_close(xp.matmul(on(a, device), on(b, device, strided=True)), expected, dtype)
     assert_close(on(a, device) @ on(b, device), expected, dtype)
 
@@ -106,7 +101,7 @@ def test_matmul(device: str, dtype: str, shapes: tuple[tuple[int, ...], tuple[in
 def test_matmul_promotes_with_the_projects_table(device: str, d1: str, d2: str, result: str) -> None:
     a, b = sample(d1, (2, 3)), sample(d2, (3, 2))
     out = xp.matmul(on(a, device), on(b, device))
-    assert_close(out, np.matmul(wide(a), wide(b)).astype(np_dtype(result)), result)
+    assert_close(out, np.matmul(wide(a), wide(b)).astype(storage(result)), result)
 
 
 def test_matmul_bad_input(device: str) -> None:
@@ -176,7 +171,7 @@ def test_vecdot(device: str, dtype: str, s1: tuple[int, ...], s2: tuple[int, ...
     a, b = sample(dtype, s1, 1), sample(dtype, s2, 2)
     nd = min(a.ndim, b.ndim)
     ax = axis - nd if axis >= 0 else axis
-    expected = np.sum(np.conj(wide(a)) * wide(b), axis=ax).astype(np_dtype(dtype))
+    expected = np.sum(np.conj(wide(a)) * wide(b), axis=ax).astype(storage(dtype))
     assert_close(xp.vecdot(on(a, device), on(b, device, strided=True), axis=axis), expected, dtype)
     assert_close(xp.linalg.vecdot(on(a, device), on(b, device), axis=axis), expected, dtype)
 
@@ -237,7 +232,7 @@ def test_diagonal_and_trace(device: str, shape: tuple[int, ...], offset: int) ->
                                             ("complex64", "complex64")])
 def test_trace_dtypes(device: str, dtype: str, default: str) -> None:
     a = sample(dtype, (2, 3, 3))
-    expected = np.trace(wide(a), axis1=-2, axis2=-1).astype(np_dtype(default))
+    expected = np.trace(wide(a), axis1=-2, axis2=-1).astype(storage(default))
     assert_close(xp.linalg.trace(on(a, device)), expected, default)
     assert_close(xp.linalg.trace(on(a, device), dtype=xp.complex128),
                  np.trace(wide(a), axis1=-2, axis2=-1), "complex128")
@@ -247,7 +242,7 @@ def test_trace_dtypes(device: str, dtype: str, default: str) -> None:
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "bfloat16", "complex128"])
 def test_matrix_transpose(device: str, dtype: str) -> None:
-    a = sample("int8", (2, 3, 4)).astype(np_dtype(dtype))
+    a = sample("int8", (2, 3, 4)).astype(storage(dtype))
     for f in (xp.matrix_transpose, xp.linalg.matrix_transpose):
         out = f(on(a, device))
         assert out.dtype == getattr(xp, dtype)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import rocm_array as xp
+from helpers import host
 from rocm_array.dtypes import DType
 
 # Each Python operator with a dtype it admits.
@@ -30,9 +31,6 @@ INPLACE_DTYPES = {operator.iadd: xp.int8, operator.isub: xp.float32, operator.im
                   operator.ipow: xp.int32, operator.iand: xp.bool, operator.ior: xp.int16,
                   operator.ixor: xp.uint64, operator.ilshift: xp.int32, operator.irshift: xp.uint8}
 
-
-def host(x: xp.Array) -> np.ndarray:
-    return np.asarray(x.to_device("cpu"))
 
 
 def sample(dtype: DType, shape: tuple[int, ...], seed: int) -> np.ndarray:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import rocm_array as xp
+from helpers import host, storage
 
 REAL = ["int8", "uint8", "int16", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64"]
 ALL = ["bool", *REAL, "complex64", "complex128"]
 
-
-def host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device("cpu"))
 
 
 def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -22,7 +19,7 @@ def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     a = rng.integers(0, 3, shape)
     if dtype.startswith("complex"):
         a = a + 1j * rng.integers(0, 2, shape)
-    return np.asarray(a).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    return np.asarray(a).astype(storage(dtype))
 
 
 def assert_index(out: xp.Array, expected: np.ndarray) -> None:
@@ -116,7 +113,7 @@ def test_nonzero_view_and_zero_dimensional(device: str) -> None:
 @pytest.mark.parametrize("dtype", REAL)
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_searchsorted_matches_numpy(device: str, dtype: str, side: str) -> None:
-    base = np.array([0, 1, 1, 2, 4, 4, 5]).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    base = np.array([0, 1, 1, 2, 4, 4, 5]).astype(storage(dtype))
     v = np.array([[0, 1, 3], [4, 5, 2]]).astype(base.dtype)
     x1, x2 = xp.asarray(base, device=device), xp.asarray(v, device=device)
     expected = np.searchsorted(base.astype(np.float64), v.astype(np.float64), side=side)

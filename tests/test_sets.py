@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import rocm_array as xp
+from helpers import host, storage
 
 ALL = ["bool", "int8", "uint8", "int16", "uint32", "int64", "uint64", "float16", "bfloat16", "float32",
        "float64", "complex64", "complex128"]
 
-
-def host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device("cpu"))
 
 
 def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -21,7 +18,7 @@ def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     a = rng.integers(0, 4, shape)
     if dtype.startswith("complex"):
         a = a + 1j * rng.integers(0, 2, shape)
-    return np.asarray(a).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    return np.asarray(a).astype(storage(dtype))
 
 
 def check_unique_all(x: xp.Array, a: np.ndarray) -> None:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocm_array as xp
+from helpers import host, storage
 
 REAL = ["int8", "uint8", "int16", "uint32", "int64", "uint64", "float16", "bfloat16", "float32", "float64"]
 
-
-def host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device("cpu"))
 
 
 def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -24,7 +21,7 @@ def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
         info = np.iinfo(dtype)
         return rng.choice(np.array([info.min, 0, 1, 7, info.max], dtype=dtype), shape)
     a = rng.choice(np.array([-np.inf, -2.5, -0.0, 0.0, 1.0, 3.0, np.inf]), shape)
-    return a.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    return a.astype(storage(dtype))
 
 
 def expected_order(row: list[float], descending: bool) -> list[int]:

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocm_array as xp
+from helpers import host, storage
 
 NUMERIC = ["int8", "uint8", "int16", "uint32", "int64", "uint64", "float16", "bfloat16",
            "float32", "float64", "complex64", "complex128"]
@@ -28,9 +29,6 @@ NP_FUNC = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "max": np.max, "min"
 AXES = [(None, False), (0, True), (-1, False), ((0, 2), False), ((2, 0), True), ((), False), ((0, 1, 2), True)]
 
 
-def host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device("cpu"))
-
 
 def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     """Small values (products of a few stay exact), in the storage type of ``dtype``."""
@@ -41,7 +39,7 @@ def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
         a = rng.integers(0 if dtype.startswith("u") else -3, 4, shape)
     else:
         a = rng.integers(-8, 9, shape) / 4
-    return np.asarray(a).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    return np.asarray(a).astype(storage(dtype))
 
 
 def tolerance(dtype: str) -> float:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import rocm_array as xp
+from helpers import host, storage
 
 ALL = ["bool", "int8", "uint8", "int16", "uint32", "int64", "uint64", "float16", "bfloat16", "float32",
        "float64", "complex64", "complex128"]
 NUMERIC = ALL[1:]
 
-
-def host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device("cpu"))
 
 
 def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -23,7 +20,7 @@ def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     a = (rng.random(shape) < 0.8) * rng.integers(1, 5, shape)
     if dtype.startswith("complex"):
         a = a * np.where(rng.random(shape) < 0.5, 1, 1j)
-    return np.asarray(a).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    return np.asarray(a).astype(storage(dtype))
 
 
 @pytest.mark.parametrize("name", ["all", "any"])
@@ -68,9 +65,6 @@ def test_all_any_bad_arguments(device: str) -> None:
             f([True, False])
 
 
-def np_storage(dtype: str) -> object:
-    return ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
-
 
 @pytest.mark.parametrize("dtype", NUMERIC)
 def test_diff_matches_numpy(device: str, dtype: str) -> None:
@@ -83,7 +77,7 @@ def test_diff_matches_numpy(device: str, dtype: str) -> None:
             out = xp.diff(x, axis=axis, n=n)
             assert out.dtype == x.dtype
             expected = np.diff(ref, axis=axis, n=n)
-            np.testing.assert_array_equal(host(out), expected.astype(np_storage(dtype)))
+            np.testing.assert_array_equal(host(out), expected.astype(storage(dtype)))
 
 
 def test_diff_prepend_append(device: str) -> None:
