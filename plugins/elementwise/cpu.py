@@ -7,13 +7,12 @@ from the standard, a small wrapper here fixes it and the row names the wrapper.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rocm_array import dtypes
 from rocm_array.array import Array, wrap_numpy
-from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 
 if TYPE_CHECKING:
@@ -29,10 +28,6 @@ def ufunc(fn: Ufunc, arrays: list[Array], dtype: DType, out_dtype: DType, shape:
     with np.errstate(all="ignore"):
         r = np.asarray(fn.numpy(*args))
     return wrap_numpy(np.broadcast_to(r, shape).astype(out_dtype.numpy), out_dtype)
-
-
-def scalar(value: Any, dtype: DType, device: Device) -> Array:
-    return wrap_numpy(np.array(value, dtype=dtype.numpy), dtype)
 
 
 def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int, ...]) -> Array:

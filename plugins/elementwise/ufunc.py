@@ -12,7 +12,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from rocm_array import dtypes
+from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.backs import Backs
 from rocm_array.broadcast import broadcast_shapes
@@ -119,8 +119,7 @@ def scalar_array(value: bool | int | float | complex, dtype: DType, like: Array)
         info = dtypes.int_bounds(dtype)
         if not info[0] <= value <= info[1]:
             raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
-    return SCALAR_BACKS[like.device.kind](value, dtype, like.device)
+    return memory.full((), value, dtype, like.device)
 
 
 BACKS = Backs("elementwise functions", cpu=cpu.ufunc)
-SCALAR_BACKS = Backs("scalar arrays", cpu=cpu.scalar)
