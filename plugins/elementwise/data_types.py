@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import ml_dtypes
-import numpy as np
 
 from rocm_array import devices, dtypes, memory
 from rocm_array.array import Array
