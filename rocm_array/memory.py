@@ -72,7 +72,8 @@ def from_host(a: Any, dtype: DType, device: Device) -> Array:
     a = np.asarray(a)
     if device.kind == "cpu":
         return wrap_numpy(np.array(a, dtype=dtype.numpy, copy=True), dtype)
-    return device.runtime.from_host(np.ascontiguousarray(a, dtype=dtype.numpy), dtype)
+    # np.asarray, not np.ascontiguousarray: the latter makes a 0-d array 1-d.
+    return device.runtime.from_host(np.asarray(a, dtype=dtype.numpy, order="C"), dtype)
 
 
 def to_host(x: Array) -> np.ndarray:

@@ -93,6 +93,8 @@ def test_zero_size_and_0d(gpu: Device) -> None:
     assert _down(e).shape == (0, 5)
     s = memory.full((), 2.5, dtypes.float64, gpu)
     assert float(s) == 2.5 and _down(s).shape == ()
+    h = _up(np.float32(1.5), gpu)
+    assert h.shape == () and _down(h).shape == () and float(h) == 1.5
 
 
 @pytest.mark.parametrize("nbytes", [1, 4 << 20, staging.CHUNK * 2 + 12345])
@@ -127,7 +129,7 @@ def test_wave_primitives(gpu: Device) -> None:
     rt.launch(fn, (1, 1, 1), (n, 1, 1), [_ptr(sums), _ptr(masks), _ptr(lanes), _ptr(x)])
     _equal(_down(lanes), np.arange(n, dtype=np.int32) % w)  # RA_WAVE_SIZE is the hardware's
     _equal(_down(sums), host.reshape(4, w).sum(axis=1))
-    want = [sum(1 << k for k in range(w) if v > 0) for v in host.reshape(4, w)]
+    want = [sum(1 << k for k in range(w) if row[k] > 0) for row in host.reshape(4, w)]
     _equal(_down(masks), np.array(want, np.uint64))
 
 

@@ -136,7 +136,7 @@ class GpuRuntime:
 
     def from_host(self, a: np.ndarray, dtype: DType) -> Array:
         """A new device array holding the contiguous host array ``a`` (of dtype's storage type)."""
-        a = np.ascontiguousarray(a, dtype=dtype.numpy)
+        a = np.asarray(a, dtype=dtype.numpy, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
         out = self.empty(a.shape, dtype)
         if a.nbytes >= STAGING_MIN:
             self._staging.upload(out._buf.ptr, a)

@@ -3,13 +3,18 @@
 Pageable host memory cannot be read by the GPU's copy engine directly. Large
 transfers go in chunks through two pinned buffers used in turn, so the host's
 copy into (or out of) one overlaps the DMA of the other; small ones go straight
-to the driver, whose own staging is cheaper to start.
+to the driver, whose own staging is cheaper to start. The host side of each
+chunk is copied by several threads (NumPy releases the GIL for the copy): one
+thread's memcpy is slower than the DMA (measured on an H200: about 12 GB/s for
+one thread, 55 GB/s for pinned DMA, 17-19 GB/s for the driver's pageable path).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -21,7 +26,11 @@ __all__ = ["Staging", "STAGING_MIN", "CHUNK"]
 #: Transfers at least this large use the pinned buffers.
 STAGING_MIN = 4 << 20
 #: Bytes per pinned buffer (two per device).
-CHUNK = 8 << 20
+CHUNK = 32 << 20
+#: Threads copying between pageable and pinned memory.
+WORKERS = max(1, min(8, os.cpu_count() or 1))
+#: Pieces smaller than this are not worth a thread.
+_MIN_PIECE = 1 << 20
 
 
 class Staging:
@@ -34,6 +43,7 @@ class Staging:
         self._ptrs: list[int] = []
         self._views: list[np.ndarray] = []
         self._events: list[Any] = []
+        self._threads: ThreadPoolExecutor | None = None
 
     def _ready(self) -> None:
         if self._ptrs:
@@ -43,6 +53,18 @@ class Staging:
             self._ptrs.append(ptr)
             self._views.append(np.ctypeslib.as_array((ctypes.c_uint8 * self._chunk).from_address(ptr)))
             self._events.append(self._driver.event_create())
+        if WORKERS > 1:
+            self._threads = ThreadPoolExecutor(WORKERS, thread_name_prefix="rocm_array-staging")
+
+    def _copy(self, dst: np.ndarray, src: np.ndarray) -> None:
+        """``dst[:] = src`` for byte arrays, split across the threads."""
+        step = max(_MIN_PIECE, -(-dst.size // WORKERS))
+        if self._threads is None or step >= dst.size:
+            np.copyto(dst, src)
+            return
+        pieces = range(0, dst.size, step)
+        for _ in self._threads.map(lambda i: np.copyto(dst[i:i + step], src[i:i + step]), pieces):
+            pass
 
     def upload(self, dst: int, src: np.ndarray) -> None:
         """Copy the bytes of the contiguous ``src`` to device address ``dst`` (queued on the stream)."""
@@ -54,7 +76,7 @@ class Staging:
                 b = k % 2
                 n = min(self._chunk, data.size - start)
                 d.event_synchronize(self._events[b])  # the DMA that last read buffer b is done
-                self._views[b][:n] = data[start:start + n]
+                self._copy(self._views[b][:n], data[start:start + n])
                 d.memcpy_htod(dst + start, self._ptrs[b], n)
                 d.event_record(self._events[b])
 
@@ -78,4 +100,4 @@ class Staging:
 
     def _drain(self, data: np.ndarray, b: int, start: int, n: int) -> None:
         self._driver.event_synchronize(self._events[b])
-        data[start:start + n] = self._views[b][:n]
+        self._copy(data[start:start + n], self._views[b][:n])
