@@ -60,21 +60,18 @@ RA_DEVICE float ra_double_to_float_odd(double d) {
   return ra_bit_cast<float>(u | 1u);
 }
 
-struct float16 {
-  uint16_t bits;
-  float16() = default;
-  RA_DEVICE float16(float f) : bits(ra_float_to_half_bits(f)) {}
-  RA_DEVICE operator float() const { return ra_half_bits_to_float(bits); }
-  RA_DEVICE static float16 from_bits(uint16_t b) { float16 h; h.bits = b; return h; }
-};
-
-struct bfloat16 {
-  uint16_t bits;
-  bfloat16() = default;
-  RA_DEVICE bfloat16(float f) : bits(ra_float_to_bfloat16_bits(f)) {}
-  RA_DEVICE operator float() const { return ra_bfloat16_bits_to_float(bits); }
-  RA_DEVICE static bfloat16 from_bits(uint16_t b) { bfloat16 h; h.bits = b; return h; }
-};
+// A 16-bit float: its bits, and conversions from and to float.
+#define RA_FLOAT16_LIKE(NAME, FROM_FLOAT, TO_FLOAT)                                          \
+  struct NAME {                                                                             \
+    uint16_t bits;                                                                          \
+    NAME() = default;                                                                       \
+    RA_DEVICE NAME(float f) : bits(FROM_FLOAT(f)) {}                                        \
+    RA_DEVICE operator float() const { return TO_FLOAT(bits); }                             \
+    RA_DEVICE static NAME from_bits(uint16_t b) { NAME h; h.bits = b; return h; }          \
+  };
+RA_FLOAT16_LIKE(float16, ra_float_to_half_bits, ra_half_bits_to_float)
+RA_FLOAT16_LIKE(bfloat16, ra_float_to_bfloat16_bits, ra_bfloat16_bits_to_float)
+#undef RA_FLOAT16_LIKE
 
 // ---- complex ------------------------------------------------------------------------------
 // Two concrete structs (not one template: hiprtc 5's name-expression lookup compares

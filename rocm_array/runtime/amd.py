@@ -9,13 +9,13 @@ hip-python as ints, which its Pointer adapters accept as addresses.
 from __future__ import annotations
 
 import ctypes
-import functools
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from hip import hip, hiprtc
 
-from .protocol import DeviceProperties, DriverError, DriverOutOfMemory
+from .bindings import BindingsRtc, checker, in_context, text
+from .protocol import DeviceProperties, DriverError
 from .targets import hiprtc_name, hiprtc_options
 
 __all__ = ["HiprtcRtc", "AmdDriver", "open_devices"]
@@ -25,79 +25,23 @@ DLPACK_DEVICE_TYPE = 10  # kDLROCM
 #: Bytes the device pool keeps after a synchronize instead of returning them to the driver.
 RELEASE_THRESHOLD = 2**64 - 1
 _POOL = hip.hipMemPoolAttr
+#: Driver.memcpy's directions.
+_MEMCPY = {"htod": hip.hipMemcpyHtoDAsync, "dtoh": hip.hipMemcpyDtoHAsync, "dtod": hip.hipMemcpyDtoDAsync}
+
+_check = checker(hip.hipError_t.hipSuccess, hip.hipError_t.hipErrorOutOfMemory, hip.hipGetErrorName)
+_check_rtc = checker(hiprtc.hiprtcResult.HIPRTC_SUCCESS, None, hiprtc.hiprtcGetErrorString)
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).split(b"\0")[0].decode(errors="replace")
-    return str(value)
-
-
-def _check(result: tuple[Any, ...], call: str) -> Any:
-    err, *values = result
-    if err != hip.hipError_t.hipSuccess:
-        cls = DriverOutOfMemory if err == hip.hipError_t.hipErrorOutOfMemory else DriverError
-        raise cls(f"{call} failed: {_text(hip.hipGetErrorName(err))}")
-    return values[0] if len(values) == 1 else tuple(values)
-
-
-def _in_context(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Make the device current on the calling thread first (finalizers run anywhere)."""
-    @functools.wraps(method)
-    def call(self: AmdDriver, *args: Any) -> Any:
-        self.activate()
-        return method(self, *args)
-    return call
-
-
-def _check_rtc(result: tuple[Any, ...], call: str) -> Any:
-    err, *values = result
-    if err != hiprtc.hiprtcResult.HIPRTC_SUCCESS:
-        raise DriverError(f"{call} failed: {_text(hiprtc.hiprtcGetErrorString(err))}")
-    return values[0] if len(values) == 1 else tuple(values)
-
-
-class HiprtcRtc:
+class HiprtcRtc(BindingsRtc):
     """hiprtc, producing a code object for an offload architecture (``gfx90a:xnack-``)."""
 
     name = "hiprtc"
-
-    def version(self) -> str:
-        major, minor = _check_rtc(hiprtc.hiprtcVersion(), "hiprtcVersion")
-        return f"{major}.{minor}"
-
-    def target_options(self, arch: str, wave_size: int) -> list[str]:
-        return hiprtc_options(arch, wave_size)
-
-    def create(self, source: str, filename: str, headers: dict[str, str]) -> Any:
-        return _check_rtc(hiprtc.hiprtcCreateProgram(
-            source.encode(), filename.encode(), len(headers),
-            [h.encode() for h in headers.values()], [n.encode() for n in headers]), "hiprtcCreateProgram")
-
-    def add_name(self, prog: Any, expr: str) -> None:
-        _check_rtc(hiprtc.hiprtcAddNameExpression(prog, hiprtc_name(expr).encode()), "hiprtcAddNameExpression")
-
-    def compile(self, prog: Any, options: list[str]) -> bool:
-        (err,) = hiprtc.hiprtcCompileProgram(prog, len(options), [o.encode() for o in options])
-        return err == hiprtc.hiprtcResult.HIPRTC_SUCCESS
-
-    def log(self, prog: Any) -> str:
-        size = _check_rtc(hiprtc.hiprtcGetProgramLogSize(prog), "hiprtcGetProgramLogSize")
-        buf = bytearray(size)
-        _check_rtc(hiprtc.hiprtcGetProgramLog(prog, buf), "hiprtcGetProgramLog")
-        return _text(buf)
-
-    def lowered(self, prog: Any, expr: str) -> str:
-        return _text(_check_rtc(hiprtc.hiprtcGetLoweredName(prog, hiprtc_name(expr).encode()), "hiprtcGetLoweredName"))
-
-    def code(self, prog: Any) -> bytes:
-        size = _check_rtc(hiprtc.hiprtcGetCodeSize(prog), "hiprtcGetCodeSize")
-        buf = bytearray(size)
-        _check_rtc(hiprtc.hiprtcGetCode(prog, buf), "hiprtcGetCode")
-        return bytes(buf)
-
-    def destroy(self, prog: Any) -> None:
-        hiprtc.hiprtcDestroyProgram(prog)
+    api = hiprtc
+    success = hiprtc.hiprtcResult.HIPRTC_SUCCESS
+    code_kind = "Code"
+    check = staticmethod(_check_rtc)
+    options = staticmethod(hiprtc_options)
+    spell = staticmethod(hiprtc_name)
 
 
 class AmdDriver:
@@ -112,13 +56,13 @@ class AmdDriver:
         self.activate()
         props = hip.hipDeviceProp_t()
         _check(hip.hipGetDeviceProperties(props, index), "hipGetDeviceProperties")
-        full_arch = _text(props.gcnArchName)  # "gfx90a:sramecc+:xnack-"
+        full_arch = text(props.gcnArchName)  # "gfx90a:sramecc+:xnack-"
         if not int(_check(hip.hipDeviceGetAttribute(
                 hip.hipDeviceAttribute_t.hipDeviceAttributeMemoryPoolsSupported, index),
                 "hipDeviceGetAttribute")):
             raise DriverError(f"HIP device {index} has no stream-ordered memory pools")
         self.properties = DeviceProperties(
-            platform=PLATFORM, index=index, name=_text(props.name), arch=full_arch.split(":")[0],
+            platform=PLATFORM, index=index, name=text(props.name), arch=full_arch.split(":")[0],
             wave_size=int(props.warpSize), compute_units=int(props.multiProcessorCount),
             total_memory=int(props.totalGlobalMem), compile_arch=full_arch)
         self._stream = _check(hip.hipStreamCreate(), "hipStreamCreate")
@@ -137,11 +81,11 @@ class AmdDriver:
         return HiprtcRtc()
 
     # -- memory --
-    @_in_context
+    @in_context
     def malloc_async(self, nbytes: int) -> int:
         return int(_check(hip.hipMallocAsync(nbytes, self._stream), f"hipMallocAsync({nbytes})"))
 
-    @_in_context
+    @in_context
     def free_async(self, ptr: int) -> None:
         _check(hip.hipFreeAsync(ptr, self._stream), "hipFreeAsync")
 
@@ -154,27 +98,20 @@ class AmdDriver:
         return (self._pool_attribute(_POOL.hipMemPoolAttrUsedMemCurrent),
                 self._pool_attribute(_POOL.hipMemPoolAttrReservedMemCurrent))
 
-    @_in_context
+    @in_context
     def pool_trim(self, keep: int) -> None:
         _check(hip.hipMemPoolTrimTo(self._pool, keep), "hipMemPoolTrimTo")
 
-    @_in_context
-    def memcpy_htod(self, dst: int, src: int, nbytes: int) -> None:
-        _check(hip.hipMemcpyHtoDAsync(dst, src, nbytes, self._stream), "hipMemcpyHtoDAsync")
+    @in_context
+    def memcpy(self, dst: int, src: int, nbytes: int, kind: str) -> None:
+        call = _MEMCPY[kind]
+        _check(call(dst, src, nbytes, self._stream), call.__name__)
 
-    @_in_context
-    def memcpy_dtoh(self, dst: int, src: int, nbytes: int) -> None:
-        _check(hip.hipMemcpyDtoHAsync(dst, src, nbytes, self._stream), "hipMemcpyDtoHAsync")
-
-    @_in_context
-    def memcpy_dtod(self, dst: int, src: int, nbytes: int) -> None:
-        _check(hip.hipMemcpyDtoDAsync(dst, src, nbytes, self._stream), "hipMemcpyDtoDAsync")
-
-    @_in_context
+    @in_context
     def memset_d8(self, ptr: int, value: int, nbytes: int) -> None:
         _check(hip.hipMemsetD8Async(ptr, value, nbytes, self._stream), "hipMemsetD8Async")
 
-    @_in_context
+    @in_context
     def host_alloc(self, nbytes: int) -> int:
         return int(_check(hip.hipHostMalloc(nbytes, 0), f"hipHostMalloc({nbytes})"))
 
@@ -182,11 +119,11 @@ class AmdDriver:
         _check(hip.hipHostFree(ptr), "hipHostFree")
 
     # -- ordering --
-    @_in_context
+    @in_context
     def event_create(self) -> Any:
         return _check(hip.hipEventCreate(), "hipEventCreate")
 
-    @_in_context
+    @in_context
     def event_record(self, event: Any) -> None:
         _check(hip.hipEventRecord(event, self._stream), "hipEventRecord")
 
@@ -199,23 +136,23 @@ class AmdDriver:
     def event_destroy(self, event: Any) -> None:
         _check(hip.hipEventDestroy(event), "hipEventDestroy")
 
-    @_in_context
+    @in_context
     def stream_wait_event(self, stream: int, event: Any) -> None:
         _check(hip.hipStreamWaitEvent(stream, event, 0), "hipStreamWaitEvent")
 
-    @_in_context
+    @in_context
     def synchronize(self) -> None:
         _check(hip.hipStreamSynchronize(self._stream), "hipStreamSynchronize")
 
     # -- kernels --
-    @_in_context
+    @in_context
     def module_load(self, code: bytes) -> Any:
         return _check(hip.hipModuleLoadData(code), "hipModuleLoadData")
 
     def module_function(self, module: Any, name: str) -> Any:
         return _check(hip.hipModuleGetFunction(module, name.encode()), f"hipModuleGetFunction({name})")
 
-    @_in_context
+    @in_context
     def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                shared: int, args: Sequence[ctypes._SimpleCData | ctypes.Structure]) -> None:
         # hip-python packs the ctypes values into the `extra` buffer with each one's alignment.

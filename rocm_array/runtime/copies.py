@@ -107,7 +107,7 @@ def copy(rt: GpuRuntime, dst: Array, src: Array) -> None:
     if len(shape) == 1 and ds[0] == 1 and ss[0] == 1:
         n = shape[0]
         if dst.dtype is src.dtype:
-            rt.driver.memcpy_dtod(dp.value or 0, sp.value or 0, n * dst.dtype.itemsize)
+            rt.driver.memcpy(dp.value or 0, sp.value or 0, n * dst.dtype.itemsize, "dtod")
         else:
             fn = _copy_kernel(rt, "copy_contiguous", src.dtype, dst.dtype)
             rt.launch(fn, (grid_1d(n, cu, per_thread=4), 1, 1), (BLOCK, 1, 1), [dp, sp, ctypes.c_int64(n)])

@@ -142,7 +142,7 @@ class GpuRuntime:
             self._staging.upload(out._buf.ptr, a)
         elif a.nbytes:
             # Pageable memory: the driver copies it out before returning.
-            self.driver.memcpy_htod(out._buf.ptr, a.ctypes.data, a.nbytes)
+            self.driver.memcpy(out._buf.ptr, a.ctypes.data, a.nbytes, "htod")
         return out
 
     def to_host(self, x: Array) -> np.ndarray:
@@ -154,7 +154,7 @@ class GpuRuntime:
         if out.nbytes >= STAGING_MIN:
             self._staging.download(out, self.pointer(c))
         elif out.nbytes:
-            self.driver.memcpy_dtoh(out.ctypes.data, self.pointer(c), out.nbytes)
+            self.driver.memcpy(out.ctypes.data, self.pointer(c), out.nbytes, "dtoh")
             self.driver.synchronize()
         return out
 

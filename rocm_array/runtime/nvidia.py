@@ -8,14 +8,14 @@ module imports cuda-bindings.
 from __future__ import annotations
 
 import ctypes
-import functools
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from cuda.bindings import driver as cu
 from cuda.bindings import nvrtc
 
-from .protocol import DeviceProperties, DriverError, DriverOutOfMemory
+from .bindings import BindingsRtc, checker, in_context, text
+from .protocol import DeviceProperties, DriverError
 from .targets import nvrtc_options
 
 __all__ = ["NvrtcRtc", "NvidiaDriver", "open_devices"]
@@ -27,75 +27,27 @@ RELEASE_THRESHOLD = 2**64 - 1
 _ATTR = cu.CUdevice_attribute
 _POOL = cu.CUmemPool_attribute
 
+#: Driver.memcpy's directions.
+_MEMCPY = {"htod": cu.cuMemcpyHtoDAsync, "dtoh": cu.cuMemcpyDtoHAsync, "dtod": cu.cuMemcpyDtoDAsync}
 
-def _check(result: tuple[Any, ...], call: str) -> Any:
-    err, *values = result
-    if err != cu.CUresult.CUDA_SUCCESS:
-        name = cu.cuGetErrorName(err)[1]
-        text = name.decode() if isinstance(name, bytes) else str(err)
-        cls = DriverOutOfMemory if err == cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY else DriverError
-        raise cls(f"{call} failed: {text}")
-    return values[0] if len(values) == 1 else tuple(values)
+_check = checker(cu.CUresult.CUDA_SUCCESS, cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+                 lambda status: cu.cuGetErrorName(status)[1])
+_check_rtc = checker(nvrtc.nvrtcResult.NVRTC_SUCCESS, None, lambda status: nvrtc.nvrtcGetErrorString(status)[1])
 
 
-def _in_context(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Make the device's context current on the calling thread first (finalizers run anywhere)."""
-    @functools.wraps(method)
-    def call(self: NvidiaDriver, *args: Any) -> Any:
-        self.activate()
-        return method(self, *args)
-    return call
-
-
-def _check_rtc(result: tuple[Any, ...], call: str) -> Any:
-    err, *values = result
-    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        raise DriverError(f"{call} failed: {nvrtc.nvrtcGetErrorString(err)[1].decode()}")
-    return values[0] if len(values) == 1 else tuple(values)
-
-
-class NvrtcRtc:
+class NvrtcRtc(BindingsRtc):
     """NVRTC, producing a cubin for a real architecture (``sm_90``). Needs no GPU."""
 
     name = "nvrtc"
+    api = nvrtc
+    success = nvrtc.nvrtcResult.NVRTC_SUCCESS
+    code_kind = "CUBIN"
+    check = staticmethod(_check_rtc)
+    options = staticmethod(nvrtc_options)
 
-    def version(self) -> str:
-        major, minor = _check_rtc(nvrtc.nvrtcVersion(), "nvrtcVersion")
-        return f"{major}.{minor}"
-
-    def target_options(self, arch: str, wave_size: int) -> list[str]:
-        return nvrtc_options(arch, wave_size)
-
-    def create(self, source: str, filename: str, headers: dict[str, str]) -> Any:
-        return _check_rtc(nvrtc.nvrtcCreateProgram(
-            source.encode(), filename.encode(), len(headers),
-            [h.encode() for h in headers.values()], [n.encode() for n in headers]), "nvrtcCreateProgram")
-
-    def add_name(self, prog: Any, expr: str) -> None:
-        _check_rtc(nvrtc.nvrtcAddNameExpression(prog, expr.encode()), "nvrtcAddNameExpression")
-
-    def compile(self, prog: Any, options: list[str]) -> bool:
-        (err,) = nvrtc.nvrtcCompileProgram(prog, len(options), [o.encode() for o in options])
-        return err == nvrtc.nvrtcResult.NVRTC_SUCCESS
-
-    def log(self, prog: Any) -> str:
-        size = _check_rtc(nvrtc.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
-        buf = b" " * size
-        _check_rtc(nvrtc.nvrtcGetProgramLog(prog, buf), "nvrtcGetProgramLog")
-        return buf.rstrip(b"\0").decode(errors="replace")
-
-    def lowered(self, prog: Any, expr: str) -> str:
-        name = _check_rtc(nvrtc.nvrtcGetLoweredName(prog, expr.encode()), "nvrtcGetLoweredName")
-        return name.decode() if isinstance(name, bytes) else str(name)
-
-    def code(self, prog: Any) -> bytes:
-        size = _check_rtc(nvrtc.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
-        buf = b" " * size
-        _check_rtc(nvrtc.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
-        return buf
-
-    def destroy(self, prog: Any) -> None:
-        nvrtc.nvrtcDestroyProgram(prog)
+    @staticmethod
+    def buffer(size: int) -> bytes:
+        return b" " * size  # cuda-bindings writes into a bytes object of the right size
 
 
 class NvidiaDriver:
@@ -114,9 +66,8 @@ class NvidiaDriver:
         minor = attr(_ATTR.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
         if not attr(_ATTR.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED):
             raise DriverError(f"CUDA device {index} has no stream-ordered memory pools")
-        name = _check(cu.cuDeviceGetName(256, self._device), "cuDeviceGetName")
         self.properties = DeviceProperties(
-            platform=PLATFORM, index=index, name=name.split(b"\0")[0].decode(),
+            platform=PLATFORM, index=index, name=text(_check(cu.cuDeviceGetName(256, self._device), "cuDeviceGetName")),
             arch=f"sm_{major}{minor}", wave_size=attr(_ATTR.CU_DEVICE_ATTRIBUTE_WARP_SIZE),
             compute_units=attr(_ATTR.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
             total_memory=int(_check(cu.cuDeviceTotalMem(self._device), "cuDeviceTotalMem")))
@@ -135,42 +86,35 @@ class NvidiaDriver:
         return NvrtcRtc()
 
     # -- memory --
-    @_in_context
+    @in_context
     def malloc_async(self, nbytes: int) -> int:
         return int(_check(cu.cuMemAllocAsync(nbytes, self.stream), f"cuMemAllocAsync({nbytes})"))
 
-    @_in_context
+    @in_context
     def free_async(self, ptr: int) -> None:
         _check(cu.cuMemFreeAsync(ptr, self.stream), "cuMemFreeAsync")
 
-    def pool_usage(self) -> tuple[int, int]:
-        used = _check(cu.cuMemPoolGetAttribute(self._pool, _POOL.CU_MEMPOOL_ATTR_USED_MEM_CURRENT),
-                      "cuMemPoolGetAttribute")
-        held = _check(cu.cuMemPoolGetAttribute(self._pool, _POOL.CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT),
-                      "cuMemPoolGetAttribute")
-        return int(used), int(held)
+    def _pool_attribute(self, attr: Any) -> int:
+        return int(_check(cu.cuMemPoolGetAttribute(self._pool, attr), "cuMemPoolGetAttribute"))
 
-    @_in_context
+    def pool_usage(self) -> tuple[int, int]:
+        return (self._pool_attribute(_POOL.CU_MEMPOOL_ATTR_USED_MEM_CURRENT),
+                self._pool_attribute(_POOL.CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT))
+
+    @in_context
     def pool_trim(self, keep: int) -> None:
         _check(cu.cuMemPoolTrimTo(self._pool, keep), "cuMemPoolTrimTo")
 
-    @_in_context
-    def memcpy_htod(self, dst: int, src: int, nbytes: int) -> None:
-        _check(cu.cuMemcpyHtoDAsync(dst, src, nbytes, self.stream), "cuMemcpyHtoDAsync")
+    @in_context
+    def memcpy(self, dst: int, src: int, nbytes: int, kind: str) -> None:
+        call = _MEMCPY[kind]
+        _check(call(dst, src, nbytes, self.stream), call.__name__)
 
-    @_in_context
-    def memcpy_dtoh(self, dst: int, src: int, nbytes: int) -> None:
-        _check(cu.cuMemcpyDtoHAsync(dst, src, nbytes, self.stream), "cuMemcpyDtoHAsync")
-
-    @_in_context
-    def memcpy_dtod(self, dst: int, src: int, nbytes: int) -> None:
-        _check(cu.cuMemcpyDtoDAsync(dst, src, nbytes, self.stream), "cuMemcpyDtoDAsync")
-
-    @_in_context
+    @in_context
     def memset_d8(self, ptr: int, value: int, nbytes: int) -> None:
         _check(cu.cuMemsetD8Async(ptr, value, nbytes, self.stream), "cuMemsetD8Async")
 
-    @_in_context
+    @in_context
     def host_alloc(self, nbytes: int) -> int:
         return int(_check(cu.cuMemHostAlloc(nbytes, 0), f"cuMemHostAlloc({nbytes})"))
 
@@ -178,11 +122,11 @@ class NvidiaDriver:
         _check(cu.cuMemFreeHost(ptr), "cuMemFreeHost")
 
     # -- ordering --
-    @_in_context
+    @in_context
     def event_create(self) -> Any:
         return _check(cu.cuEventCreate(0), "cuEventCreate")
 
-    @_in_context
+    @in_context
     def event_record(self, event: Any) -> None:
         _check(cu.cuEventRecord(event, self.stream), "cuEventRecord")
 
@@ -195,16 +139,16 @@ class NvidiaDriver:
     def event_destroy(self, event: Any) -> None:
         _check(cu.cuEventDestroy(event), "cuEventDestroy")
 
-    @_in_context
+    @in_context
     def stream_wait_event(self, stream: int, event: Any) -> None:
         _check(cu.cuStreamWaitEvent(stream, event, 0), "cuStreamWaitEvent")
 
-    @_in_context
+    @in_context
     def synchronize(self) -> None:
         _check(cu.cuStreamSynchronize(self.stream), "cuStreamSynchronize")
 
     # -- kernels --
-    @_in_context
+    @in_context
     def module_load(self, code: bytes) -> Any:
         image = ctypes.create_string_buffer(code, len(code))
         return _check(cu.cuModuleLoadData(ctypes.addressof(image)), "cuModuleLoadData")
@@ -212,7 +156,7 @@ class NvidiaDriver:
     def module_function(self, module: Any, name: str) -> Any:
         return _check(cu.cuModuleGetFunction(module, name.encode()), f"cuModuleGetFunction({name})")
 
-    @_in_context
+    @in_context
     def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                shared: int, args: Sequence[ctypes._SimpleCData | ctypes.Structure]) -> None:
         # kernelParams: an array of pointers to each argument; the driver reads sizes from the image.

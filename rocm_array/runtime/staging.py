@@ -23,8 +23,9 @@ from .protocol import Driver
 
 __all__ = ["Staging", "STAGING_MIN", "CHUNK"]
 
-#: Transfers at least this large use the pinned buffers.
-STAGING_MIN = 4 << 20
+#: Transfers at least this large use the pinned buffers (measured on an H200: at 64 MiB
+#: staging gives 26 GB/s against the driver's 19, at 1 GiB 32 against 11; at 4 MiB it loses).
+STAGING_MIN = 32 << 20
 #: Bytes per pinned buffer (two per device).
 CHUNK = 32 << 20
 #: Threads copying between pageable and pinned memory.
@@ -77,7 +78,7 @@ class Staging:
                 n = min(self._chunk, data.size - start)
                 d.event_synchronize(self._events[b])  # the DMA that last read buffer b is done
                 self._copy(self._views[b][:n], data[start:start + n])
-                d.memcpy_htod(dst + start, self._ptrs[b], n)
+                d.memcpy(dst + start, self._ptrs[b], n, "htod")
                 d.event_record(self._events[b])
 
     def download(self, dst: np.ndarray, src: int) -> None:
@@ -90,7 +91,7 @@ class Staging:
             for k, start in enumerate(range(0, data.size, self._chunk)):
                 b = k % 2
                 n = min(self._chunk, data.size - start)
-                d.memcpy_dtoh(self._ptrs[b], src + start, n)  # stream order: after buffer b's last use
+                d.memcpy(self._ptrs[b], src + start, n, "dtoh")  # stream order: after buffer b's last use
                 d.event_record(self._events[b])
                 if pending:
                     self._drain(data, *pending)
