@@ -84,6 +84,8 @@ def test_out_of_memory_then_usable(gpu: Device) -> None:
         memory.empty((too_much // 8,), dtypes.float64, gpu)
     msg = str(info.value)
     assert str(too_much // 8 * 8) in msg and "pool" in msg and f"gpu:{gpu.index}" in msg
+    used, held = rt.driver.pool_usage()
+    assert held <= used + 64 * 2**20  # nothing left reserved by the failed request
     x = memory.full((1000,), 3, dtypes.int32, gpu)
     _equal(_down(x), np.full(1000, 3, np.int32))
 

@@ -91,17 +91,24 @@ class GpuRuntime:
             ptr = d.malloc_async(nbytes)
         except DriverOutOfMemory:
             gc.collect()  # Arrays in reference cycles hold buffers too
-            d.synchronize()  # frees queued on the stream complete
-            d.pool_trim(0)
+            self.release_memory()
             try:
                 ptr = d.malloc_async(nbytes)
             except DriverOutOfMemory:
+                # A failed request can leave the pool holding what it reserved on the way:
+                # give it back, so that this process and others can still use the device.
+                self.release_memory()
                 used, held = d.pool_usage()
                 raise MemoryError(
                     f"gpu:{self.properties.index} ({self.properties.name}) is out of memory: "
                     f"{_size(nbytes)} ({nbytes} bytes) requested; the pool has {_size(used)} in use "
                     f"and {_size(held)} reserved of {_size(self.properties.total_memory)}") from None
         return DeviceBuffer(ptr, nbytes, self.properties.index, d.free_async)
+
+    def release_memory(self) -> None:
+        """Return the pool's unused memory to the driver (it keeps freed memory for reuse otherwise)."""
+        self.driver.synchronize()  # frees queued on the stream complete first
+        self.driver.pool_trim(0)
 
     def empty(self, shape: tuple[int, ...], dtype: DType) -> Array:
         shape = tuple(shape)
