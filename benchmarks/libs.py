@@ -194,6 +194,7 @@ class RocmArray(Library):
         import gc
 
         gc.collect()  # buffers in reference cycles go back to the pool
+        self.runtime.release_memory()  # and the pool's reservation to the driver, as the peers do
 
     def properties(self) -> dict[str, Any]:
         p = self.runtime.properties
