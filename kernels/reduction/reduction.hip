@@ -1,0 +1,389 @@
+// Reductions and scans with identity / map / combine / finalize slots.
+//
+// A reduction row of plugins/reduction/table.py names three functors of this file:
+// `map` turns an element (and its index along the reduced axes) into an accumulator
+// of compute type C, `combine` joins two accumulators (and gives the identity), and
+// `finalize` turns the accumulator into the output type. Kernels are instantiated as
+// reduce_inner<In, C, Out, Map, Combine, Finalize> and likewise.
+//
+// Two layouts, each one pass or two (the host decides, see plugins/reduction/gpu.py):
+// - reduce_inner: one block per output (the reduced elements of one output are close
+//   together: the contiguous innermost axis gets 16-byte vector loads); long rows are
+//   cut into `splits` chunks whose accumulators a second launch combines.
+// - reduce_outer: one thread per output column (neighbouring outputs are neighbours in
+//   memory, so a wave's loads are coalesced), the block's rows of threads combined
+//   through shared memory; long columns are cut into chunks likewise.
+// Flags: RA_PARTIAL_IN (the input holds accumulators of a first pass), RA_PARTIAL_OUT
+// (write accumulators, not finalized values), RA_VECTOR (reduce_outer: each thread
+// takes 16 bytes of neighbouring columns).
+#include "common/portability.h"
+#include "common/types.h"
+#include "common/cast.h"
+#include "common/indexing.h"
+#include "common/block.h"
+
+#define RA_PARTIAL_IN 1
+#define RA_PARTIAL_OUT 2
+#define RA_VECTOR 4
+
+// ---- limits and NaN tests --------------------------------------------------------------
+template <typename T> struct RaLimits {
+  RA_DEVICE static T lowest() { return T(0); }
+  RA_DEVICE static T highest() { return T(0); }
+};
+#define RA_LIMITS(T, LO, HI) \
+  template <> struct RaLimits<T> { RA_DEVICE static T lowest() { return LO; } RA_DEVICE static T highest() { return HI; } };
+RA_LIMITS(int8_t, -128, 127)
+RA_LIMITS(int16_t, -32768, 32767)
+RA_LIMITS(int32_t, -2147483647 - 1, 2147483647)
+RA_LIMITS(int64_t, -9223372036854775807LL - 1, 9223372036854775807LL)
+RA_LIMITS(uint8_t, 0, 255)
+RA_LIMITS(uint16_t, 0, 65535)
+RA_LIMITS(uint32_t, 0u, 4294967295u)
+RA_LIMITS(uint64_t, 0ull, 18446744073709551615ull)
+RA_LIMITS(float, -ra_bit_cast<float>(0x7f800000u), ra_bit_cast<float>(0x7f800000u))
+RA_LIMITS(double, -ra_bit_cast<double>(0x7ff0000000000000ull), ra_bit_cast<double>(0x7ff0000000000000ull))
+#undef RA_LIMITS
+
+template <typename T> RA_DEVICE bool ra_isnan(T v) {
+  if constexpr (ra_is_complex<T>::value) return v.re != v.re || v.im != v.im;
+  else return v != v;
+}
+
+// ---- accumulators --------------------------------------------------------------------------
+template <typename C> struct RaCount { C sum; ra_index_t n; };             // mean
+template <typename C> struct RaWelford { ra_index_t n; C mean, m2; };      // var, std
+template <typename C> struct RaArg { C v; ra_index_t i; };                 // argmax, argmin
+
+// ---- map slots: element (and its index along the reduced axes) -> accumulator --------------
+struct identity_op {
+  template <typename C> using acc = C;
+  template <typename C, typename In> RA_DEVICE static C map(In x, ra_index_t) { return ra_cast<C>(x); }
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double) { return ra_cast<Out>(a); }
+};
+struct nonzero_op {  // all, any: C is bool
+  template <typename C> using acc = C;
+  template <typename C, typename In> RA_DEVICE static C map(In x, ra_index_t) { return ra_cast<bool>(x); }
+};
+struct nonzero_index_op {  // count_nonzero, and the positions of nonzero (a scan)
+  template <typename C> using acc = C;
+  template <typename C, typename In> RA_DEVICE static C map(In x, ra_index_t) { return C(ra_cast<bool>(x) ? 1 : 0); }
+};
+struct count_op {
+  template <typename C> using acc = RaCount<C>;
+  template <typename C, typename In> RA_DEVICE static RaCount<C> map(In x, ra_index_t) { return {ra_cast<C>(x), 1}; }
+};
+struct welford_op {
+  template <typename C> using acc = RaWelford<C>;
+  template <typename C, typename In> RA_DEVICE static RaWelford<C> map(In x, ra_index_t) { return {1, ra_cast<C>(x), C(0)}; }
+};
+struct value_index_op {
+  template <typename C> using acc = RaArg<C>;
+  template <typename C, typename In> RA_DEVICE static RaArg<C> map(In x, ra_index_t i) { return {ra_cast<C>(x), i}; }
+};
+
+// ---- combine slots: identity and an associative join -----------------------------------------
+struct add_op {
+  template <typename A> RA_DEVICE static A identity() { return A(0); }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return a + b; }
+};
+struct mul_op {
+  template <typename A> RA_DEVICE static A identity() { return A(1); }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return a * b; }
+};
+struct and_op {
+  template <typename A> RA_DEVICE static A identity() { return true; }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return a && b; }
+};
+struct or_op {
+  template <typename A> RA_DEVICE static A identity() { return false; }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return a || b; }
+};
+// max and min propagate NaN, as the standard asks.
+struct max_op {
+  template <typename A> RA_DEVICE static A identity() { return RaLimits<A>::lowest(); }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return ra_isnan(a) || a > b ? a : b; }
+};
+struct min_op {
+  template <typename A> RA_DEVICE static A identity() { return RaLimits<A>::highest(); }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return ra_isnan(a) || a < b ? a : b; }
+};
+struct count_add_op {
+  template <typename A> RA_DEVICE static A identity() { return {0, 0}; }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return {a.sum + b.sum, a.n + b.n}; }
+};
+// Chan et al.'s pairwise update: exact counts, no cancellation between the partial sums.
+struct welford_combine_op {
+  template <typename A> RA_DEVICE static A identity() { return {0, 0, 0}; }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    typedef decltype(a.mean) C;
+    const ra_index_t n = a.n + b.n;
+    const C delta = b.mean - a.mean, wb = C(b.n) / C(n);
+    return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * (C(a.n) * wb)};
+  }
+};
+// argmax / argmin: NaN beats every number (NumPy's first NaN); ties go to the first index.
+template <bool MAX> struct RaArgCombine {
+  template <typename A> RA_DEVICE static A identity() {
+    typedef decltype(A().v) C;
+    return {MAX ? RaLimits<C>::lowest() : RaLimits<C>::highest(), RaLimits<int64_t>::highest()};
+  }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const {
+    const bool an = ra_isnan(a.v), bn = ra_isnan(b.v);
+    if (an || bn) return an && (!bn || a.i < b.i) ? a : b;
+    if (a.v == b.v) return a.i < b.i ? a : b;
+    return (MAX ? a.v > b.v : a.v < b.v) ? a : b;
+  }
+};
+struct argmax_op : RaArgCombine<true> {};
+struct argmin_op : RaArgCombine<false> {};
+
+// ---- finalize slots: accumulator -> output (param: var/std's correction) ---------------------
+template <typename C> RA_DEVICE C ra_div_count(C s, ra_index_t n) {
+  if constexpr (ra_is_complex<C>::value) {
+    typedef typename C::value_type R;
+    return C(s.re / R(n), s.im / R(n));
+  } else {
+    return s / C(n);
+  }
+}
+struct mean_op {
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double) { return ra_cast<Out>(ra_div_count(a.sum, a.n)); }
+};
+struct var_op {
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double correction) {
+    typedef decltype(a.mean) C;
+    return ra_cast<Out>(a.m2 / (C(a.n) - C(correction)));
+  }
+};
+struct std_op {
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double correction) {
+    typedef decltype(a.mean) C;
+    return ra_cast<Out>(sqrt(a.m2 / (C(a.n) - C(correction))));
+  }
+};
+struct index_op {
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double) { return ra_cast<Out>(a.i); }
+};
+
+// ---- reduction kernels ---------------------------------------------------------------------
+// The element offset of flat index r of a 1-operand geometry (1-D without division).
+RA_DEVICE ra_index_t ra_offset1(const ra_geometry<1>& g, ra_index_t r) {
+  if (g.ndim == 1) return r * g.strides[0][0];
+  ra_index_t off[1];
+  ra_offsets<1>(g, r, off);
+  return off[0];
+}
+
+template <typename In, typename C, typename Map, bool PARTIAL>
+RA_DEVICE typename Map::template acc<C> ra_load(const void* in, ra_index_t off, ra_index_t r) {
+  typedef typename Map::template acc<C> A;
+  if constexpr (PARTIAL) return ((const A*)in)[off];
+  else return Map::template map<C>(((const In*)in)[off], r);
+}
+
+template <typename Out, typename Fin, typename A>
+RA_DEVICE void ra_store(void* out, ra_index_t at, A acc, int flags, double param) {
+  if (flags & RA_PARTIAL_OUT) ((A*)out)[at] = acc;
+  else ((Out*)out)[at] = Fin::template finalize<Out>(acc, param);
+}
+
+// Elements [lo, hi) of one row combined by this thread (stride: the block).
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL>
+RA_DEVICE typename Map::template acc<C> ra_row_part(const void* in, ra_index_t base, const ra_geometry<1>& red,
+                                                   ra_index_t lo, ra_index_t hi) {
+  typedef typename Map::template acc<C> A;
+  const Combine op;
+  const int t = threadIdx.x, nt = blockDim.x;
+  A acc[4];
+#pragma unroll
+  for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
+  if (!PARTIAL && red.ndim == 1 && red.strides[0][0] == 1) {
+    // Contiguous: a scalar head up to 16-byte alignment, vector loads, a scalar tail.
+    constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
+    const In* p = (const In*)in + base;
+    ra_index_t head = (ra_index_t)((V - ((unsigned long long)(p + lo) / sizeof(In)) % V) % V);
+    if (head > hi - lo) head = hi - lo;
+    if (t < head) acc[0] = op(acc[0], Map::template map<C>(p[lo + t], lo + t));
+    const ra_index_t v0 = lo + head, nv = (hi - v0) / V;
+    const ra_vec<In, V>* pv = (const ra_vec<In, V>*)(p + v0);
+    ra_index_t j = t;
+    for (; j + 3 * nt < nv; j += 4 * nt) {
+      ra_vec<In, V> x[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) x[u] = pv[j + u * nt];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          acc[u] = op(acc[u], Map::template map<C>(x[u].v[k], v0 + (j + u * nt) * V + k));
+    }
+    for (; j < nv; j += nt) {
+      ra_vec<In, V> x = pv[j];
+#pragma unroll
+      for (int k = 0; k < V; ++k) acc[0] = op(acc[0], Map::template map<C>(x.v[k], v0 + j * V + k));
+    }
+    for (ra_index_t r = v0 + nv * V + t; r < hi; r += nt) acc[1] = op(acc[1], Map::template map<C>(p[r], r));
+  } else {
+    ra_index_t r = lo + t;
+    for (; r + 3 * nt < hi; r += 4 * nt) {
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        acc[u] = op(acc[u], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r + u * nt), r + u * nt));
+    }
+    for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r), r));
+  }
+  return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
+}
+
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename Out, typename Fin>
+RA_DEVICE void ra_reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
+                               const ra_geometry<1>& kept, const ra_geometry<1>& red, int flags, double param) {
+  const ra_index_t splits = gridDim.x, s = blockIdx.x;
+  const ra_index_t lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
+  for (ra_index_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    auto acc = ra_row_part<In, C, Map, Combine, PARTIAL>(in, ra_offset1(kept, row), red, lo, hi);
+    acc = ra_block_reduce(acc, Combine());
+    if (threadIdx.x == 0) ra_store<Out, Fin>(out, (flags & RA_PARTIAL_OUT) ? row * splits + s : row, acc, flags, param);
+  }
+}
+
+// One block per output row (blockIdx.y, grid-stride) and chunk of it (blockIdx.x).
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
+                             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  if (flags & RA_PARTIAL_IN) ra_reduce_inner<In, C, Map, Combine, true, Out, Fin>(out, in, rows, len, chunk, kept, red, flags, param);
+  else ra_reduce_inner<In, C, Map, Combine, false, Out, Fin>(out, in, rows, len, chunk, kept, red, flags, param);
+}
+
+// Columns [c, c + W) of reduced rows [lo, hi), thread row ty of blockDim.y, combined through
+// shared memory; W = V neighbouring columns under RA_VECTOR, else 1.
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, int W, typename Out, typename Fin>
+RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
+                               const ra_geometry<1>& kept, const ra_geometry<1>& red, int flags, double param) {
+  typedef typename Map::template acc<C> A;
+  extern __shared__ unsigned long long ra_outer_smem[];
+  A* tile = reinterpret_cast<A*>(ra_outer_smem);
+  const Combine op;
+  const ra_index_t s = blockIdx.y, lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const ra_index_t step = (ra_index_t)gridDim.x * blockDim.x * W;
+  // Every thread of the block takes the same number of turns (the loop holds __syncthreads).
+  for (ra_index_t cb = (ra_index_t)blockIdx.x * blockDim.x * W; cb < cols; cb += step) {
+    const ra_index_t c0 = cb + (ra_index_t)tx * W;
+    const bool live = c0 < cols;
+    A acc[W];
+#pragma unroll
+    for (int k = 0; k < W; ++k) acc[k] = Combine::template identity<A>();
+    if (live) {
+      const ra_index_t base = ra_offset1(kept, c0);
+      if constexpr (W > 1) {
+        for (ra_index_t r = lo + ty; r < hi; r += blockDim.y) {
+          ra_vec<In, W> x = *(const ra_vec<In, W>*)((const In*)in + base + ra_offset1(red, r));
+#pragma unroll
+          for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x.v[k], r));
+        }
+      } else {
+        ra_index_t r = lo + ty;
+        const int nt = blockDim.y;
+        A more[3] = {acc[0], acc[0], acc[0]};
+        for (; r + 3 * nt < hi; r += 4 * nt) {
+          acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r), r));
+          more[0] = op(more[0], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r + nt), r + nt));
+          more[1] = op(more[1], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r + 2 * nt), r + 2 * nt));
+          more[2] = op(more[2], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r + 3 * nt), r + 3 * nt));
+        }
+        for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r), r));
+        acc[0] = op(op(acc[0], more[0]), op(more[1], more[2]));
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < W; ++k) {
+      __syncthreads();
+      tile[ty * blockDim.x + tx] = acc[k];
+      __syncthreads();
+      // A tree over the thread rows: pairs, then pairs of pairs.
+      for (int h = blockDim.y / 2; h > 0; h /= 2) {
+        if (ty < h) tile[ty * blockDim.x + tx] = op(tile[ty * blockDim.x + tx], tile[(ty + h) * blockDim.x + tx]);
+        __syncthreads();
+      }
+      if (ty == 0 && live) {
+        const ra_index_t c = c0 + k;
+        ra_store<Out, Fin>(out, (flags & RA_PARTIAL_OUT) ? s * cols + c : c, tile[tx], flags, param);
+      }
+    }
+  }
+}
+
+// Block (x: columns, y: thread rows); blockIdx.y: the chunk of the reduced range.
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
+                             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
+  if (flags & RA_PARTIAL_IN) ra_reduce_outer<In, C, Map, Combine, true, 1, Out, Fin>(out, in, cols, len, chunk, kept, red, flags, param);
+  else if (V > 1 && (flags & RA_VECTOR)) ra_reduce_outer<In, C, Map, Combine, false, V, Out, Fin>(out, in, cols, len, chunk, kept, red, flags, param);
+  else ra_reduce_outer<In, C, Map, Combine, false, 1, Out, Fin>(out, in, cols, len, chunk, kept, red, flags, param);
+}
+
+// ---- scans along contiguous rows ------------------------------------------------------------
+// Tiles of RA_SCAN_TILE elements: blockIdx.x a tile (grid-stride), blockIdx.y a row
+// (grid-stride). A row of several tiles takes three steps (the host's): the tiles' totals
+// (`totals` non-null), their inclusive scan, then each tile scanned behind its carry
+// (`carry[row * tiles + tile - 1]`).
+#define RA_SCAN_ITEMS 8
+template <typename In, typename C, typename Out, typename Map, typename Combine>
+__global__ void __launch_bounds__(256) scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
+                                                  const C* carry, C* totals) {
+  RA_SHARED_ARRAY(C, buf, 256 * RA_SCAN_ITEMS);
+  const Combine op;
+  const C identity = Combine::template identity<C>();
+  const int t = threadIdx.x, nt = blockDim.x, tile_n = nt * RA_SCAN_ITEMS;
+  const ra_index_t tiles = (len + tile_n - 1) / tile_n;
+  for (ra_index_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    for (ra_index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      const ra_index_t base = row * len, start = tile * tile_n;
+      const int n = (int)(len - start < tile_n ? len - start : tile_n);
+      __syncthreads();
+      for (int i = t; i < tile_n; i += nt)
+        buf[i] = i < n ? Map::template map<C>(in[base + start + i], start + i) : identity;
+      __syncthreads();
+      C mine = identity;
+#pragma unroll
+      for (int k = 0; k < RA_SCAN_ITEMS; ++k) mine = op(mine, buf[t * RA_SCAN_ITEMS + k]);
+      C before, total;
+      ra_block_scan(mine, op, identity, &before, &total);
+      if (totals) {
+        if (t == 0) totals[row * tiles + tile] = total;
+        continue;
+      }
+      C run = carry && tile > 0 ? op(carry[row * tiles + tile - 1], before) : before;
+#pragma unroll
+      for (int k = 0; k < RA_SCAN_ITEMS; ++k) {
+        run = op(run, buf[t * RA_SCAN_ITEMS + k]);
+        buf[t * RA_SCAN_ITEMS + k] = run;
+      }
+      __syncthreads();
+      for (int i = t; i < n; i += nt) out[base + start + i] = ra_cast<Out>(buf[i]);
+    }
+  }
+}
+
+// nonzero: element i of the contiguous x (of `ndim` dimensions `shape`) is nonzero;
+// `position` is the inclusive scan of the nonzero flags; out[d * count + k] the
+// coordinate d of the k-th nonzero element.
+template <typename In>
+__global__ void nonzero_scatter(int64_t* out, const In* x, const int64_t* position, ra_index_t n,
+                                ra_index_t count, ra_geometry<1> shape) {
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
+    if (!ra_cast<bool>(x[i])) continue;
+    const ra_index_t k = position[i] - 1;
+    ra_index_t rest = i;
+    for (int d = shape.ndim - 1; d >= 0; --d) {
+      const ra_index_t m = shape.shape[d], q = rest / m;
+      out[d * count + k] = rest - q * m;
+      rest = q;
+    }
+  }
+}

@@ -1,0 +1,145 @@
+"""The reduction plugin's GPU kernels at sizes and layouts the small tests do not reach.
+
+Each case picks the kernel path it exercises: two-pass cut rows and columns,
+vector and scalar loads, misaligned views, multi-tile scans, radix sorts of many
+tiles and of many rows, unique and nonzero beyond one block. The tests of
+test_statistical / test_searching / test_sorting / test_sets run the same
+functions on every device at small sizes; these run on GPUs only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rocm_array as xp
+from helpers import host, storage
+
+GPUS = [str(d) for d in xp.__array_namespace_info__().devices() if str(d).startswith("gpu")]
+pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU")
+
+
+@pytest.fixture(params=GPUS or ["none"])
+def gpu(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def put(a: np.ndarray, gpu: str, dtype: str | None = None) -> xp.Array:
+    return xp.asarray(a, dtype=getattr(xp, dtype) if dtype else None, device=gpu)
+
+
+def test_float32_sum_is_accurate(gpu: str) -> None:
+    # A sequential float32 sum of 2**26 values in [0, 1) stalls once it passes 2**24 (its error is
+    # then above 10%); a tree of partial sums stays within a few float32 roundings.
+    a = np.random.default_rng(0).random(2**26, dtype=np.float32)
+    exact = a.astype(np.float64).sum()
+    got = float(host(xp.sum(put(a, gpu))))
+    assert abs(got - exact) / exact < 1e-6
+
+
+@pytest.mark.parametrize("shape,axis", [((3000, 5000), 0), ((3000, 5000), 1), ((5, 300001), 1),
+                                        ((300001, 5), 0), ((7, 11, 13, 17), (0, 2)), ((7, 11, 13, 17), (1, 3)),
+                                        ((2**21 + 3,), None), ((64, 64, 64), (0, 1))])
+@pytest.mark.parametrize("name", ["sum", "max", "mean", "var", "argmin"])
+def test_layouts_and_cut_reductions(gpu: str, shape: tuple[int, ...], axis: object, name: str) -> None:
+    a = np.random.default_rng(1).standard_normal(shape)
+    if name == "argmin" and isinstance(axis, tuple):
+        axis = axis[0]
+    got = host(getattr(xp, name)(put(a, gpu), axis=axis))
+    expected = getattr(np, name)(a, axis=axis)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "uint64", "float16", "bfloat16", "float32",
+                                   "complex64", "bool"])
+def test_dtypes_on_strided_and_misaligned_views(gpu: str, dtype: str) -> None:
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 3, (257, 1031)).astype(storage(dtype))
+    x = put(a, gpu)[1:, 3:][:, ::1]  # rows start off any 16-byte boundary
+    ref = a[1:, 3:]
+    if dtype == "bool":
+        assert np.array_equal(host(xp.any(x, axis=1)), ref.any(axis=1))
+        assert np.array_equal(host(xp.all(x, axis=0)), ref.all(axis=0))
+        assert np.array_equal(host(xp.count_nonzero(x, axis=0)), np.count_nonzero(ref, axis=0))
+        return
+    wide = ref.astype(np.complex128 if dtype.startswith("complex") else np.float64)
+    for axis in (0, 1, None):
+        np.testing.assert_allclose(host(xp.sum(x, axis=axis)).astype(wide.dtype), wide.sum(axis=axis),
+                                   rtol=1e-2 if dtype in ("float16", "bfloat16") else 1e-6)
+    np.testing.assert_array_equal(host(xp.count_nonzero(x[::2, ::3], axis=1)),
+                                  np.count_nonzero(ref[::2, ::3], axis=1))
+
+
+def test_max_min_propagate_nan_and_argmax_takes_first(gpu: str) -> None:
+    a = np.zeros((4, 100000), np.float32)
+    a[1, 77777] = np.nan
+    a[2, 5] = a[2, 99999] = 3
+    a[3, 123] = np.nan
+    a[3, 50] = np.nan
+    x = put(a, gpu)
+    assert np.array_equal(host(xp.max(x, axis=1)), np.max(a, axis=1), equal_nan=True)
+    assert np.array_equal(host(xp.argmax(x, axis=1)), np.argmax(a, axis=1))
+    assert np.array_equal(host(xp.argmin(x, axis=1)), np.argmin(a, axis=1))
+
+
+def test_sum_dtype_argument_and_keepdims(gpu: str) -> None:
+    a = np.arange(100000, dtype=np.int8).reshape(100, 1000)
+    got = xp.sum(put(a, gpu), axis=1, dtype=xp.int16, keepdims=True)
+    assert got.dtype == xp.int16 and got.shape == (100, 1)
+    assert np.array_equal(host(got), a.sum(axis=1, dtype=np.int16, keepdims=True))
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 100003), 1), ((100003, 3), 0), ((5000,), 0), ((40, 30, 20), 1)])
+def test_cumulative_multi_tile(gpu: str, shape: tuple[int, ...], axis: int) -> None:
+    a = np.random.default_rng(3).integers(-5, 6, shape)
+    got = xp.cumulative_sum(put(a, gpu), axis=axis, include_initial=True)
+    expected = np.concatenate([np.zeros_like(a.take([0], axis=axis)), np.cumsum(a, axis=axis)], axis=axis)
+    assert np.array_equal(host(got), expected)
+    f = np.random.default_rng(4).uniform(0.999, 1.001, shape)
+    np.testing.assert_allclose(host(xp.cumulative_prod(put(f, gpu), axis=axis)), np.cumprod(f, axis=axis),
+                               rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint64", "int8", "float16"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_radix_sort_many_tiles(gpu: str, dtype: str, descending: bool) -> None:
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(300001) * 100).astype(storage(dtype)) if dtype.startswith("float") \
+        else rng.integers(0, 120, 300001).astype(dtype)
+    if dtype.startswith("float"):
+        a[::1000] = np.nan
+        a[1::997] = -0.0
+    x = put(a, gpu)
+    key = -a.astype(np.float64) if descending else a.astype(np.float64)
+    order = np.argsort(key, kind="stable")
+    assert np.array_equal(host(xp.argsort(x, descending=descending)), order)
+    assert np.array_equal(host(xp.sort(x, descending=descending)), a[order], equal_nan=True)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_sort_rows_and_columns(gpu: str, axis: int) -> None:
+    a = np.random.default_rng(6).integers(0, 50, (300, 700)).astype(np.float32)
+    x = put(a, gpu)
+    assert np.array_equal(host(xp.argsort(x, axis=axis)), np.argsort(a, axis=axis, kind="stable"))
+    assert np.array_equal(host(xp.sort(x, axis=axis, descending=True)), -np.sort(-a, axis=axis))
+
+
+def test_unique_nonzero_isin_searchsorted_large(gpu: str) -> None:
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 5000, 200003).astype(np.float64)
+    a[::777] = np.nan
+    x = put(a, gpu)
+    values, first, inverse, counts = xp.unique_all(x)
+    v, f, i, c = np.unique(a, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    assert np.array_equal(host(values), v, equal_nan=True)
+    assert np.array_equal(host(first), f) and np.array_equal(host(inverse), i) and np.array_equal(host(counts), c)
+    z = (a > 2500).reshape(401, 499)
+    got = xp.nonzero(put(z, gpu))
+    for g, e in zip(got, np.nonzero(z)):
+        assert np.array_equal(host(g), e)
+    probe = rng.integers(-10, 5100, 10000).astype(np.float64)
+    assert np.array_equal(host(xp.isin(put(probe, gpu), x)), np.isin(probe, a))
+    s = np.sort(a)
+    for side in ("left", "right"):
+        assert np.array_equal(host(xp.searchsorted(put(s, gpu), put(probe, gpu), side=side)),
+                              np.searchsorted(s, probe, side=side))
