@@ -13,16 +13,18 @@ python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .
 export PYTHONPATH=/tmp/site
 python3 -m pip install -q --no-deps --no-build-isolation . 2>&1 | grep -v "^WARNING: Running pip as" | tail -2
 step warm
-python3 scripts/warm_kernels.py reduction/ copy/ 2>&1 | tee "$out/warm.log" | tail -5
+python3 scripts/warm_kernels.py 2>&1 | tee "$out/warm.log" | tail -5
 step tests
-(cd /tmp && timeout ${T_TESTS:-150} python3 -m pytest "$repo/tests/test_gpu_reduction.py" "$repo/tests/test_statistical.py" \
-  "$repo/tests/test_searching.py" "$repo/tests/test_sorting.py" "$repo/tests/test_sets.py" "$repo/tests/test_utility.py" \
-  -p no:cacheprovider -q -rfE --maxfail=30 2>&1) > "$out/tests.log"; tail -40 "$out/tests.log"
+(cd /tmp && timeout ${T_GPU_TESTS:-70} python3 -m pytest "$repo/tests/test_gpu_reduction.py" -p no:cacheprovider -v \
+  --tb=short 2>&1) > "$out/tests_gpu.log"; grep -E "FAILED|ERROR|passed|failed" "$out/tests_gpu.log" | tail -25
+(cd /tmp && timeout ${T_TESTS:-90} python3 -m pytest "$repo/tests/test_statistical.py" "$repo/tests/test_searching.py" \
+  "$repo/tests/test_sorting.py" "$repo/tests/test_sets.py" "$repo/tests/test_utility.py" -k "gpu" \
+  -p no:cacheprovider -v --tb=short 2>&1) > "$out/tests.log"; grep -E "FAILED|ERROR|passed|failed" "$out/tests.log" | tail -25
 step conformance
 timeout ${T_CONF:-120} python3 conformance/run.py .suite --device gpu:0 --max-examples 50 \
   array_api_tests/test_statistical_functions.py array_api_tests/test_searching_functions.py \
   array_api_tests/test_sorting_functions.py array_api_tests/test_set_functions.py \
-  array_api_tests/test_utility_functions.py -- -q -rf 2>&1 > "$out/conformance.log"; grep -E "^FAILED|passed|failed|collected" "$out/conformance.log" | tail -40
+  array_api_tests/test_utility_functions.py -- -v -rf 2>&1 > "$out/conformance.log"; grep -E "FAILED|XFAIL|passed|failed|collected" "$out/conformance.log" | cut -c1-200 | tail -40
 step bench
 timeout ${T_BENCH:-90} python3 -m benchmarks --cases copy,sum,sum_axis0,sum_axis1,sort,argsort --out "$out/bench" 2>&1 | tail -30
 step done

@@ -280,7 +280,18 @@ RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_in
     if (live) {
       const ra_index_t base = ra_offset1(kept, c0);
       if constexpr (W > 1) {
-        for (ra_index_t r = lo + ty; r < hi; r += blockDim.y) {
+        const int nt = blockDim.y;
+        ra_index_t r = lo + ty;
+        for (; r + 3 * nt < hi; r += 4 * nt) {  // four rows' loads in flight at once
+          ra_vec<In, W> x[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) x[u] = *(const ra_vec<In, W>*)((const In*)in + base + ra_offset1(red, r + u * nt));
+#pragma unroll
+          for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x[u].v[k], r + u * nt));
+        }
+        for (; r < hi; r += nt) {
           ra_vec<In, W> x = *(const ra_vec<In, W>*)((const In*)in + base + ra_offset1(red, r));
 #pragma unroll
           for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x.v[k], r));

@@ -167,9 +167,9 @@ def kernel_sources() -> list[KernelSource]:
 
 
 # -- reductions -------------------------------------------------------------------------------------
-def _split(n: int, pieces: int) -> tuple[int, int]:
-    """(chunk, count): ``n`` cut into at most ``pieces`` chunks of at least _MIN_CHUNK."""
-    count = max(1, min(pieces, n // _MIN_CHUNK))
+def _split(n: int, pieces: int, least: int = _MIN_CHUNK) -> tuple[int, int]:
+    """(chunk, count): ``n`` cut into at most ``pieces`` chunks of at least ``least``."""
+    count = max(1, min(pieces, n // least))
     chunk = -(-n // count)
     return chunk, -(-n // chunk)
 
@@ -242,7 +242,9 @@ def _outer(rt: GpuRuntime, row: Reduction, name: Any, out: Array, x: Array, ksha
     width = v if vector else 1
     col_blocks = -(-cols // (wave * width))
     target = rt.properties.compute_units * _BLOCKS_PER_CU
-    chunk, splits = _split(length, -(-target // col_blocks)) if col_blocks < target else (length, 1)
+    # A column chunk of a few dozen rows per thread row already keeps the loads streaming.
+    chunk, splits = (_split(length, -(-target // col_blocks), 32 * block[1]) if col_blocks < target
+                     else (length, 1))
     splits = min(splits, _MAX_GRID_Y)
     chunk = -(-length // splits)
     fn = rt.kernel(SOURCE, name(kind="reduce_outer"), group)
