@@ -6,7 +6,7 @@ by C++ name expressions (``"copy_strided<float, double>"``), with hiprtc or
 NVRTC for one architecture. The lowered (mangled) names come back with the
 code, so nothing depends on a compiler's mangling.
 
-Cache key: a hash of the source, every header in ``kernels/common`` (the only
+Cache key: a hash of the source, every header under ``kernels/`` (the only
 headers kernels include), the options, the architecture, the wave size, the
 compiler and its version, and the names. Entries are written atomically (temp
 file + rename); an entry that fails its checksum is recompiled and replaced.
@@ -30,7 +30,6 @@ __all__ = ["CompileError", "Program", "Rtc", "Compiler", "kernel_source", "kerne
            "cache_dir", "compile_program"]
 
 KERNELS_PACKAGE = "rocm_array_kernels"
-HEADER_DIR = "common"
 _MAGIC = b"RAKC1\n"
 
 
@@ -79,10 +78,14 @@ def kernel_source(path: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def kernel_headers() -> dict[str, str]:
-    """Every header kernels may include, by include name (``"common/types.h"``)."""
-    folder = resources.files(KERNELS_PACKAGE).joinpath(HEADER_DIR)
-    return {f"{HEADER_DIR}/{f.name}": f.read_text(encoding="utf-8")
-            for f in sorted(folder.iterdir(), key=lambda f: f.name) if f.name.endswith(".h")}
+    """Every header kernels may include, by include name (``"common/types.h"``): the shared ones of
+    ``kernels/common`` and a family's own (``"elementwise/ops.h"``)."""
+    root = resources.files(KERNELS_PACKAGE)
+    folders = sorted((f for f in root.iterdir() if f.is_dir() and not f.name.startswith("_")),
+                     key=lambda f: f.name)
+    return {f"{folder.name}/{f.name}": f.read_text(encoding="utf-8")
+            for folder in folders for f in sorted(folder.iterdir(), key=lambda f: f.name)
+            if f.name.endswith(".h")}
 
 
 def cache_dir() -> Path:

@@ -11,23 +11,28 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rocm_array import dtypes
+from rocm_array import dtypes, memory
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
 
 if TYPE_CHECKING:
-    from .ufunc import Ufunc
+    from .ufunc import Scalar, Ufunc
 
 # Half types compute in float32 and round once at the end (NumPy has few bfloat16 loops).
 _WIDEN = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 
 
-def ufunc(fn: Ufunc, arrays: list[Array], dtype: DType, out_dtype: DType, shape: tuple[int, ...]) -> Array:
+def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
+          out: Array | None = None) -> Array:
     compute = (_WIDEN.get(dtype, dtype) if fn.widen_half else dtype).numpy
-    args = [a._np.astype(compute, copy=False) for a in arrays]
+    args = [(a if isinstance(a, Array) else a.array())._np.astype(compute, copy=False) for a in arrays]
     with np.errstate(all="ignore"):
         r = np.asarray(fn.numpy(*args))
-    return wrap_numpy(np.broadcast_to(r, shape).astype(out_dtype.numpy), out_dtype)
+    result = wrap_numpy(np.broadcast_to(r, shape).astype(out_dtype.numpy), out_dtype)
+    if out is None:
+        return result
+    memory.copy_into(out, result)
+    return out
 
 
 def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int, ...]) -> Array:

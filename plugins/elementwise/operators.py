@@ -11,7 +11,7 @@ from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
 from .table import UFUNCS
-from .ufunc import promote
+from .ufunc import Ufunc, promote
 
 _BY_NAME = {u.name: u for u in UFUNCS}
 
@@ -37,8 +37,12 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
 
 
 def inplace(fn_name: str, self: Array, other: Any) -> Array:
-    """``self <op>= other``: the result must keep self's dtype and shape; written into self's buffer."""
-    result = TABLE[fn_name](self, other)
+    """``self <op>= other``: the result must keep self's dtype and shape; written into self's buffer
+    (by the back itself for the elementwise functions, else through a copy)."""
+    fn = TABLE[fn_name]
+    if isinstance(fn, Ufunc):
+        return fn.into(self, self, other)
+    result = fn(self, other)
     if result.dtype != self.dtype:
         raise TypeError(f"in-place {fn_name} would change the dtype from {self.dtype.name} to "
                         f"{result.dtype.name}")

@@ -9,7 +9,7 @@ row's kernel functor.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rocm_array import dtypes, memory
@@ -34,6 +34,30 @@ RESULT_RULES: dict[str, Callable[[DType], DType]] = {
 }
 
 
+class Scalar:
+    """A Python scalar operand, with the dtype the standard gives it beside the arrays and their device.
+
+    Elementwise functions hand it to their back as it is: the gpu back passes the value
+    to the kernel (no allocation, no fill), others take the 0-D array ``array()`` makes.
+    """
+
+    __slots__ = ("value", "dtype", "device")
+    shape: tuple[int, ...] = ()
+    ndim = 0
+
+    def __init__(self, value: bool | int | float | complex, dtype: DType, device: Any) -> None:
+        if dtype.kind in "iu" and not isinstance(value, bool):
+            lo, hi = dtypes.int_bounds(dtype)
+            if not lo <= value <= hi:
+                raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+        self.value = value
+        self.dtype = dtype
+        self.device = device
+
+    def array(self) -> Array:
+        return memory.full((), self.value, self.dtype, self.device)
+
+
 @dataclass(frozen=True)
 class Ufunc:
     """An elementwise function: one row of ``table.py``.
@@ -53,6 +77,9 @@ class Ufunc:
     functor: str
     result: str = "same"
     widen_half: bool = True
+    # operand dtype names -> (promoted dtype, result dtype): each combination is checked once
+    _types: dict[tuple[str, ...], tuple[DType, DType]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES or self.result not in RESULT_RULES:
@@ -68,21 +95,45 @@ class Ufunc:
         names = ("x",) if self.arity == 1 else tuple(f"x{i}" for i in range(1, self.arity + 1))
         return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
 
-    def __call__(self, *args: Any) -> Array:
+    def _front(self, args: tuple[Any, ...]) -> tuple[list[Array | Scalar], DType, DType, tuple[int, ...]]:
+        """The operands, the promoted and result dtypes, and the broadcast shape."""
         if len(args) != self.arity:
             raise TypeError(f"{self.name}() takes {self.arity} positional argument(s), got {len(args)}")
-        arrays = operands(self.name, args)
-        for a in arrays:
-            if a.dtype not in CATEGORIES[self.category]:
-                raise TypeError(f"{self.name}() does not accept {a.dtype.name} input; "
-                                f"it needs a {self.category} dtype")
-        dtype = promote(self.name, arrays)
-        shape = broadcast_shapes(*(a.shape for a in arrays))
-        out_dtype = RESULT_RULES[self.result](dtype)
+        arrays = _operands(self.name, args)
+        key = tuple([a.dtype.name for a in arrays])
+        types = self._types.get(key)
+        if types is None:
+            for a in arrays:
+                if a.dtype not in CATEGORIES[self.category]:
+                    raise TypeError(f"{self.name}() does not accept {a.dtype.name} input; "
+                                    f"it needs a {self.category} dtype")
+            dtype = promote(self.name, arrays)
+            types = self._types[key] = (dtype, RESULT_RULES[self.result](dtype))
+        if self.arity == 1:
+            shape = arrays[0].shape
+        else:
+            s0, s1 = arrays[0].shape, arrays[1].shape
+            shape = s0 if s0 == s1 or not s1 else s1 if not s0 else broadcast_shapes(s0, s1)
+        return arrays, types[0], types[1], shape
+
+    def __call__(self, *args: Any) -> Array:
+        arrays, dtype, out_dtype, shape = self._front(args)
         return BACKS[arrays[0].device.kind](self, arrays, dtype, out_dtype, shape)
 
+    def into(self, out: Array, *args: Any) -> Array:
+        """``out[...] = self(*args)``, written into ``out`` (the in-place operators): the result
+        must have out's dtype (TypeError) and shape (ValueError)."""
+        arrays, dtype, out_dtype, shape = self._front(args)
+        if out_dtype != out.dtype:
+            raise TypeError(f"in-place {self.name} would change the dtype from {out.dtype.name} to "
+                            f"{out_dtype.name}")
+        if shape != out.shape:
+            raise ValueError(f"in-place {self.name} would change the shape from {out.shape} to {shape}")
+        check_same(out, arrays[0])
+        return BACKS[out.device.kind](self, arrays, dtype, out_dtype, shape, out)
 
-def promote(name: str, arrays: list[Array]) -> DType:
+
+def promote(name: str, arrays: list[Array] | list[Array | Scalar]) -> DType:
     """The promoted dtype of ``arrays``; TypeError naming ``name`` when the standard defines none."""
     try:
         return dtypes.result_type(*(a.dtype for a in arrays))
@@ -90,36 +141,42 @@ def promote(name: str, arrays: list[Array]) -> DType:
         raise TypeError(f"{name}(): {e}") from None
 
 
-def operands(name: str, args: tuple[Any, ...]) -> list[Array]:
-    """``args`` as arrays on one device: Python scalars become 0-D arrays per the standard."""
-    like = next((a for a in args if isinstance(a, Array)), None)
+def _operands(name: str, args: tuple[Any, ...]) -> list[Array | Scalar]:
+    """``args`` on one device: Python scalars become Scalars of the dtype the standard gives them."""
+    like = None
+    for a in args:
+        if isinstance(a, Array):
+            like = a
+            break
     if like is None:
         raise TypeError(f"{name}() needs at least one array argument, got "
                         + ", ".join(type(a).__name__ for a in args))
-    out = []
+    out: list[Array | Scalar] = []
     for a in args:
         if isinstance(a, Array):
+            if a.device is not like.device and a.device != like.device:
+                check_same(like, a)
             out.append(a)
         elif isinstance(a, SCALARS):
             try:
                 dtype = dtypes.scalar_dtype(a, like.dtype)
             except TypeError as e:
                 raise TypeError(f"{name}(): {e}") from None
-            out.append(scalar_array(a, dtype, like))
+            out.append(Scalar(a, dtype, like.device))
         else:
             raise TypeError(f"{name}() expected arrays or Python scalars, got {type(a).__name__}")
-    if len(out) > 1:
-        check_same(*out)
     return out
+
+
+def operands(name: str, args: tuple[Any, ...]) -> list[Array]:
+    """``args`` as arrays on one device: Python scalars become 0-D arrays per the standard;
+    ValueError for arrays on different devices."""
+    return [a.array() if isinstance(a, Scalar) else a for a in _operands(name, args)]
 
 
 def scalar_array(value: bool | int | float | complex, dtype: DType, like: Array) -> Array:
     """A 0-D array of ``dtype`` on ``like``'s device; OverflowError for an int out of range."""
-    if dtype.kind in "iu" and not isinstance(value, bool):
-        info = dtypes.int_bounds(dtype)
-        if not info[0] <= value <= info[1]:
-            raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
-    return memory.full((), value, dtype, like.device)
+    return Scalar(value, dtype, like.device).array()
 
 
 BACKS = Backs("elementwise functions", cpu=cpu.ufunc)

@@ -1,0 +1,217 @@
+// The elementwise kernels: one templated kernel per arity and layout, for every functor of
+// elementwise/ops.h (plugins/elementwise/gpu.py launches them), plus where, the sequence
+// fills of arange/linspace and the triangle of tril/triu.
+//
+// Layouts (chosen on the host after broadcasting and merging dimensions):
+// - *_contiguous: every operand row-major contiguous; 16-byte vector loads and stores
+//   when the pointers allow, two vectors in flight per thread;
+// - *_strided: any strides (0 for broadcast operands), ra_geometry addressing, 32-bit
+//   index arithmetic while the element count allows.
+// A binary kernel's S says which operand is a Python scalar passed by value (0: none,
+// 1: the first, 2: the second): no device memory and no fill for it.
+#include "common/portability.h"
+#include "common/types.h"
+#include "common/cast.h"
+#include "common/indexing.h"
+#include "elementwise/ops.h"
+
+// float16 and bfloat16 compute in float (one rounding, at the end) unless the functor steps
+// in the dtype itself.
+template <typename T, bool Widen> struct ra_compute { typedef T type; };
+template <> struct ra_compute<float16, true> { typedef float type; };
+template <> struct ra_compute<bfloat16, true> { typedef float type; };
+
+template <typename Op, typename T, typename O> struct RaUnary {
+  typedef typename ra_compute<T, Op::widen>::type C;
+  RA_DEVICE O operator()(T a) const { return ra_cast<O>(Op()(ra_cast<C>(a))); }
+};
+
+template <typename Op, typename T, typename O> struct RaBinary {
+  typedef typename ra_compute<T, Op::widen>::type C;
+  RA_DEVICE O operator()(T a, T b) const { return ra_cast<O>(Op()(ra_cast<C>(a), ra_cast<C>(b))); }
+};
+
+// Elements per 16-byte access of the wider of input and output.
+template <typename T, typename O> struct RaWidth {
+  static constexpr int size = sizeof(T) > sizeof(O) ? sizeof(T) : sizeof(O);
+  static constexpr int value = size >= 16 ? 1 : 16 / size;
+};
+
+RA_DEVICE bool ra_aligned(const void* p, unsigned long long bytes) {
+  return (unsigned long long)p % bytes == 0;
+}
+
+// The element offsets of flat index i, with 32-bit divisions when `narrow` (every index
+// and extent below 2^32: the common case, and several times faster than 64-bit ones).
+template <int N> RA_DEVICE void ra_ew_offsets(const ra_geometry<N>& g, ra_index_t i, bool narrow,
+                                              ra_index_t (&off)[N]) {
+  if (!narrow) {
+    ra_offsets<N>(g, i, off);
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < N; ++k) off[k] = 0;
+  unsigned int j = (unsigned int)i;
+#pragma unroll
+  for (int d = RA_MAX_DIMS - 1; d >= 0; --d) {
+    if (d < g.ndim) {
+      const unsigned int n = (unsigned int)g.shape[d];
+      const unsigned int q = j / n, c = j - q * n;
+      j = q;
+#pragma unroll
+      for (int k = 0; k < N; ++k) off[k] += (ra_index_t)c * g.strides[k][d];
+    }
+  }
+}
+
+RA_DEVICE bool ra_narrow_index(ra_index_t n) { return n <= 0xffffffffll; }
+
+// ---- unary ----------------------------------------------------------------------------------
+template <typename Op, typename T, typename O>
+__global__ void unary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n) {
+  constexpr int V = RaWidth<T, O>::value;
+  const RaUnary<Op, T, O> f;
+  const ra_index_t stride = ra_grid_stride();
+  ra_index_t head = 0;
+  if (V > 1 && ra_aligned(out, V * sizeof(O)) && ra_aligned(a, V * sizeof(T))) {
+    const ra_index_t nv = n / V;
+    const ra_vec<T, V>* av = (const ra_vec<T, V>*)a;
+    ra_vec<O, V>* ov = (ra_vec<O, V>*)out;
+    ra_index_t i = ra_thread_index();
+    for (; i + stride < nv; i += 2 * stride) {
+      const ra_vec<T, V> x0 = av[i], x1 = av[i + stride];
+      ra_vec<O, V> y0, y1;
+#pragma unroll
+      for (int k = 0; k < V; ++k) y0.v[k] = f(x0.v[k]), y1.v[k] = f(x1.v[k]);
+      ov[i] = y0, ov[i + stride] = y1;
+    }
+    if (i < nv) {
+      const ra_vec<T, V> x0 = av[i];
+      ra_vec<O, V> y0;
+#pragma unroll
+      for (int k = 0; k < V; ++k) y0.v[k] = f(x0.v[k]);
+      ov[i] = y0;
+    }
+    head = nv * V;
+  }
+  for (ra_index_t i = head + ra_thread_index(); i < n; i += stride) out[i] = f(a[i]);
+}
+
+template <typename Op, typename T, typename O>
+__global__ void unary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n, ra_geometry<2> g) {
+  const RaUnary<Op, T, O> f;
+  const bool narrow = ra_narrow_index(n);
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
+    ra_index_t off[2];
+    ra_ew_offsets<2>(g, i, narrow, off);
+    out[off[0]] = f(a[off[1]]);
+  }
+}
+
+// ---- binary ---------------------------------------------------------------------------------
+template <int S, typename T> RA_DEVICE T ra_pick(const T* p, ra_index_t i, T s, bool first) {
+  return S == (first ? 1 : 2) ? s : p[i];
+}
+
+template <typename Op, typename T, typename O, int S>
+__global__ void binary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b,
+                                  T s, ra_index_t n) {
+  constexpr int V = RaWidth<T, O>::value;
+  const RaBinary<Op, T, O> f;
+  const ra_index_t stride = ra_grid_stride();
+  ra_index_t head = 0;
+  if (V > 1 && ra_aligned(out, V * sizeof(O)) && (S == 1 || ra_aligned(a, V * sizeof(T))) &&
+      (S == 2 || ra_aligned(b, V * sizeof(T)))) {
+    const ra_index_t nv = n / V;
+    const ra_vec<T, V>* av = (const ra_vec<T, V>*)a;
+    const ra_vec<T, V>* bv = (const ra_vec<T, V>*)b;
+    ra_vec<O, V>* ov = (ra_vec<O, V>*)out;
+    ra_vec<T, V> sv;
+#pragma unroll
+    for (int k = 0; k < V; ++k) sv.v[k] = s;
+    ra_index_t i = ra_thread_index();
+    for (; i + stride < nv; i += 2 * stride) {
+      const ra_vec<T, V> a0 = S == 1 ? sv : av[i], a1 = S == 1 ? sv : av[i + stride];
+      const ra_vec<T, V> b0 = S == 2 ? sv : bv[i], b1 = S == 2 ? sv : bv[i + stride];
+      ra_vec<O, V> y0, y1;
+#pragma unroll
+      for (int k = 0; k < V; ++k) y0.v[k] = f(a0.v[k], b0.v[k]), y1.v[k] = f(a1.v[k], b1.v[k]);
+      ov[i] = y0, ov[i + stride] = y1;
+    }
+    if (i < nv) {
+      const ra_vec<T, V> a0 = S == 1 ? sv : av[i], b0 = S == 2 ? sv : bv[i];
+      ra_vec<O, V> y0;
+#pragma unroll
+      for (int k = 0; k < V; ++k) y0.v[k] = f(a0.v[k], b0.v[k]);
+      ov[i] = y0;
+    }
+    head = nv * V;
+  }
+  for (ra_index_t i = head + ra_thread_index(); i < n; i += stride)
+    out[i] = f(ra_pick<S>(a, i, s, true), ra_pick<S>(b, i, s, false));
+}
+
+template <typename Op, typename T, typename O, int S>
+__global__ void binary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b, T s,
+                               ra_index_t n, ra_geometry<3> g) {
+  const RaBinary<Op, T, O> f;
+  const bool narrow = ra_narrow_index(n);
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
+    ra_index_t off[3];
+    ra_ew_offsets<3>(g, i, narrow, off);
+    out[off[0]] = f(ra_pick<S>(a, off[1], s, true), ra_pick<S>(b, off[2], s, false));
+  }
+}
+
+// ---- where ----------------------------------------------------------------------------------
+template <typename T>
+__global__ void where_contiguous(T* RA_RESTRICT out, const bool* RA_RESTRICT c, const T* RA_RESTRICT a,
+                                 const T* RA_RESTRICT b, ra_index_t n) {
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) out[i] = c[i] ? a[i] : b[i];
+}
+
+template <typename T>
+__global__ void where_strided(T* RA_RESTRICT out, const bool* RA_RESTRICT c, const T* RA_RESTRICT a,
+                              const T* RA_RESTRICT b, ra_index_t n, ra_geometry<4> g) {
+  const bool narrow = ra_narrow_index(n);
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
+    ra_index_t off[4];
+    ra_ew_offsets<4>(g, i, narrow, off);
+    out[off[0]] = c[off[1]] ? a[off[2]] : b[off[3]];
+  }
+}
+
+// ---- arange / linspace ------------------------------------------------------------------------
+// Integers: start + i * step modulo 2^64, wrapped into T.
+template <typename T>
+__global__ void sequence_int(T* RA_RESTRICT out, ra_index_t n, unsigned long long start, unsigned long long step) {
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride())
+    out[i] = (T)(start + (unsigned long long)i * step);
+}
+
+// start + step * i in double, cast to T.
+template <typename T>
+__global__ void sequence_real(T* RA_RESTRICT out, ra_index_t n, double start, double step) {
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride())
+    out[i] = ra_cast<T>(start + step * (double)i);
+}
+
+template <typename T>
+__global__ void sequence_complex(T* RA_RESTRICT out, ra_index_t n, complex128 start, complex128 step) {
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride())
+    out[i] = ra_cast<T>(start + step * complex128((double)i, 0.0));
+}
+
+// ---- tril / triu ------------------------------------------------------------------------------
+// out (contiguous, x's shape) = x where column - row >= k (upper) or <= k (lower), else 0.
+template <typename T>
+__global__ void triangle(T* RA_RESTRICT out, const T* RA_RESTRICT x, ra_index_t n, ra_index_t rows,
+                         ra_index_t cols, ra_index_t k, int upper, ra_geometry<1> g) {
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
+    const ra_index_t c = i % cols, r = (i / cols) % rows;
+    const bool keep = upper ? c - r >= k : c - r <= k;
+    ra_index_t off[1];
+    ra_offsets<1>(g, i, off);
+    out[i] = keep ? x[off[0]] : T(0);
+  }
+}

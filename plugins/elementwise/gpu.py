@@ -1,0 +1,250 @@
+"""The gpu backs of the elementwise functions, ``where``, and the arange/linspace and tril/triu fills.
+
+One launch path serves every row of ``table.py``: the row's functor instantiated in the
+kernels of ``kernels/elementwise/elementwise.hip`` for the promoted dtype, compiled as
+one program per (row, dtype) the first time it is needed. A call picks its layout after
+broadcasting: ``contiguous`` (every operand row-major and of the result's shape: 16-byte
+vector accesses) or ``strided`` (any strides, dimensions merged first), and passes a
+Python scalar operand to the kernel by value. Resolved kernels are cached per (device,
+row, dtype, layout), as CuPy's loop table does, so a repeated call costs a dictionary
+lookup and a launch.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Callable, Sequence
+
+from rocm_array import memory
+from rocm_array.array import Array
+from rocm_array.broadcast import broadcast_view
+from rocm_array.devices import Device
+from rocm_array.dtypes import ALL, CATEGORIES, DType
+from rocm_array.hookspecs import KernelSource
+from rocm_array.runtime.gpu import import_dlpack
+from rocm_array.runtime.layout import BLOCK, BLOCKS_PER_CU, MAX_DIMS, ctype_of, geometry, merge_dims, scalar_arg
+
+from . import creation
+from . import ufunc as ufunc_front
+from . import where as where_front
+from .table import UFUNCS
+from .ufunc import RESULT_RULES, Scalar, Ufunc
+
+SOURCE = "elementwise/elementwise.hip"
+LAYOUTS = ("contiguous", "strided")
+_INTEGERS = tuple(d for d in ALL if d.kind in "iu")
+_COMPLEX = tuple(d for d in ALL if d.kind == "c")
+
+
+# -- programs: the instantiations compiled together (and listed for the compile check) --------------
+def ufunc_names(fn: Ufunc, dtype: DType, layout: str) -> tuple[str, ...]:
+    """The kernels of row ``fn`` for inputs of ``dtype`` in one layout: one program (a binary
+    row's has one kernel per scalar position ``S``, indexed by it)."""
+    head = f"{fn.functor}, {dtype.c_type}, {RESULT_RULES[fn.result](dtype).c_type}"
+    if fn.arity == 1:
+        return (f"unary_{layout}<{head}>",)
+    return tuple(f"binary_{layout}<{head}, {s}>" for s in (0, 1, 2))
+
+
+def _fill_names() -> tuple[str, ...]:
+    return (*(f"where_{k}<{d.c_type}>" for d in ALL for k in ("contiguous", "strided")),
+            *(f"sequence_int<{d.c_type}>" for d in _INTEGERS),
+            *(f"sequence_real<{d.c_type}>" for d in ALL),
+            *(f"sequence_complex<{d.c_type}>" for d in _COMPLEX),
+            *(f"triangle<{d.c_type}>" for d in ALL))
+
+
+FILL_NAMES = _fill_names()
+
+
+def kernel_sources() -> list[KernelSource]:
+    return [*(KernelSource(SOURCE, ufunc_names(u, d, layout)) for u in UFUNCS for d in ALL
+              if d in CATEGORIES[u.category] for layout in LAYOUTS),
+            KernelSource(SOURCE, FILL_NAMES)]
+
+
+_FUNCTIONS: dict[tuple[Any, ...], Any] = {}
+
+
+def function(rt: Any, path: str, names: Sequence[str], name: str) -> Any:
+    """The loaded kernel ``name`` of the program ``names`` of ``kernels/<path>`` on runtime ``rt``."""
+    key = (rt, path, name)
+    fn = _FUNCTIONS.get(key)
+    if fn is None:
+        program = rt.load(rt.compile(path, names))
+        for n in names:
+            _FUNCTIONS[(rt, path, n)] = program[n]
+        fn = program[name]
+    return fn
+
+
+def grid(rt: Any, n: int, per_thread: int = 1) -> tuple[int, int, int]:
+    """Blocks for a grid-stride loop over ``n`` items: enough to fill the device, no more."""
+    return (max(1, min(-(-n // (BLOCK * per_thread)), rt.properties.compute_units * BLOCKS_PER_CU)), 1, 1)
+
+
+_THREADS = (BLOCK, 1, 1)
+
+
+# -- kernel arguments ---------------------------------------------------------------------------------
+def _ptr(x: Array | None) -> ctypes.c_void_p:
+    return ctypes.c_void_p(None if x is None else x._buf.ptr + x._offset * x._dtype.itemsize)
+
+
+#: Scalar conversions that match NumPy's assignment exactly (the C casts); others go through NumPy.
+_FAST_SCALARS: dict[str, Callable[[Any], Any]] = {
+    d.name: ctype_of(d) for d in ALL if d.kind in "biu" or d.name in ("float32", "float64")}
+_ZEROS = {d.name: scalar_arg(d, 0) for d in ALL}
+
+
+def _scalar(dtype: DType, value: Any) -> Any:
+    fast = _FAST_SCALARS.get(dtype.name)
+    return fast(value) if fast is not None else scalar_arg(dtype, value)
+
+
+def _overlaps(out: Array, a: Array) -> bool:
+    """Whether ``a`` shares memory with ``out`` other than element for element (conservative)."""
+    return a._buf is out._buf and (a._offset != out._offset or a._strides != out._strides)
+
+
+def _cast(a: Array, dtype: DType) -> Array:
+    out = memory.empty(a.shape, dtype, a.device)
+    memory.copy_into(out, a)
+    return out
+
+
+def _ufunc_kernel(rt: Any, fn: Ufunc, dtype: DType, layout: str, s: int) -> Any:
+    key = (rt, fn.functor, dtype.name, layout, s)
+    kernel = _FUNCTIONS.get(key)
+    if kernel is None:
+        names = ufunc_names(fn, dtype, layout)
+        kernel = _FUNCTIONS[key] = function(rt, SOURCE, names, names[s])
+    return kernel
+
+
+# -- elementwise functions ------------------------------------------------------------------------------
+def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
+          out: Array | None = None) -> Array:
+    rt = arrays[0].device.runtime
+    target = out
+    if out is None:
+        out = rt.empty(shape, out_dtype)
+    n = out.size
+    if n == 0:
+        return out
+    ops: list[Array | None] = []
+    s = 0
+    value = _ZEROS[dtype.name]
+    for i, a in enumerate(arrays):
+        if isinstance(a, Scalar):
+            s, value = i + 1, _scalar(dtype, a.value)
+            ops.append(None)
+            continue
+        if a.dtype is not dtype:
+            a = _cast(a, dtype)
+        elif target is not None and _overlaps(target, a):
+            a = _cast(a, dtype)  # a partial overlap with the output: read from a copy
+        ops.append(a)
+    contiguous = out.is_contiguous and all(a is None or (a.shape == shape and a.is_contiguous) for a in ops)
+    if contiguous:
+        kernel = _ufunc_kernel(rt, fn, dtype, "contiguous", s)
+        width = 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
+        args = [_ptr(out), *(_ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n)]
+        rt.launch(kernel, grid(rt, n, 2 * width), _THREADS, args)
+        return out
+    _strided(rt, fn, dtype, out, [None if a is None else broadcast_view(a, shape) for a in ops], s, value)
+    return out
+
+
+def _strided(rt: Any, fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any) -> None:
+    shape = out.shape
+    zeros = (0,) * len(shape)
+    merged, strides = merge_dims(shape, out.strides, *(zeros if a is None else a.strides for a in ops))
+    if len(merged) > MAX_DIMS:
+        # More dimensions than a kernel takes even after merging: one launch per outer index.
+        views = [out, *ops]
+        for i in range(shape[0]):
+            parts = [None if v is None else v._view(shape[1:], v.strides[1:], v.offset + i * v.strides[0])
+                     for v in views]
+            _strided(rt, fn, dtype, parts[0], parts[1:], s, value)  # type: ignore[arg-type]
+        return
+    kernel = _ufunc_kernel(rt, fn, dtype, "strided", s)
+    n = out.size
+    args = [_ptr(out), *(_ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n),
+            geometry(merged, *strides)]
+    rt.launch(kernel, grid(rt, n), _THREADS, args)
+
+
+# -- where, arange/linspace, tril/triu ----------------------------------------------------------------------
+def _fill_kernel(rt: Any, name: str) -> Any:
+    return function(rt, SOURCE, FILL_NAMES, name)
+
+
+def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int, ...]) -> Array:
+    rt = condition.device.runtime
+    out = rt.empty(shape, dtype)
+    n = out.size
+    if n == 0:
+        return out
+    ops = [condition, *(a if a.dtype is dtype else _cast(a, dtype) for a in (x1, x2))]
+    t = dtype.c_type
+    if all(a.shape == shape and a.is_contiguous for a in ops):
+        rt.launch(_fill_kernel(rt, f"where_contiguous<{t}>"), grid(rt, n), _THREADS,
+                  [_ptr(out), *(_ptr(a) for a in ops), ctypes.c_int64(n)])
+        return out
+    views = [broadcast_view(a, shape) for a in ops]
+    merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
+    if len(merged) > MAX_DIMS:
+        views = [memory.contiguous(v) for v in views]
+        merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
+    rt.launch(_fill_kernel(rt, f"where_strided<{t}>"), grid(rt, n), _THREADS,
+              [_ptr(out), *(_ptr(v) for v in views), ctypes.c_int64(n), geometry(merged, *strides)])
+    return out
+
+
+def sequence(n: int, start: int | float | complex, step: int | float | complex, dtype: DType,
+             device: Device) -> Array:
+    """``creation.SEQUENCE``: out[i] = start + i*step, as the cpu back computes it."""
+    rt = device.runtime
+    out = rt.empty((n,), dtype)
+    if n == 0:
+        return out
+    t = dtype.c_type
+    args: list[Any]
+    if dtype.kind in "iu" and isinstance(start, int) and isinstance(step, int):
+        name, args = f"sequence_int<{t}>", [ctypes.c_uint64(start % 2**64), ctypes.c_uint64(step % 2**64)]
+    elif isinstance(start, complex) or isinstance(step, complex):
+        if dtype.kind == "c":
+            name, args = f"sequence_complex<{t}>", [scalar_arg(_COMPLEX[1], start), scalar_arg(_COMPLEX[1], step)]
+        else:  # a real dtype keeps the real parts (as NumPy's cast does)
+            name, args = f"sequence_real<{t}>", [ctypes.c_double(complex(start).real), ctypes.c_double(complex(step).real)]
+    else:
+        name, args = f"sequence_real<{t}>", [ctypes.c_double(start), ctypes.c_double(step)]
+    rt.launch(_fill_kernel(rt, name), grid(rt, n), _THREADS, [_ptr(out), ctypes.c_int64(n), *args])
+    return out
+
+
+def triangle(x: Array, k: int, upper: bool) -> Array:
+    """``creation.TRIANGLE``: x with the elements below (upper) or above (lower) diagonal k zeroed."""
+    rt = x.device.runtime
+    out = rt.empty(x.shape, x.dtype)
+    n = out.size
+    if n == 0:
+        return out
+    merged, (strides,) = merge_dims(x.shape, x.strides)
+    if len(merged) > MAX_DIMS:
+        x = memory.contiguous(x)
+        merged, (strides,) = merge_dims(x.shape, x.strides)
+    rows, cols = x.shape[-2:]
+    k = max(-rows - 1, min(k, cols + 1))  # beyond the matrix every k acts alike; keep it in int64
+    rt.launch(_fill_kernel(rt, f"triangle<{x.dtype.c_type}>"), grid(rt, n), _THREADS,
+              [_ptr(out), _ptr(x), *(ctypes.c_int64(v) for v in (n, rows, cols, k)), ctypes.c_int(upper),
+               geometry(merged, strides)])
+    return out
+
+
+ufunc_front.BACKS["gpu"] = ufunc
+where_front.BACKS["gpu"] = where
+creation.SEQUENCE["gpu"] = sequence
+creation.TRIANGLE["gpu"] = triangle
+creation.FROM_DLPACK["gpu"] = import_dlpack

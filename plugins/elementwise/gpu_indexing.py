@@ -1,0 +1,146 @@
+"""The gpu backs of indexing (``indexing.GATHER``, ``SCATTER``, ``MASK_INDICES``).
+
+The kernels are those of ``kernels/indexing/indexing.hip``. Index arrays are checked on
+the device while their element offsets are computed; the host reads the flag (one
+synchronization) and raises IndexError naming the axis, before anything is written.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+
+from rocm_array import dtypes, memory
+from rocm_array.array import Array, contiguous_strides
+from rocm_array.dtypes import ALL
+from rocm_array.hookspecs import KernelSource
+from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
+
+from . import indexing
+from .gpu import _THREADS, _ptr, function, grid
+
+SOURCE = "indexing/indexing.hip"
+NAMES = ("index_offsets", "mask_count", "mask_positions",
+         *(f"{k}<{d.c_type}>" for d in ALL for k in ("gather", "scatter")))
+_MASK_CHUNK = 256 * 16  # RA_MASK_CHUNK of indexing.hip
+_MASK_THREADS = (256, 1, 1)
+
+
+def kernel_sources() -> list[KernelSource]:
+    return [KernelSource(SOURCE, NAMES)]
+
+
+def _kernel(rt: object, name: str) -> object:
+    return function(rt, SOURCE, NAMES, name)
+
+
+def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
+    """The element offset in ``v`` of each index tuple (int64, shape's size); IndexError when out of range."""
+    rt = v.device.runtime
+    k, m = len(indices), math.prod(shape)
+    idx = memory.empty((k, m), dtypes.int64, v.device)
+    for a, i in enumerate(indices):
+        memory.copy_into(idx._view(shape, contiguous_strides(shape), a * m), i)
+    axes = memory.from_host(np.array([*v.shape[:k], *v.strides[:k]], np.int64), dtypes.int64, v.device)
+    bad = memory.full((), 0, dtypes.int32, v.device)
+    offsets = memory.empty((m,), dtypes.int64, v.device)
+    rt.launch(_kernel(rt, "index_offsets"), grid(rt, m), _THREADS,
+              [_ptr(offsets), _ptr(idx), ctypes.c_int64(m), ctypes.c_int(k), _ptr(axes), _ptr(bad)])
+    axis = int(memory.to_host(bad))
+    if axis:
+        raise IndexError(f"an index is out of bounds for axis {axis - 1} of size {v.shape[axis - 1]}")
+    return offsets
+
+
+def _rest(v: Array, k: int) -> tuple[Array, int, object]:
+    """``v`` (made contiguous when its trailing axes merge to more than a kernel takes), the size
+    of one trailing block, and that block's geometry."""
+    rest_shape = v.shape[k:]
+    merged, (strides,) = merge_dims(rest_shape, v.strides[k:])
+    if len(merged) > MAX_DIMS:
+        v = memory.contiguous(v)
+        merged, (strides,) = merge_dims(rest_shape, v.strides[k:])
+    return v, math.prod(rest_shape), geometry(merged, strides)
+
+
+def gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
+    k = len(indices)
+    out = memory.empty(shape + v.shape[k:], v.dtype, v.device)
+    if out.size == 0 and math.prod(shape) == 0:
+        return out
+    offsets = _offsets(v, indices, shape)
+    if out.size == 0:
+        return out
+    rt = v.device.runtime
+    v, inner, rest = _rest(v, k)
+    m = math.prod(shape)
+    rt.launch(_kernel(rt, f"gather<{v.dtype.c_type}>"), grid(rt, out.size), _THREADS,
+              [_ptr(out), _ptr(v), _ptr(offsets), ctypes.c_int64(m), ctypes.c_int64(inner), rest])
+    return out
+
+
+def scatter(v: Array, indices: list[Array], value: Array) -> None:
+    k = len(indices)
+    shape = indices[0].shape
+    m = math.prod(shape)
+    if m == 0:
+        return
+    offsets = _offsets(v, indices, shape)
+    rest_size = math.prod(v.shape[k:])
+    if rest_size == 0:
+        return
+    rt = v.device.runtime
+    merged, (strides,) = merge_dims(v.shape[k:], v.strides[k:])
+    if len(merged) > MAX_DIMS:
+        # A view written through cannot be replaced by a copy: one scatter per outer index.
+        for i in range(v.shape[k]):
+            sub = v._view(v.shape[:k] + v.shape[k + 1:], v.strides[:k] + v.strides[k + 1:],
+                          v.offset + i * v.strides[k])
+            scatter(sub, indices, value._view(value.shape[:k] + value.shape[k + 1:],
+                                              value.strides[:k] + value.strides[k + 1:],
+                                              value.offset + i * value.strides[k]))
+        return
+    value = memory.contiguous(value)
+    rt.launch(_kernel(rt, f"scatter<{v.dtype.c_type}>"), grid(rt, m * rest_size), _THREADS,
+              [_ptr(v), _ptr(value), _ptr(offsets), ctypes.c_int64(m), ctypes.c_int64(rest_size),
+               geometry(merged, strides)])
+
+
+def mask_indices(mask: Array) -> tuple[Array, ...]:
+    """The coordinates of the True elements of ``mask``, row-major, one int64 array per axis."""
+    rt = mask.device.runtime
+    mask = memory.contiguous(mask)
+    n = mask.size
+    if n == 0:
+        return tuple(memory.empty((0,), dtypes.int64, mask.device) for _ in mask.shape)
+    blocks = -(-n // _MASK_CHUNK)
+    if blocks == 0:
+        flat = memory.empty((0,), dtypes.int64, mask.device)
+    else:
+        counts = memory.empty((blocks,), dtypes.int64, mask.device)
+        rt.launch(_kernel(rt, "mask_count"), (blocks, 1, 1), _MASK_THREADS,
+                  [_ptr(counts), _ptr(mask), ctypes.c_int64(n)])
+        ends = np.cumsum(memory.to_host(counts))
+        starts = memory.from_host(ends - memory.to_host(counts), dtypes.int64, mask.device)
+        flat = memory.empty((int(ends[-1]),), dtypes.int64, mask.device)
+        rt.launch(_kernel(rt, "mask_positions"), (blocks, 1, 1), _MASK_THREADS,
+                  [_ptr(flat), _ptr(mask), ctypes.c_int64(n), _ptr(starts)])
+    if mask.ndim <= 1:
+        return (flat,)
+    # Coordinates from flat positions: (flat // inner) % size along each axis.
+    from rocm_array.namespace import TABLE
+
+    out = []
+    inner = n
+    for d, size in enumerate(mask.shape):
+        inner //= size
+        c = TABLE["floor_divide"](flat, inner) if inner > 1 else flat
+        out.append(c if d == 0 else TABLE["remainder"](c, size))
+    return tuple(out)
+
+
+indexing.GATHER["gpu"] = gather
+indexing.SCATTER["gpu"] = scatter
+indexing.MASK_INDICES["gpu"] = mask_indices

@@ -1,0 +1,203 @@
+"""The elementwise plugin's GPU launch path on a real device (skipped where there is none):
+layouts (contiguous with unaligned starts and vector tails, strided, broadcast, negative
+strides, more dimensions than a kernel takes), Python scalars passed by value, in-place
+results written to the left operand, 64-bit indexing, device checks, and the indexing,
+where and creation backs. The device-parametrized tests check every function's values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rocm_array as xp
+from helpers import host
+from rocm_array import devices
+from rocm_array_plugins.elementwise import gpu
+
+GPUS = devices.gpus()
+pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU: " + "; ".join(devices.gpu_problems()))
+
+
+@pytest.fixture(scope="module")
+def dev() -> str:
+    return str(GPUS[0])
+
+
+def _rand(shape: tuple[int, ...], dtype: str = "float32", seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(-3, 3, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 17, 1000, 4099])
+@pytest.mark.parametrize("start", [0, 1, 3])
+def test_contiguous_unaligned_starts_and_tails(dev: str, n: int, start: int) -> None:
+    a, b = _rand((n + start,), seed=1), _rand((n + start,), seed=2)
+    x, y = xp.asarray(a, device=dev), xp.asarray(b, device=dev)
+    np.testing.assert_array_equal(host(x[start:] * y[start:]), a[start:] * b[start:])
+    np.testing.assert_array_equal(host(x[start:] < y[:n]), a[start:] < b[:n])
+    np.testing.assert_array_equal(host(xp.negative(x[start:])), -a[start:])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "float16", "float64", "complex128", "bool"])
+def test_every_itemsize_through_the_vector_path(dev: str, dtype: str) -> None:
+    a = (_rand((1031,), seed=3) * 20).astype(dtype)
+    x = xp.asarray(a, device=dev)
+    want = a == a[::-1]
+    np.testing.assert_array_equal(host(xp.equal(x, xp.flip(x))), want)
+    np.testing.assert_array_equal(host(xp.equal(x, x)), np.ones_like(want))
+
+
+def test_strided_broadcast_and_negative_strides(dev: str) -> None:
+    a, b = _rand((6, 5, 4), seed=4), _rand((5, 1), seed=5)
+    x, y = xp.asarray(a, device=dev), xp.asarray(b, device=dev)
+    np.testing.assert_allclose(host(x[::-2, :, 1::2] - y), a[::-2, :, 1::2] - b)
+    np.testing.assert_allclose(host(xp.permute_dims(x, (2, 0, 1)) + 1.5), np.transpose(a, (2, 0, 1)) + 1.5)
+    np.testing.assert_allclose(host(xp.exp(x.mT)), np.exp(np.swapaxes(a, -1, -2)), rtol=1e-6)
+
+
+def test_more_dimensions_than_a_kernel_takes(dev: str) -> None:
+    a = _rand((2,) * 11, seed=6)
+    order = tuple(range(10, -1, -1))
+    x = xp.permute_dims(xp.asarray(a, device=dev), order)  # no two dimensions merge
+    np.testing.assert_allclose(host(x * x), np.transpose(a, order) ** 2)
+    np.testing.assert_allclose(host(xp.sqrt(xp.abs(x))), np.sqrt(np.abs(np.transpose(a, order))), rtol=1e-6)
+
+
+@pytest.mark.parametrize(("value", "dtype"), [(2, "int16"), (2.5, "float32"), (0.1, "float16"),
+                                              (1 + 2j, "complex64"), (True, "bool"), (3, "uint64")])
+def test_python_scalars_by_value_on_either_side(dev: str, value, dtype: str) -> None:
+    a = (_rand((7, 3), seed=7) * 4).astype(dtype)
+    x = xp.asarray(a, device=dev)
+    fn = xp.logical_xor if dtype == "bool" else xp.add
+    ref = np.logical_xor if dtype == "bool" else np.add
+    for got, want in ((fn(x, value), ref(a, np.asarray(value, dtype))), (fn(value, x.T), ref(np.asarray(value, dtype), a.T))):
+        np.testing.assert_allclose(host(got).astype(np.complex128), want.astype(np.complex128), rtol=1e-3)
+
+
+def test_complex_scalar_promotes_a_real_array(dev: str) -> None:
+    a = _rand((5,), seed=8)
+    got = xp.multiply(xp.asarray(a, device=dev), 2j)
+    assert got.dtype == xp.complex64
+    np.testing.assert_allclose(host(got), a * 2j)
+
+
+def test_inplace_writes_into_the_left_operand(dev: str) -> None:
+    a, b = _rand((8, 6), seed=9), _rand((6,), seed=10)
+    x = xp.asarray(a, device=dev)
+    before = x._buf.ptr
+    x += xp.asarray(b, device=dev)
+    x *= 2
+    assert x._buf.ptr == before
+    np.testing.assert_allclose(host(x), (a + b) * 2, rtol=1e-6)
+    view = x[::2, 1:]
+    view -= 1.0
+    want = (a + b) * 2
+    want[::2, 1:] -= 1.0
+    np.testing.assert_allclose(host(x), want, rtol=1e-6)
+
+
+def test_inplace_with_an_overlapping_operand_reads_the_old_values(dev: str) -> None:
+    a = np.arange(10, dtype=np.int32)
+    x = xp.asarray(a, device=dev)
+    x[1:] += x[:-1]
+    a[1:] += a[:-1].copy()
+    np.testing.assert_array_equal(host(x), a)
+
+
+def test_inplace_errors(dev: str) -> None:
+    x = xp.ones(4, dtype=xp.int32, device=dev)
+    with pytest.raises(TypeError):
+        x /= 2  # would become float
+    with pytest.raises(ValueError):
+        x += xp.ones((2, 4), dtype=xp.int32, device=dev)
+
+
+def test_arrays_on_different_devices_are_a_value_error(dev: str) -> None:
+    g = xp.ones(3, device=dev)
+    c = xp.ones(3, device="cpu")
+    for call in (lambda: xp.add(g, c), lambda: xp.add(c, g), lambda: xp.where(g > 0, g, c)):
+        with pytest.raises(ValueError, match="different devices"):
+            call()
+
+
+def test_64_bit_indexing(dev: str) -> None:
+    n = 2**31 + 37
+    if GPUS[0].runtime.properties.total_memory < 8 * n:
+        pytest.skip("not enough device memory")
+    x = xp.ones(n, dtype=xp.uint8, device=dev)
+    y = x + x
+    tail = host(y[-40:])
+    assert tail.tolist() == [2] * 40
+    z = xp.multiply(x[1:], 3)  # unaligned and strided-free, past 2^31
+    assert host(z[-3:]).tolist() == [3, 3, 3]
+    assert int(xp.where(x[::2] > 0, x[::2], 0)[-1]) == 1
+    del x, y, z
+
+
+def test_kernels_are_resolved_once(dev: str) -> None:
+    x = xp.ones(16, device=dev)
+    x + x
+    cached = dict(gpu._FUNCTIONS)
+    for _ in range(5):
+        x + x
+    assert gpu._FUNCTIONS == cached
+
+
+# -- where, creation, indexing --------------------------------------------------------------------
+def test_where_layouts(dev: str) -> None:
+    a, b = _rand((4, 6), seed=11), _rand((6,), seed=12)
+    c = a > 0
+    cx, ax, bx = (xp.asarray(v, device=dev) for v in (c, a, b))
+    np.testing.assert_array_equal(host(xp.where(cx, ax, bx)), np.where(c, a, b))
+    np.testing.assert_array_equal(host(xp.where(cx.T, ax.T, 0.5)), np.where(c.T, a.T, np.float32(0.5)))
+    np.testing.assert_array_equal(host(xp.where(cx, ax, xp.asarray(b, dtype=xp.float64, device=dev))),
+                                  np.where(c, a, b.astype(np.float64)))
+
+
+def test_creation(dev: str) -> None:
+    np.testing.assert_array_equal(host(xp.arange(-5, 40, 3, device=dev)), np.arange(-5, 40, 3))
+    np.testing.assert_array_equal(host(xp.arange(250, dtype=xp.uint8, device=dev)), np.arange(250, dtype=np.uint8))
+    np.testing.assert_allclose(host(xp.arange(0.5, 3.0, 0.25, dtype=xp.float32, device=dev)),
+                               np.arange(0.5, 3.0, 0.25, dtype=np.float32))
+    np.testing.assert_allclose(host(xp.linspace(0, 1, 11, device=dev)), np.linspace(0, 1, 11))
+    np.testing.assert_allclose(host(xp.linspace(1j, 2 + 3j, 5, device=dev)), np.linspace(1j, 2 + 3j, 5))
+    np.testing.assert_array_equal(host(xp.eye(4, 5, k=1, device=dev)), np.eye(4, 5, k=1))
+    a = _rand((2, 5, 4), seed=13)
+    x = xp.asarray(a, device=dev)
+    for k in (-2, 0, 1, 10, -10):
+        np.testing.assert_array_equal(host(xp.tril(x, k=k)), np.tril(a, k))
+        np.testing.assert_array_equal(host(xp.triu(x.mT, k=k)), np.triu(np.swapaxes(a, 1, 2), k))
+
+
+def test_gather_scatter_and_masks(dev: str) -> None:
+    a = _rand((5, 6, 3), seed=14)
+    x = xp.asarray(a, device=dev)
+    i = np.array([[0, 4], [-1, 2]])
+    ix = xp.asarray(i, device=dev)
+    np.testing.assert_array_equal(host(x[ix]), a[i])
+    np.testing.assert_array_equal(host(x[:, ix, 1]), a[:, i, 1])
+    np.testing.assert_array_equal(host(xp.take(x, xp.asarray([2, 0], device=dev), axis=1)), np.take(a, [2, 0], axis=1))
+    m = a[..., 0] > 0
+    mx = xp.asarray(m, device=dev)
+    np.testing.assert_array_equal(host(x[mx]), a[m])
+    big = np.random.default_rng(15).random(100_003) > 0.3  # several blocks of the mask kernels
+    np.testing.assert_array_equal(host(xp.asarray(np.arange(100_003), device=dev)[xp.asarray(big, device=dev)]),
+                                  np.arange(100_003)[big])
+    y = xp.asarray(a, device=dev)
+    y[ix] = 7.0
+    b = a.copy()
+    b[i] = 7.0
+    np.testing.assert_array_equal(host(y), b)
+    y[mx] = -1.0
+    b[m] = -1.0
+    np.testing.assert_array_equal(host(y), b)
+
+
+def test_out_of_range_indices_raise_before_writing(dev: str) -> None:
+    x = xp.asarray(np.arange(6.0), device=dev)
+    with pytest.raises(IndexError, match="axis 0"):
+        x[xp.asarray([1, 6], device=dev)]
+    with pytest.raises(IndexError):
+        x[xp.asarray([-7], device=dev)] = 1.0
+    with pytest.raises(IndexError):
+        xp.take(x, xp.asarray([0, 9], device=dev))
+    np.testing.assert_array_equal(host(x), np.arange(6.0))
