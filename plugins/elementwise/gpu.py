@@ -129,31 +129,52 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
     target = out
     if out is None:
         out = rt.empty(shape, out_dtype)
+        contiguous = True
+    else:
+        contiguous = out.is_contiguous
     n = out.size
     if n == 0:
         return out
+    # One operand per kernel pointer: an Array of the compute dtype, or None for a Scalar passed by value.
     ops: list[Array | None] = []
     s = 0
     value = _ZEROS[dtype.name]
+    strides = out._strides
     for i, a in enumerate(arrays):
         if isinstance(a, Scalar):
             s, value = i + 1, _scalar(dtype, a.value)
             ops.append(None)
             continue
-        if a.dtype is not dtype:
-            a = _cast(a, dtype)
-        elif target is not None and _overlaps(target, a):
-            a = _cast(a, dtype)  # a partial overlap with the output: read from a copy
+        if a._dtype is not dtype or (target is not None and _overlaps(target, a)):
+            a = _cast(a, dtype)  # another dtype, or a partial overlap with the output: read a copy
+        # (a fresh output is contiguous: an operand of its shape and strides is too)
+        if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
+            contiguous = False
         ops.append(a)
-    contiguous = out.is_contiguous and all(a is None or (a.shape == shape and a.is_contiguous) for a in ops)
-    if contiguous:
-        kernel = _ufunc_kernel(rt, fn, dtype, "contiguous", s)
-        width = 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
-        args = [_ptr(out), *(_ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n)]
-        rt.launch(kernel, grid(rt, n, 2 * width), _THREADS, args)
+    if not contiguous:
+        _strided(rt, fn, dtype, out, [None if a is None else broadcast_view(a, shape) for a in ops], s, value)
         return out
-    _strided(rt, fn, dtype, out, [None if a is None else broadcast_view(a, shape) for a in ops], s, value)
+    launch = _CONTIGUOUS.get((rt, fn.functor, dtype.name, s))
+    if launch is None:
+        width = 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
+        launch = _CONTIGUOUS[(rt, fn.functor, dtype.name, s)] = (
+            _ufunc_kernel(rt, fn, dtype, "contiguous", s), BLOCK * 2 * width,
+            rt.properties.compute_units * BLOCKS_PER_CU)
+    kernel, per_block, most = launch
+    blocks = -(-n // per_block)
+    args = [ctypes.c_void_p(out._buf.ptr + out._offset * out._dtype.itemsize)]
+    for a in ops:
+        args.append(ctypes.c_void_p(None if a is None else a._buf.ptr + a._offset * a._dtype.itemsize))
+    if fn.arity == 2:
+        args.append(value)
+    args.append(ctypes.c_int64(n))
+    rt.launch(kernel, (blocks if blocks < most else most, 1, 1), _THREADS, args)
     return out
+
+
+#: (runtime, functor, dtype name, scalar position) -> (kernel, elements per block, most blocks):
+#: what a contiguous launch needs, resolved once.
+_CONTIGUOUS: dict[tuple[Any, ...], tuple[Any, int, int]] = {}
 
 
 def _strided(rt: Any, fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any) -> None:

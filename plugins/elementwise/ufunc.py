@@ -99,7 +99,11 @@ class Ufunc:
         """The operands, the promoted and result dtypes, and the broadcast shape."""
         if len(args) != self.arity:
             raise TypeError(f"{self.name}() takes {self.arity} positional argument(s), got {len(args)}")
-        arrays = _operands(self.name, args)
+        a0 = args[0]
+        if type(a0) is Array and (self.arity == 1 or (type(args[1]) is Array and args[1]._device is a0._device)):
+            arrays: list[Array | Scalar] = list(args)  # the common case, without _operands' checks
+        else:
+            arrays = _operands(self.name, args)
         key = tuple([a.dtype.name for a in arrays])
         types = self._types.get(key)
         if types is None:
