@@ -1,0 +1,348 @@
+"""The gpu back of linalg's LAPACK-class functions: the vendor solvers of ``rocm_array.runtime.blas``.
+
+The solvers work on column-major matrices in place, so every routine first makes
+one column-major copy of its operand on the device (cast to the compute dtype:
+float16 and bfloat16 are solved in float32), and its results are column-major
+views, which rocm_array's strided arrays take as they are. A stack of matrices
+is one call per matrix, each writing its own ``info``; the infos are read back
+once, after the whole stack is queued, and a singular (or not positive definite,
+or not converging) matrix raises LinAlgError as on the cpu.
+
+pinv, matrix_rank and the norms are built from these, the matrix products and
+the elementwise and reduction plugins' functions.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from rocm_array import dtypes
+from rocm_array.array import Array, wrap_numpy
+from rocm_array.broadcast import broadcast_view
+from rocm_array.dtypes import DType, complex_of, real_of
+from rocm_array.memory import copy_into, empty, from_host, full, to_host
+from rocm_array.namespace import TABLE
+from rocm_array.runtime.blas import library
+from rocm_array.runtime.layout import BLOCK, grid_1d
+
+from . import cpu
+from .backs import LAPACK
+from .common import LinAlgError, diagonal_view, insert_axis
+from .gpu import cast, kernel, product
+
+__all__ = ["lapack"]
+
+_COMPUTE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
+_I64 = ctypes.c_int64
+
+
+def _ptr(x: Array) -> ctypes.c_void_p:
+    return ctypes.c_void_p(x.device.runtime.pointer(x))
+
+
+def _columns(x: Array, dtype: DType, shape: tuple[int, ...] | None = None) -> Array:
+    """A new column-major copy of ``x`` (broadcast to ``shape``) cast to ``dtype``: logical shape
+    (..., rows, cols), each matrix's columns contiguous, the matrices one after another."""
+    *batch, rows, cols = shape or x.shape
+    out = empty((*batch, cols, rows), dtype, x.device).mT
+    copy_into(out, x)
+    return out
+
+
+class _Stack:
+    """A stack of column-major matrices and the per-matrix calls on it; ``check`` reads the infos."""
+
+    def __init__(self, name: str, x: Array, count: int = 1) -> None:
+        self.name = name
+        self.rt = x.device.runtime
+        self.lib = library(self.rt)
+        self.batch = math.prod(x.shape[:-2])
+        self.info = full((count, self.batch), 0, dtypes.int32, x.device)
+
+    def matrices(self, x: Array) -> list[int]:
+        """The address of each matrix of the column-major ``x``."""
+        base, step = self.rt.pointer(x), x.shape[-1] * x.shape[-2] * x.dtype.itemsize
+        return [base + i * step for i in range(self.batch)]
+
+    def infos(self, call: int = 0) -> list[int]:
+        base = self.rt.pointer(self.info) + call * self.batch * 4
+        return [base + 4 * i for i in range(self.batch)]
+
+    def check(self, what: str) -> None:
+        """LinAlgError naming ``what`` when a matrix's info says so (waits for the stack)."""
+        info = to_host(self.info)
+        if (info < 0).any():
+            raise RuntimeError(f"linalg.{self.name}(): the solver rejected argument {-int(info.min())}")
+        if (info > 0).any():
+            raise LinAlgError(f"linalg.{self.name}(): {what}")
+
+
+def _launch_1d(x: Array, name: str, args: list[Any], n: int) -> None:
+    rt = x.device.runtime
+    rt.launch(kernel(x, name), (grid_1d(n, rt.properties.compute_units), 1, 1), (BLOCK, 1, 1), args)
+
+
+def _zero_triangle(x: Array, keep_lower: bool) -> None:
+    """Zero the strict upper (``keep_lower``) or lower triangle of each matrix of the column-major ``x``."""
+    *batch, rows, cols = x.shape
+    count = math.prod(batch)
+    _launch_1d(x, f"triangle<{x.dtype.c_type}>",
+               [_ptr(x), _I64(count), _I64(rows), _I64(cols), _I64(rows * cols), _I64(x.strides[-2]),
+                _I64(x.strides[-1]), ctypes.c_int(int(keep_lower))], count * rows * cols)
+
+
+# -- factorizations and solves -----------------------------------------------------------------
+def cholesky(x: Array, dtype: DType, upper: bool) -> tuple[Array, ...]:
+    a = _columns(x, dtype)
+    s = _Stack("cholesky", a)
+    n = a.shape[-1]
+    for p, info in zip(s.matrices(a), s.infos()):
+        s.lib.potrf(dtype, not upper, n, p, n, info)
+    s.check("the matrix is not positive definite")
+    _zero_triangle(a, keep_lower=not upper)
+    return (a,)
+
+
+def _lu(name: str, a: Array, count: int = 1) -> tuple[_Stack, Array]:
+    """LU-factor the column-major stack ``a`` in place: the stack (infos unchecked) and the pivots."""
+    s = _Stack(name, a, count)
+    n = a.shape[-1]
+    ipiv = empty((s.batch, n), s.lib.ipiv_dtype, a.device)
+    step = n * ipiv.dtype.itemsize
+    for i, (p, info) in enumerate(zip(s.matrices(a), s.infos())):
+        s.lib.getrf(a.dtype, n, p, n, s.rt.pointer(ipiv) + i * step, info)
+    return s, ipiv
+
+
+def solve(a: Array, b: Array, dtype: DType) -> tuple[Array, ...]:
+    lu, x = _columns(a, dtype), _columns(b, dtype)
+    s, ipiv = _lu("solve", lu, count=2)
+    n, k = x.shape[-2:]
+    step = n * ipiv.dtype.itemsize
+    for i, (p, q, info) in enumerate(zip(s.matrices(lu), s.matrices(x), s.infos(1))):
+        s.lib.getrs(dtype, n, k, p, n, s.rt.pointer(ipiv) + i * step, q, n, info)
+    s.check("the matrix is singular")
+    return (x,)
+
+
+def inv(x: Array, dtype: DType) -> tuple[Array, ...]:
+    n = x.shape[-1]
+    eye = full((n, n), 0, dtype, x.device)
+    copy_into(diagonal_view(eye, 0), full((), 1, dtype, x.device))
+    return solve(x, broadcast_view(eye, x.shape), dtype)
+
+
+def _determinant(name: str, x: Array, dtype: DType) -> tuple[Array, Array]:
+    lu = _columns(x, dtype)
+    _, ipiv = _lu(name, lu)  # a singular matrix's info is no error: its determinant is 0
+    return lu, ipiv
+
+
+def det(x: Array, dtype: DType) -> tuple[Array, ...]:
+    lu, ipiv = _determinant("det", x, dtype)
+    out = empty(x.shape[:-2], dtype, x.device)
+    count, n = out.size, x.shape[-1]
+    _launch_1d(x, f"lu_det<{dtype.c_type}, {ipiv.dtype.c_type}>",
+               [_ptr(out), _ptr(lu), _ptr(ipiv), _I64(n), _I64(count)], count)
+    return (out,)
+
+
+def slogdet(x: Array, dtype: DType) -> tuple[Array, ...]:
+    lu, ipiv = _determinant("slogdet", x, dtype)
+    real = real_of(dtype)
+    sign, logabs = empty(x.shape[:-2], dtype, x.device), empty(x.shape[:-2], real, x.device)
+    count, n = sign.size, x.shape[-1]
+    _launch_1d(x, f"lu_slogdet<{dtype.c_type}, {real.c_type}, {ipiv.dtype.c_type}>",
+               [_ptr(sign), _ptr(logabs), _ptr(lu), _ptr(ipiv), _I64(n), _I64(count)], count)
+    return sign, logabs
+
+
+def qr(x: Array, dtype: DType, mode: str) -> tuple[Array, ...]:
+    *batch, m, n = x.shape
+    k = min(m, n)
+    a = _columns(x, dtype)
+    s = _Stack("qr", a)
+    tau = empty((s.batch, max(k, 1)), dtype, x.device)
+    step = tau.shape[1] * dtype.itemsize
+    for i, (p, info) in enumerate(zip(s.matrices(a), s.infos())):
+        s.lib.geqrf(dtype, m, n, p, m, s.rt.pointer(tau) + i * step, info)
+    # R: the upper triangle of the factored rows (k of them, or all m in complete mode).
+    r_rows = m if mode == "complete" else k
+    r = _columns(a._view((*batch, r_rows, n), a.strides, a.offset), dtype)
+    _zero_triangle(r, keep_lower=False)
+    q_cols = m if mode == "complete" else k
+    if q_cols == n:
+        q = a  # Q overwrites the reflectors in place
+    elif q_cols < n:
+        q = a._view((*batch, m, q_cols), a.strides, a.offset)  # the leading columns: a prefix of each matrix
+        q = _columns(q, dtype)
+    else:  # complete, m > n: Q's first n columns hold the reflectors
+        q = empty((*batch, m, m), dtype, x.device).mT
+        copy_into(q._view((*batch, m, n), q.strides, q.offset), a)
+    for i, (p, info) in enumerate(zip(s.matrices(q), s.infos())):
+        s.lib.orgqr(dtype, m, q_cols, k, p, m, s.rt.pointer(tau) + i * step, info)
+    s.check("the factorization failed")
+    return q, r
+
+
+def _eigh(x: Array, dtype: DType, vectors: bool) -> tuple[Array, Array]:
+    a = _columns(x, dtype)
+    s = _Stack("eigh" if vectors else "eigvalsh", a)
+    n = x.shape[-1]
+    w = empty((*x.shape[:-1],), real_of(dtype), x.device)
+    for i, (p, info) in enumerate(zip(s.matrices(a), s.infos())):
+        s.lib.syevd(dtype, vectors, n, p, n, s.rt.pointer(w) + i * n * w.dtype.itemsize, info)
+    s.check("the eigenvalue iteration did not converge")
+    return w, a
+
+
+def eigh(x: Array, dtype: DType) -> tuple[Array, ...]:
+    return _eigh(x, dtype, True)
+
+
+def eigvalsh(x: Array, dtype: DType) -> tuple[Array, ...]:
+    return (_eigh(x, dtype, False)[0],)
+
+
+def _svd(x: Array, dtype: DType, job: str) -> tuple[Array, Array | None, Array | None]:
+    """S, U, Vh (job "A": full, "S": reduced, "N": S alone). The solver needs m >= n: a wide
+    matrix is factored as its transpose, A^T = U' S V'^H giving A = (V'^H)^T S U'^T."""
+    *batch, m, n = x.shape
+    wide = m < n
+    a = _columns(x.mT if wide else x, dtype)
+    mm, nn = a.shape[-2:]
+    s_ = _Stack("svd" if job != "N" else "svdvals", a)
+    sv = empty((*batch, nn), real_of(dtype), x.device)
+    u = vt = None
+    if job != "N":
+        u = empty((*batch, mm if job == "A" else nn, mm), dtype, x.device).mT
+        vt = empty((*batch, nn, nn), dtype, x.device).mT
+    us = s_.matrices(u) if u is not None else [0] * s_.batch
+    vts = s_.matrices(vt) if vt is not None else [0] * s_.batch
+    for i, (p, pu, pv, info) in enumerate(zip(s_.matrices(a), us, vts, s_.infos())):
+        s_.lib.gesvd(dtype, job, mm, nn, p, mm, s_.rt.pointer(sv) + i * nn * sv.dtype.itemsize,
+                     pu, mm, pv, nn, info)
+    s_.check("the singular value iteration did not converge")
+    if u is None or vt is None:
+        return sv, None, None
+    return (sv, vt.mT, u.mT) if wide else (sv, u, vt)
+
+
+def svd(x: Array, dtype: DType, full_matrices: bool) -> tuple[Array, ...]:
+    sv, u, vh = _svd(x, dtype, "A" if full_matrices else "S")
+    return u, sv, vh  # type: ignore[return-value]
+
+
+def svdvals(x: Array, dtype: DType) -> tuple[Array, ...]:
+    return (_svd(x, dtype, "N")[0],)
+
+
+def _eig(x: Array, dtype: DType, vectors: bool) -> tuple[Array, Array]:
+    c = complex_of(dtype)
+    a = _columns(x, c)
+    s = _Stack("eig" if vectors else "eigvals", a)
+    if not s.lib.has_geev:
+        raise NotImplementedError(f"linalg.{s.name}() on {x.device.runtime.platform} GPUs: "
+                                  "the platform's solver library has no general eigensolver (geev)")
+    n = x.shape[-1]
+    w = empty(x.shape[:-1], c, x.device)
+    v = empty(x.shape, c, x.device).mT
+    vs = s.matrices(v) if vectors else [0] * s.batch
+    for i, (p, pv, info) in enumerate(zip(s.matrices(a), vs, s.infos())):
+        s.lib.geev(c, n, p, n, s.rt.pointer(w) + i * n * c.itemsize, pv, n, info)
+    s.check("the eigenvalue iteration did not converge")
+    return w, v
+
+
+def eig(x: Array, dtype: DType) -> tuple[Array, ...]:
+    return _eig(x, dtype, True)
+
+
+def eigvals(x: Array, dtype: DType) -> tuple[Array, ...]:
+    return (_eig(x, dtype, False)[0],)
+
+
+# -- built from the above and the elementwise and reduction functions ----------------------------
+def _tolerance(s: Array, rtol: float | Array | None, shape: tuple[int, ...]) -> Array:
+    """``rtol`` (default max(M, N) * eps) times the largest singular value, per matrix, as (..., 1)."""
+    if rtol is None:
+        rtol = max(shape[-2:]) * float(np.finfo(s.dtype.numpy).eps)
+    elif isinstance(rtol, Array):
+        rtol = insert_axis(rtol, rtol.ndim)
+    return TABLE["multiply"](TABLE["max"](s, axis=-1, keepdims=True), rtol)
+
+
+def pinv(x: Array, dtype: DType, rtol: float | Array | None) -> tuple[Array, ...]:
+    sv, u, vh = _svd(x, dtype, "S")
+    assert u is not None and vh is not None
+    keep = TABLE["greater"](sv, _tolerance(sv, rtol, x.shape))
+    inv_s = TABLE["where"](keep, TABLE["divide"](1, sv), full(sv.shape, 0, sv.dtype, sv.device))
+    conj = TABLE["conj"] if dtype in dtypes.CATEGORIES["complex floating"] else (lambda v: v)
+    v_scaled = TABLE["multiply"](conj(vh).mT, insert_axis(inv_s, inv_s.ndim - 1))
+    return (product(v_scaled, conj(u).mT, dtype),)
+
+
+def matrix_rank(x: Array, dtype: DType, rtol: float | Array | None) -> tuple[Array, ...]:
+    sv = _svd(x, dtype, "N")[0]
+    above = TABLE["greater"](sv, _tolerance(sv, rtol, x.shape))
+    return (TABLE["sum"](TABLE["astype"](above, dtypes.DEFAULT_INT), axis=-1),)
+
+
+def vector_norm(x: Array, dtype: DType, axis: tuple[int, ...], keepdims: bool, ord: float) -> tuple[Array, ...]:
+    a = TABLE["abs"](x)
+    if ord == math.inf:
+        return (TABLE["max"](a, axis=axis, keepdims=keepdims),)
+    if ord == -math.inf:
+        return (TABLE["min"](a, axis=axis, keepdims=keepdims),)
+    if ord == 0:
+        nonzero = TABLE["astype"](TABLE["not_equal"](a, 0), a.dtype)
+        return (TABLE["sum"](nonzero, axis=axis, keepdims=keepdims),)
+    if ord == 1:
+        return (TABLE["sum"](a, axis=axis, keepdims=keepdims),)
+    if ord == 2:
+        return (TABLE["sqrt"](TABLE["sum"](TABLE["multiply"](a, a), axis=axis, keepdims=keepdims)),)
+    total = TABLE["sum"](TABLE["pow"](a, float(ord)), axis=axis, keepdims=keepdims)
+    return (TABLE["pow"](total, 1.0 / ord),)
+
+
+def matrix_norm(x: Array, dtype: DType, keepdims: bool, ord: Any) -> tuple[Array, ...]:
+    if ord == "fro":
+        out = vector_norm(x, dtype, (x.ndim - 2, x.ndim - 1), False, 2)[0]
+    elif ord in ("nuc", 2, -2):
+        sv = _svd(x, dtype, "N")[0]
+        out = TABLE[{"nuc": "sum", 2: "max", -2: "min"}[ord]](sv, axis=-1)
+    else:  # 1, -1: the largest/smallest column sum; inf, -inf: row sum
+        sums = TABLE["sum"](TABLE["abs"](x), axis=-2 if abs(ord) == 1 else -1)
+        out = TABLE["max" if ord > 0 else "min"](sums, axis=-1)
+    if keepdims:
+        out = insert_axis(insert_axis(out, out.ndim), out.ndim + 1)
+    return (out,)
+
+
+#: name -> routine(*arrays, compute dtype, **options): its results in the compute dtype.
+ROUTINES: dict[str, Callable[..., tuple[Array, ...]]] = {f.__name__: f for f in (
+    cholesky, solve, inv, det, slogdet, qr, eigh, eigvalsh, svd, svdvals, eig, eigvals,
+    pinv, matrix_rank, vector_norm, matrix_norm)}
+_NEEDS_MATRICES = frozenset(ROUTINES) - {"vector_norm", "matrix_norm"}
+
+
+def lapack(name: str, xs: list[Array], dtype: DType, outs: tuple[DType, ...], **options: Any) -> tuple[Array, ...]:
+    """``name`` on the GPU arrays ``xs`` in ``dtype``, its results cast to ``outs``.
+
+    Empty operands hold no data: their (small, data-free) results come from the cpu back.
+    """
+    if name in _NEEDS_MATRICES and any(x.size == 0 for x in xs):
+        host = [wrap_numpy(np.zeros(x.shape, x.dtype.numpy), x.dtype) for x in xs]
+        opts = {k: wrap_numpy(to_host(v), v.dtype) if isinstance(v, Array) else v for k, v in options.items()}
+        return tuple(from_host(r._np, r.dtype, xs[0].device) for r in cpu.lapack(name, host, dtype, outs, **opts))
+    compute = _COMPUTE.get(dtype, dtype)
+    results = ROUTINES[name](*(cast(x, compute) if name in ("vector_norm", "matrix_norm") else x for x in xs),
+                             compute, **options)
+    return tuple(cast(r, d) for r, d in zip(results, outs))
+
+
+LAPACK["gpu"] = lapack

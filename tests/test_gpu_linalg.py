@@ -1,0 +1,131 @@
+"""GPU-only checks of the linalg plugin: IEEE float32 products, library handles made once, operands
+at strides the BLAS takes through its flags or after one copy, integer products, solver errors.
+
+The device-parametrized tests of test_linalg.py cover the functions against NumPy on every device;
+these look at what only the GPU path has. Skipped without a GPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rocm_array as xp
+from helpers import host
+from rocm_array.devices import Device, gpus
+
+pytestmark = pytest.mark.skipif(not gpus(), reason="no GPU")
+
+
+def _gpu() -> Device:
+    return gpus()[0]
+
+
+def _on(a: np.ndarray) -> xp.Array:
+    return xp.asarray(a, device=str(_gpu()))
+
+
+def test_float32_matmul_is_ieee_not_tf32() -> None:
+    """TF32 keeps 10 mantissa bits (relative error ~1e-3); IEEE float32 sums stay near 1e-6."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 512, 512)).astype(np.float32)
+    out = host(_on(a) @ _on(b))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    err = np.max(np.abs(out - ref)) / np.max(np.abs(ref))
+    assert err < 2e-6, f"float32 matmul error {err:.2e} looks like TF32"
+
+
+def test_library_handles_are_made_once_on_the_runtime_stream() -> None:
+    from rocm_array.runtime.blas import library
+
+    rt = _gpu().runtime
+    a = _on(np.ones((8, 8)) + np.eye(8))
+    a @ a
+    lib = library(rt)
+    xp.linalg.solve(a, a)
+    assert library(rt) is lib
+    from rocm_array.runtime.blas import _LIBRARIES
+
+    assert list(_LIBRARIES) == [(id(rt), rt.driver.stream)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "float16"])
+def test_matmul_operands_at_any_strides(dtype: str) -> None:
+    rng = np.random.default_rng(1)
+    base = rng.integers(-3, 4, (3, 12, 10)).astype(dtype)
+    x = _on(base)
+    cases = [
+        (x[:, 1:6, 2:9], x[:, 2:9, 0:4]),  # sub-blocks: leading dimensions larger than the width
+        (x.mT[:, :5, :7], x[:, :7, :3]),  # column-major left operand: the transpose flag
+        (x[:, ::2, ::3], x[:, ::3, ::2][:, :4, :]),  # neither layout: one copy
+        (x[0, :4, :6], x[:, :6, :5]),  # a 2-D left operand broadcast over the batch (stride 0)
+        (x[:, 0, :6], x[0, :6, :2]),  # stacked vectors
+    ]
+    for a, b in cases:
+        ref = np.matmul(host(a).astype(np.float64), host(b).astype(np.float64))
+        out = a @ b
+        assert out.dtype == x.dtype and out.shape == ref.shape
+        np.testing.assert_allclose(host(out).astype(np.float64), ref, rtol=1e-2 if dtype == "float16" else 1e-6)
+
+
+def test_batched_matmul_broadcasts_batch_dims() -> None:
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((4, 1, 5, 3))
+    b = rng.standard_normal((1, 6, 3, 2))
+    np.testing.assert_allclose(host(_on(a) @ _on(b)), a @ b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "uint64", "int64"])
+def test_integer_matmul_wraps_like_numpy(dtype: str) -> None:
+    rng = np.random.default_rng(3)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, (2, 33, 40), dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, (40, 17), dtype=dtype, endpoint=True)
+    np.testing.assert_array_equal(host(_on(a) @ _on(b)), np.matmul(a, b))
+    c = rng.integers(info.min, info.max, (17, 66), dtype=dtype, endpoint=True)
+    np.testing.assert_array_equal(host(_on(a).mT[:, ::2] @ _on(c)[:, ::2].mT),
+                                  np.matmul(a.swapaxes(-1, -2)[:, ::2], c[:, ::2].T))
+
+
+def test_vecdot_conjugates_the_first_operand_on_strided_input() -> None:
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5, 7)) + 1j * rng.standard_normal((5, 7))
+    b = rng.standard_normal((7, 5)) + 1j * rng.standard_normal((7, 5))
+    out = xp.vecdot(_on(a), _on(b).mT)
+    np.testing.assert_allclose(host(out), np.sum(np.conj(a) * b.T, axis=-1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("f", ["solve", "inv", "cholesky"])
+def test_singular_input_raises_linalgerror(f: str) -> None:
+    a = np.ones((2, 3, 3))
+    a[0] = np.eye(3) * 2  # the first matrix is fine, the second is not
+    x = _on(a)
+    with pytest.raises(xp.linalg.LinAlgError):
+        if f == "solve":
+            xp.linalg.solve(x, _on(np.ones((2, 3, 1))))
+        else:
+            getattr(xp.linalg, f)(x)
+
+
+def test_factorizations_of_wide_and_tall_matrices() -> None:
+    """gesvd takes m >= n only: a wide matrix is factored as its transpose; qr's complete mode."""
+    rng = np.random.default_rng(5)
+    for shape in [(3, 7), (7, 3)]:
+        a = rng.standard_normal((2, *shape)) + 1j * rng.standard_normal((2, *shape))
+        for full in (True, False):
+            u, s, vh = (host(r) for r in xp.linalg.svd(_on(a), full_matrices=full))
+            k = min(shape)
+            np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, atol=1e-10)
+            np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), atol=1e-10)
+        for mode in ("reduced", "complete"):
+            q, r = (host(t) for t in xp.linalg.qr(_on(a), mode=mode))
+            np.testing.assert_allclose(q @ r, a, atol=1e-10)
+            np.testing.assert_allclose(np.triu(r), r)
+
+
+def test_det_and_slogdet_of_singular_matrices() -> None:
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 1.0], [1.0, 0.0]]])
+    np.testing.assert_allclose(host(xp.linalg.det(_on(a))), [0.0, -1.0])
+    sign, logabs = xp.linalg.slogdet(_on(a))
+    np.testing.assert_array_equal(host(sign), [0.0, -1.0])
+    np.testing.assert_array_equal(host(logabs), [-np.inf, 0.0])
