@@ -1,0 +1,21 @@
+// What the nn kernels share: the accumulation type (float for the 16-bit floats and
+// float itself, double for double) and the device-side index-error flag.
+#pragma once
+#include "common/types.h"
+#include "elementwise/math.h"
+
+template <typename T> struct nn_acc { typedef float type; };
+template <> struct nn_acc<double> { typedef double type; };
+
+// erf is the one function the activations need beyond elementwise/math.h.
+RA_DEVICE float nn_erf(float x) { return erff(x); }
+RA_DEVICE double nn_erf(double x) { return erf(x); }
+
+// An out-of-range index sets *error (any thread, any order: only "was there one" is read back).
+RA_DEVICE bool nn_check_index(long long v, ra_index_t n, int* error) {
+  if (v < 0 || v >= n) {
+    *error = 1;
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,23 @@
+"""The ``nn`` plugin: ``xp.nn``, the operations of a tensor framework's neural-network backend.
+
+Convolutions, pooling, upsampling, gather/scatter and index ops, softmax, norms
+and activations, in NCHW / NCL layouts, on every device. Each module lists what
+it provides in ``IMPLS``; the gpu module adds its backs to their tables when
+imported (no GPU is touched until a kernel is launched).
+"""
+
+from __future__ import annotations
+
+from rocm_array.hookspecs import Impl, KernelSource, hookimpl
+
+from . import conv, gpu, index, pointwise, pool, rows
+
+
+@hookimpl
+def rocm_array_functions() -> list[Impl]:
+    return [*pointwise.IMPLS, *rows.IMPLS, *conv.IMPLS, *pool.IMPLS, *index.IMPLS]
+
+
+@hookimpl
+def rocm_array_kernels() -> list[KernelSource]:
+    return gpu.kernel_sources()

@@ -1,0 +1,90 @@
+"""What the nn fronts share: argument checks, the dtype rule, layout helpers, the vendor switch."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Sequence
+
+from rocm_array import dtypes, memory
+from rocm_array.array import Array
+from rocm_array.axes import integer
+from rocm_array.devices import check_same
+from rocm_array.dtypes import CATEGORIES, DType
+
+__all__ = ["VENDOR_VAR", "vendor_enabled", "arrays", "floating", "ints", "as_contiguous", "moved_last",
+           "moved_back", "flat_view", "COMPUTE"]
+
+#: ``ROCM_ARRAY_NN_VENDOR=0`` makes the gpu backs use the project's own kernels even where
+#: cuDNN or MIOpen is present (the tests run both paths this way).
+VENDOR_VAR = "ROCM_ARRAY_NN_VENDOR"
+
+#: The dtype NumPy computes a float dtype in on the cpu device (16-bit floats go through float32).
+COMPUTE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
+
+
+def vendor_enabled() -> bool:
+    """Whether the gpu backs may call the vendor library (read at each call, so tests can switch it)."""
+    return os.environ.get(VENDOR_VAR, "1") != "0"
+
+
+def arrays(name: str, **named: object) -> None:
+    """TypeError naming the first of ``named`` that is not an Array; ValueError if they span devices."""
+    for what, x in named.items():
+        if not isinstance(x, Array):
+            raise TypeError(f"nn.{name}(): {what} must be an array, not {type(x).__name__}")
+    check_same(*named.values())
+
+
+def floating(name: str, **named: Array | None) -> DType:
+    """The promoted dtype of the given arrays (None skipped), which must be a real floating dtype."""
+    given = {k: v for k, v in named.items() if v is not None}
+    arrays(name, **given)
+    dt = dtypes.result_type(*(x.dtype for x in given.values()))  # type: ignore[union-attr]
+    if dt not in CATEGORIES["real floating"]:
+        raise TypeError(f"nn.{name}() needs real floating arrays, got "
+                        + ", ".join(f"{k} of {v.dtype.name}" for k, v in given.items()))  # type: ignore[union-attr]
+    return dt
+
+
+def ints(value: int | Sequence[int], n: int, name: str, what: str, minimum: int) -> tuple[int, ...]:
+    """``value`` (one int for every axis, or ``n`` of them) as a tuple, each at least ``minimum``."""
+    seq = list(value) if isinstance(value, (tuple, list)) else [value] * n
+    if len(seq) != n:
+        raise ValueError(f"nn.{name}(): {what} needs {n} value(s), got {len(seq)}")
+    out = tuple(integer(v, f"nn.{name}", what) for v in seq)
+    if any(v < minimum for v in out):
+        raise ValueError(f"nn.{name}(): {what} must be at least {minimum}, got {value}")
+    return out
+
+
+def as_contiguous(x: Array, dtype: DType) -> Array:
+    """``x`` as a row-major contiguous array of ``dtype`` (itself when it already is one)."""
+    if x.dtype is dtype and x.is_contiguous:
+        return x
+    out = memory.empty(x.shape, dtype, x.device)
+    memory.copy_into(out, x)
+    return out
+
+
+def moved_last(x: Array, axis: int, dtype: DType) -> tuple[Array, tuple[int, ...]]:
+    """A contiguous ``dtype`` copy of ``x`` with ``axis`` moved last, and the axis order it has."""
+    order = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
+    view = x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset)
+    return as_contiguous(view, dtype), order
+
+
+def moved_back(y: Array, order: tuple[int, ...]) -> Array:
+    """The view of ``y`` (laid out in ``order``) in the original axis order."""
+    shape, strides = [0] * y.ndim, [0] * y.ndim
+    for pos, d in enumerate(order):
+        shape[d], strides[d] = y.shape[pos], y.strides[pos]
+    return y._view(tuple(shape), tuple(strides), y.offset)
+
+
+def flat_view(x: Array, shape: tuple[int, ...]) -> Array:
+    """The contiguous ``x`` seen with another shape of the same size."""
+    assert x.is_contiguous and math.prod(shape) == x.size
+    from rocm_array.array import contiguous_strides
+
+    return x._view(shape, contiguous_strides(shape), x.offset)

@@ -1,0 +1,133 @@
+"""conv1d, conv2d, conv_transpose1d, conv_transpose2d (NCL / NCHW, torch's weight layouts).
+
+The front checks shapes and parameters, promotes the dtypes (real floating), and
+describes the work as one ``ConvSpec`` in 2-D form (a 1-D convolution is a 2-D one
+of height 1). The device's back computes it; the bias is added after, by the
+namespace's ``add``. Weights: ``(out_channels, in_channels / groups, kH, kW)``;
+transposed: ``(in_channels, out_channels / groups, kH, kW)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from rocm_array.array import Array
+from rocm_array.backs import Backs
+from rocm_array.hookspecs import Impl
+from rocm_array.namespace import TABLE
+
+from . import cpu
+from .common import as_contiguous, flat_view, floating, ints
+
+IntOrSeq = int | Sequence[int]
+
+
+@dataclass(frozen=True)
+class ConvSpec:
+    """One convolution in 2-D form. For a transposed one, (ih, iw) is its input's size and
+    (oh, ow) its output's; the "grid" of im2col is then the input and the "image" the output."""
+
+    n: int
+    c: int  # input channels
+    k: int  # output channels
+    groups: int
+    ih: int
+    iw: int
+    oh: int
+    ow: int
+    kh: int
+    kw: int
+    sh: int
+    sw: int
+    ph: int
+    pw: int
+    dh: int
+    dw: int
+    transposed: bool
+
+    @property
+    def image_grid(self) -> tuple[int, int, int, int, int]:
+        """(channels, image h, image w, grid h, grid w) in im2col's terms."""
+        if self.transposed:
+            return self.k, self.oh, self.ow, self.ih, self.iw
+        return self.c, self.ih, self.iw, self.oh, self.ow
+
+
+#: ``back(spec, x, w) -> y``: x (N, C, IH, IW) and w contiguous, of one dtype; y (N, K, OH, OW).
+CONV = Backs("nn convolutions", cpu=cpu.conv)
+
+
+def _convolution(name: str, spatial: int, x: Array, weight: Array, bias: Array | None, stride: IntOrSeq,
+                 padding: IntOrSeq, dilation: IntOrSeq, groups: int, output_padding: IntOrSeq | None) -> Array:
+    dt = floating(name, x=x, weight=weight, bias=bias)
+    transposed = output_padding is not None
+    if x.ndim != spatial + 2 or weight.ndim != spatial + 2:
+        raise ValueError(f"nn.{name}(): needs a {spatial + 2}-D input and weight, got shapes {x.shape} "
+                         f"and {weight.shape}")
+    s = ints(stride, spatial, name, "stride", 1)
+    p = ints(padding, spatial, name, "padding", 0)
+    d = ints(dilation, spatial, name, "dilation", 1)
+    (g,) = ints(groups, 1, name, "groups", 1)
+    n, c = x.shape[:2]
+    taps = weight.shape[2:]
+    if transposed:
+        op = ints(output_padding, spatial, name, "output_padding", 0)  # type: ignore[arg-type]
+        if any(o >= max(si, di) for o, si, di in zip(op, s, d)):
+            raise ValueError(f"nn.{name}(): output_padding {op} must be smaller than stride or dilation")
+        if weight.shape[0] != c or c % g:
+            raise ValueError(f"nn.{name}(): weight {weight.shape} does not fit an input of {c} channels "
+                             f"in {g} group(s)")
+        k = weight.shape[1] * g
+        out = [(i - 1) * si - 2 * pi + di * (t - 1) + o + 1
+               for i, si, pi, di, t, o in zip(x.shape[2:], s, p, d, taps, op)]
+    else:
+        k = weight.shape[0]
+        if c % g or k % g or weight.shape[1] * g != c:
+            raise ValueError(f"nn.{name}(): weight {weight.shape} does not fit an input of {c} channels "
+                             f"in {g} group(s)")
+        out = [(i + 2 * pi - di * (t - 1) - 1) // si + 1
+               for i, si, pi, di, t in zip(x.shape[2:], s, p, d, taps)]
+    if any(t < 1 for t in taps) or any(o < 1 for o in out):
+        raise ValueError(f"nn.{name}(): the output would be empty (input {x.shape}, weight {weight.shape})")
+    if bias is not None and bias.shape != (k,):
+        raise ValueError(f"nn.{name}(): bias has shape {bias.shape}, expected ({k},)")
+    one = (1,) * (2 - spatial)  # 1-D: height 1
+    spec = ConvSpec(n, c, k, g, *(one + x.shape[2:]), *(one + tuple(out)), *(one + taps),
+                    *(one + s), *((0,) * (2 - spatial) + p), *(one + d), transposed)
+    x4 = flat_view(as_contiguous(x, dt), (n, c, spec.ih, spec.iw))
+    w4 = flat_view(as_contiguous(weight, dt), weight.shape[:2] + (spec.kh, spec.kw))
+    y = flat_view(CONV[x.device.kind](spec, x4, w4), (n, k, *out))
+    if bias is None:
+        return y
+    b = as_contiguous(bias, dt)
+    return TABLE["add"](y, b._view((k,) + (1,) * spatial, (1,) + (0,) * spatial, b.offset))
+
+
+def conv1d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,
+           padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Array:
+    """1-D convolution (cross-correlation) of (N, C, L) with (K, C / groups, kL)."""
+    return _convolution("conv1d", 1, x, weight, bias, stride, padding, dilation, groups, None)
+
+
+def conv2d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,
+           padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Array:
+    """2-D convolution (cross-correlation) of (N, C, H, W) with (K, C / groups, kH, kW)."""
+    return _convolution("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, None)
+
+
+def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,
+                     padding: IntOrSeq = 0, output_padding: IntOrSeq = 0, groups: int = 1,
+                     dilation: IntOrSeq = 1) -> Array:
+    """The transposed (fractionally strided) 1-D convolution: the adjoint of conv1d."""
+    return _convolution("conv_transpose1d", 1, x, weight, bias, stride, padding, dilation, groups, output_padding)
+
+
+def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,
+                     padding: IntOrSeq = 0, output_padding: IntOrSeq = 0, groups: int = 1,
+                     dilation: IntOrSeq = 1) -> Array:
+    """The transposed (fractionally strided) 2-D convolution: the adjoint of conv2d."""
+    return _convolution("conv_transpose2d", 2, x, weight, bias, stride, padding, dilation, groups, output_padding)
+
+
+IMPLS: list[Impl] = [Impl(f"nn.{f.__name__}", f) for f in (conv1d, conv2d, conv_transpose1d, conv_transpose2d)]

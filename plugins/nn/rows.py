@@ -1,0 +1,91 @@
+"""softmax, log_softmax, layer_norm and rms_norm: functions of whole rows.
+
+The front brings the data into contiguous rows of the result dtype (softmax moves
+its axis last; the norms take the trailing ``normalized_shape`` dimensions as one
+row) and the device's back computes row by row, accumulating in float32 for the
+16-bit floats. Softmax subtracts the row's maximum first (stable for any input).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import ml_dtypes
+
+from rocm_array.array import Array
+from rocm_array.axes import integer, normalize_axis
+from rocm_array.backs import Backs
+from rocm_array.hookspecs import Impl
+
+from . import cpu
+from .common import as_contiguous, flat_view, floating, moved_back, moved_last
+
+#: ``back(x, log)`` on contiguous (rows, n) arrays.
+SOFTMAX = Backs("nn.softmax", cpu=cpu.softmax)
+#: ``back(x, weight, bias, eps, rms)``: x contiguous (rows, n); weight and bias None or contiguous (n,).
+NORM = Backs("nn.layer_norm and nn.rms_norm", cpu=cpu.norm)
+
+
+def _softmax(name: str, x: Array, axis: int, log: bool) -> Array:
+    dt = floating(name, x=x)
+    if x.ndim == 0:
+        x = x._view((1,), (1,), x.offset)
+        return flat_view(_softmax(name, x, 0, log), ())
+    axis = normalize_axis(axis, x.ndim, f"nn.{name}")
+    moved, order = moved_last(x, axis, dt)
+    n = x.shape[axis]
+    if moved.size == 0:
+        return moved_back(moved, order)
+    y = SOFTMAX[x.device.kind](flat_view(moved, (moved.size // n, n)), log)
+    return moved_back(flat_view(y, moved.shape), order)
+
+
+def softmax(x: Array, /, *, axis: int = -1) -> Array:
+    """exp(x - max) / sum(exp(x - max)) along ``axis``."""
+    return _softmax("softmax", x, axis, False)
+
+
+def log_softmax(x: Array, /, *, axis: int = -1) -> Array:
+    """x - max - log(sum(exp(x - max))) along ``axis``."""
+    return _softmax("log_softmax", x, axis, True)
+
+
+def _norm(name: str, x: Array, normalized_shape: int | Sequence[int], weight: Array | None,
+          bias: Array | None, eps: float | None, rms: bool) -> Array:
+    dt = floating(name, x=x, weight=weight, bias=bias)
+    shape = tuple(integer(n, f"nn.{name}", "normalized_shape")
+                  for n in (normalized_shape if isinstance(normalized_shape, (tuple, list)) else [normalized_shape]))
+    k = len(shape)
+    if k == 0 or k > x.ndim or x.shape[x.ndim - k:] != shape:
+        raise ValueError(f"nn.{name}(): normalized_shape {shape} is not the trailing shape of an input "
+                         f"of shape {x.shape}")
+    for what, p in (("weight", weight), ("bias", bias)):
+        if p is not None and p.shape != shape:
+            raise ValueError(f"nn.{name}(): {what} has shape {p.shape}, expected {shape}")
+    if eps is None:
+        eps = float(ml_dtypes.finfo(dt.numpy).eps)  # as torch.rms_norm: the dtype's epsilon
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0:
+        raise ValueError(f"nn.{name}(): eps must be a non-negative number, got {eps!r}")
+    xc = as_contiguous(x, dt)
+    if x.size == 0:
+        return xc
+    n = math.prod(shape)
+    w, b = (None if p is None else flat_view(as_contiguous(p, dt), (n,)) for p in (weight, bias))
+    y = NORM[x.device.kind](flat_view(xc, (x.size // n, n)), w, b, float(eps), rms)
+    return flat_view(y, x.shape)
+
+
+def layer_norm(x: Array, normalized_shape: int | Sequence[int], /, weight: Array | None = None,
+               bias: Array | None = None, *, eps: float = 1e-5) -> Array:
+    """(x - mean) / sqrt(var + eps) * weight + bias over the trailing ``normalized_shape`` dimensions."""
+    return _norm("layer_norm", x, normalized_shape, weight, bias, eps, False)
+
+
+def rms_norm(x: Array, normalized_shape: int | Sequence[int], /, weight: Array | None = None,
+             bias: Array | None = None, *, eps: float | None = None) -> Array:
+    """x / sqrt(mean(x^2) + eps) * weight + bias; ``eps`` defaults to the dtype's machine epsilon."""
+    return _norm("rms_norm", x, normalized_shape, weight, bias, eps, True)
+
+
+IMPLS: list[Impl] = [Impl(f"nn.{f.__name__}", f) for f in (softmax, log_softmax, layer_norm, rms_norm)]

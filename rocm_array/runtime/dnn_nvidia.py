@@ -1,0 +1,132 @@
+"""cuDNN through NVIDIA's cudnn-frontend Python binding (``pip install nvidia-cudnn-frontend``).
+
+Each problem becomes a cuDNN graph (conv_fprop; conv_dgrad for the transposed
+convolution; resample for pooling) built once per shape and cached, with the
+heuristics' plan; float32 convolutions exclude the tensor-core (TF32) engines, so
+they compute in full float32. Work runs on the runtime's stream with a workspace
+from the runtime's allocator.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable
+
+from .dnn import Pair, Unsupported
+
+if TYPE_CHECKING:
+    from ..array import Array
+    from .gpu import GpuRuntime
+
+__all__ = ["Cudnn"]
+
+
+def _preload_cudnn() -> None:
+    """Load libcudnn.so.9 from a pip ``nvidia-cudnn-*`` package on sys.path, if the loader would not
+    find it (the binding then finds it by its soname)."""
+    try:
+        ctypes.CDLL("libcudnn.so.9", mode=ctypes.RTLD_GLOBAL)
+        return
+    except OSError:
+        pass
+    for base in sys.path:
+        for found in sorted(glob.glob(os.path.join(base, "nvidia", "**", "libcudnn.so.9"), recursive=True)):
+            ctypes.CDLL(found, mode=ctypes.RTLD_GLOBAL)
+            return
+    raise OSError("libcudnn.so.9 not found (install nvidia-cudnn-cu12 or -cu13)")
+
+
+class Cudnn:
+    """The ``Dnn`` protocol on one CUDA device."""
+
+    name = "cuDNN"
+
+    def __init__(self, rt: GpuRuntime) -> None:
+        _preload_cudnn()
+        import cudnn
+
+        self._c = cudnn
+        self._rt = rt
+        rt.driver.activate()
+        self._handle = cudnn.create_handle()
+        cudnn.set_stream(handle=self._handle, stream=rt.driver.stream)
+        self.version = cudnn.backend_version()
+        self._graphs: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
+        c = cudnn.data_type
+        self._types = {"float16": c.HALF, "bfloat16": c.BFLOAT16, "float32": c.FLOAT, "float64": c.DOUBLE}
+
+    def _run(self, key: tuple[Any, ...], build: Callable[[], tuple[Any, ...]], *arrays: Array) -> None:
+        """Build (once) and execute the graph of ``key`` on ``arrays`` (in the graph's tensor order)."""
+        if key not in self._graphs:
+            try:
+                self._graphs[key] = build()
+            except Exception:  # cudnnGraphNotSupportedError and validation errors alike: not this shape
+                self._graphs[key] = None
+        entry = self._graphs[key]
+        if entry is None:
+            raise Unsupported(f"cuDNN has no engine for {key}")
+        graph, tensors, size = entry
+        rt = self._rt
+        workspace = rt.allocate(size) if size else None  # freed in stream order after the work
+        graph.execute({t: rt.pointer(a) for t, a in zip(tensors, arrays)},
+                      workspace.ptr if workspace is not None else 0, handle=self._handle)
+
+    def _graph(self, x: Array) -> tuple[Any, Any, Any]:
+        c = self._c
+        io = self._types[x.dtype.name]
+        compute = c.data_type.DOUBLE if x.dtype.name == "float64" else c.data_type.FLOAT
+        g = c.pygraph(io_data_type=io, intermediate_data_type=compute, compute_data_type=compute,
+                      handle=self._handle)
+        return g, io, compute
+
+    def _tensor(self, g: Any, name: str, a: Array, io: Any) -> Any:
+        return g.tensor(name=name, dim=list(a.shape), stride=list(a.strides), data_type=io)
+
+    def _finish(self, g: Any, y: Any, out: Array, io: Any, no_tf32: bool) -> int:
+        c = self._c
+        y.set_output(True).set_data_type(io).set_dim(list(out.shape)).set_stride(list(out.strides))
+        g.validate()
+        g.build_operation_graph()
+        g.create_execution_plans([c.heur_mode.A, c.heur_mode.FALLBACK])
+        if no_tf32:
+            g.deselect_numeric_notes([c.numerical_note.TENSOR_CORE])
+        g.check_support()
+        g.build_plans(c.build_plan_policy.HEURISTICS_CHOICE)
+        return int(g.get_workspace_size())
+
+    def convolution(self, y: Array, x: Array, w: Array, stride: Pair, padding: Pair, dilation: Pair,
+                    groups: int, transposed: bool) -> None:
+        def build() -> tuple[Any, ...]:
+            g, io, compute = self._graph(x)
+            tx, tw = self._tensor(g, "x", x, io), self._tensor(g, "w", w, io)
+            opts = dict(padding=list(padding), stride=list(stride), dilation=list(dilation),
+                        compute_data_type=compute)
+            ty = (g.conv_dgrad(loss=tx, filter=tw, **opts) if transposed
+                  else g.conv_fprop(image=tx, weight=tw, **opts))
+            size = self._finish(g, ty, y, io, x.dtype.name == "float32")
+            return g, (tx, tw, ty), size
+
+        key = ("conv", transposed, x.shape, w.shape, y.shape, x.dtype.name, stride, padding, dilation)
+        self._run(key, build, x, w, y)
+
+    def pooling(self, y: Array, x: Array, window: Pair, stride: Pair, padding: Pair, mode: str) -> None:
+        def build() -> tuple[Any, ...]:
+            c = self._c
+            g, io, compute = self._graph(x)
+            tx = self._tensor(g, "x", x, io)
+            res = g.resample(input=tx, resampling_mode={
+                "max": c.resample_mode.MAXPOOL, "avg_include_pad": c.resample_mode.AVGPOOL_INCLUDE_PADDING,
+                "avg_exclude_pad": c.resample_mode.AVGPOOL_EXCLUDE_PADDING}[mode],
+                compute_data_type=compute,
+                padding_mode=c.padding_mode.NEG_INF_PAD if mode == "max" else c.padding_mode.ZERO_PAD,
+                window=list(window), stride=list(stride), pre_padding=list(padding), post_padding=list(padding),
+                generate_index=False)
+            ty = res[0] if isinstance(res, (list, tuple)) else res
+            size = self._finish(g, ty, y, io, False)
+            return g, (tx, ty), size
+
+        key = ("pool", mode, x.shape, y.shape, x.dtype.name, window, stride, padding)
+        self._run(key, build, x, y)
