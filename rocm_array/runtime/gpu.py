@@ -228,7 +228,9 @@ class GpuRuntime:
         key = (path, name, tuple(options))  # the group only says what to build alongside
         fn = self._kernels.get(key)
         if fn is None:
-            names = [name, *(g for g in group if g != name)]
+            # The group's own order when it holds the name: the program (and its cache key) is
+            # then the one a KernelSource lists, so warmed or earlier-compiled entries are found.
+            names = list(group) if name in group else [name, *group]
             fn = self._kernels[key] = self.load(self.compile(path, names, options))[name]
         return fn
 
