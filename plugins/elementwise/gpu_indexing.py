@@ -70,11 +70,11 @@ def gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
     out = memory.empty(shape + v.shape[k:], v.dtype, v.device)
     if out.size == 0 and math.prod(shape) == 0:
         return out
+    v, inner, rest = _rest(v, k)  # (the offsets are of this v)
     offsets = _offsets(v, indices, shape)
     if out.size == 0:
         return out
     rt = v.device.runtime
-    v, inner, rest = _rest(v, k)
     m = math.prod(shape)
     rt.launch(_kernel(rt, f"gather<{v.dtype.c_type}>"), grid(rt, out.size), _THREADS,
               [_ptr(out), _ptr(v), _ptr(offsets), ctypes.c_int64(m), ctypes.c_int64(inner), rest])
