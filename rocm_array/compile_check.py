@@ -131,6 +131,24 @@ def kernel_sources() -> list[KernelSource]:
     return found
 
 
+#: Names per program in the check: large enough that per-program start-up (header parsing)
+#: stops dominating, small enough to spread over the compiler processes.
+CHUNK = 48
+
+
+def batched(sources: Sequence[KernelSource], chunk: int = CHUNK) -> list[KernelSource]:
+    """The same instantiations, regrouped per source file and options into programs of ``chunk`` names.
+
+    Run time compiles small groups (a dtype's kernels); the check only needs every
+    instantiation built once per target, and many single-kernel programs cost mostly start-up.
+    """
+    merged: dict[tuple[str, tuple[str, ...]], dict[str, None]] = {}
+    for ks in sources:
+        merged.setdefault((ks.path, ks.options), {}).update(dict.fromkeys(ks.names))
+    return [KernelSource(path, tuple(names)[i:i + chunk], options)
+            for (path, options), names in merged.items() for i in range(0, len(names), chunk)]
+
+
 def _compile_one(target: str, ks: KernelSource) -> tuple[str, str, int, float, str]:
     """Compile one program for one target: (target, path, names, seconds, error log or "")."""
     from .compiler import kernel_source
@@ -157,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compiler processes")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     targets = args.target or list(TARGETS)
-    sources = kernel_sources()
+    sources = batched(kernel_sources())
     total = sum(len(ks.names) for ks in sources)
     print(f"compile-check: {len(sources)} programs, {total} instantiations, targets {', '.join(targets)}")
     for target in targets:

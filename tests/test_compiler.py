@@ -14,6 +14,7 @@ import pytest
 from rocm_array import dtypes
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.compiler import CompileError, Compiler, compile_program, kernel_headers, kernel_source
+from rocm_array.hookspecs import KernelSource
 from rocm_array.runtime import copies, dlpack, layout
 from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.runtime.targets import hiprtc_name
@@ -239,3 +240,14 @@ def test_dlpack_import_wrong_device() -> None:
     capsule = np.arange(3.0).__dlpack__()
     with pytest.raises(BufferError, match="not on"):
         dlpack.import_capsule(capsule, "gpu:0", (2, 0))
+
+
+def test_compile_check_batches_keep_every_instantiation_once() -> None:
+    from rocm_array.compile_check import batched
+
+    sources = [KernelSource("a.hip", ("k<1>", "k<2>")), KernelSource("a.hip", ("k<2>", "k<3>")),
+               KernelSource("a.hip", ("k<4>",), ("-DX",)), KernelSource("b.hip", ("j<1>",))]
+    out = batched(sources, chunk=2)
+    assert [(ks.path, ks.names, ks.options) for ks in out] == [
+        ("a.hip", ("k<1>", "k<2>"), ()), ("a.hip", ("k<3>",), ()),
+        ("a.hip", ("k<4>",), ("-DX",)), ("b.hip", ("j<1>",), ())]
