@@ -31,6 +31,9 @@ def operands(name: str, *xs: object, category: str) -> DType:
             raise TypeError(f"{name}() does not accept {x.dtype.name} input; it needs a {category} dtype")
     arrays: list[Array] = list(xs)  # type: ignore[arg-type]
     check_same(*arrays)
+    first = arrays[0].dtype
+    if all(x.dtype is first for x in arrays):  # the common case, without the promotion table
+        return first
     return dtypes.result_type(*(x.dtype for x in arrays))
 
 

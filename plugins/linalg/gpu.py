@@ -37,12 +37,13 @@ _MAX_GRID = 65535
 #: The solvers' dtypes, and the pivot dtypes of the platforms (int64: cuSOLVER's generic API, int32: hipSOLVER).
 SOLVER_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 _PIVOTS = (dtypes.int32, dtypes.int64)
+_INTEGRAL = CATEGORIES["integral"]
 
 
 @functools.lru_cache(maxsize=1)
 def kernel_names() -> tuple[str, ...]:
     """Every instantiation of linalg.hip, compiled as one program."""
-    ints = [d for d in dtypes.ALL if d in CATEGORIES["integral"]]
+    ints = [d for d in dtypes.ALL if d in _INTEGRAL]
     return (*(f"int_gemm<{d.c_type}>" for d in ints),
             *(f"triangle<{d.c_type}>" for d in SOLVER_DTYPES),
             *(f"lu_det<{d.c_type}, {p.c_type}>" for d in SOLVER_DTYPES for p in _PIVOTS),
@@ -82,6 +83,8 @@ def _batched(a: Array, b: Array) -> tuple[Array, Array, int, int, int]:
     """``a`` and ``b`` (same batch shape) with their batch merged into one stride each:
     (a, b, batch count, a's batch stride, b's batch stride); contiguous copies when it does not merge."""
     batch = a.shape[:-2]
+    if len(batch) < 2:  # the common cases, without merging
+        return (a, b, 1, 0, 0) if not batch else (a, b, batch[0], a.strides[0], b.strides[0])
     count = math.prod(batch)
     shape, (sa, sb) = merge_dims(batch, a.strides[:-2], b.strides[:-2])
     if len(shape) > 1:
@@ -93,16 +96,16 @@ def _batched(a: Array, b: Array) -> tuple[Array, Array, int, int, int]:
 def product(a: Array, b: Array, dtype: DType, *, conj_a: bool = False) -> Array:
     """Stacked products ``a @ b`` (``conj(a) @ b`` when asked) of (..., M, K) and (..., K, N), batches
     already broadcast, computed in and returned as ``dtype`` (a new contiguous array)."""
-    *batch, m, k = a.shape
-    n = b.shape[-1]
+    batch, (m, k), n = a.shape[:-2], a.shape[-2:], b.shape[-1]
     dev = a.device
     out = empty((*batch, m, n), dtype, dev)
-    if out.size == 0:
+    if 0 in out.shape:
         return out
     if k == 0:
         return full(out.shape, 0, dtype, dev)
-    a, b = cast(a, dtype), cast(b, dtype)
-    if dtype in CATEGORIES["integral"]:
+    if a.dtype is not dtype or b.dtype is not dtype:
+        a, b = cast(a, dtype), cast(b, dtype)
+    if dtype in _INTEGRAL:
         _int_gemm(out, a, b)
         return out
     rt = dev.runtime

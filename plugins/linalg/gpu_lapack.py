@@ -333,10 +333,12 @@ _NEEDS_MATRICES = frozenset(ROUTINES) - {"vector_norm", "matrix_norm"}
 def lapack(name: str, xs: list[Array], dtype: DType, outs: tuple[DType, ...], **options: Any) -> tuple[Array, ...]:
     """``name`` on the GPU arrays ``xs`` in ``dtype``, its results cast to ``outs``.
 
-    Empty operands hold no data: their (small, data-free) results come from the cpu back.
+    When an operand is empty the results do not depend on the data: they (small, or empty) come
+    from the cpu back, given identity matrices of the operands' shapes.
     """
     if name in _NEEDS_MATRICES and any(x.size == 0 for x in xs):
-        host = [wrap_numpy(np.zeros(x.shape, x.dtype.numpy), x.dtype) for x in xs]
+        host = [wrap_numpy(np.broadcast_to(np.eye(*x.shape[-2:]), x.shape).astype(x.dtype.numpy), x.dtype)
+                for x in xs]
         opts = {k: wrap_numpy(to_host(v), v.dtype) if isinstance(v, Array) else v for k, v in options.items()}
         return tuple(from_host(r._np, r.dtype, xs[0].device) for r in cpu.lapack(name, host, dtype, outs, **opts))
     compute = _COMPUTE.get(dtype, dtype)

@@ -27,26 +27,28 @@ from .common import (broadcast_batch, diagonal_view, drop_axis, floating_matrice
 
 def _matmul(a: Array, b: Array, dtype: DType) -> Array:
     """Matrix products of stacks ``a`` (..., M, K) and ``b`` (..., K, N), their batches broadcast."""
-    batch = broadcast_batch("matmul", a.shape[:-2], b.shape[:-2])
-    a = broadcast_view(a, batch + a.shape[-2:])
-    b = broadcast_view(b, batch + b.shape[-2:])
+    if a.shape[:-2] != b.shape[:-2]:
+        batch = broadcast_batch("matmul", a.shape[:-2], b.shape[:-2])
+        a = broadcast_view(a, batch + a.shape[-2:])
+        b = broadcast_view(b, batch + b.shape[-2:])
     return MATMUL[a.device.kind](a, b, dtype)
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
     """The standard's matmul; a 1-D operand is a row (first) or column (second) vector."""
     dtype = operands("matmul", x1, x2, category="numeric")
-    if x1.ndim == 0 or x2.ndim == 0:
+    nd1, nd2 = x1.ndim, x2.ndim
+    if nd1 == 0 or nd2 == 0:
         raise ValueError(f"matmul() needs arrays of at least 1 dimension, got shapes {x1.shape} and {x2.shape}")
-    a = insert_axis(x1, 0) if x1.ndim == 1 else x1
-    b = insert_axis(x2, 1) if x2.ndim == 1 else x2
+    a = insert_axis(x1, 0) if nd1 == 1 else x1
+    b = insert_axis(x2, 1) if nd2 == 1 else x2
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"matmul(): shapes {x1.shape} and {x2.shape} do not align "
                          f"({a.shape[-1]} != {b.shape[-2]})")
     out = _matmul(a, b, dtype)
-    if x1.ndim == 1:
+    if nd1 == 1:
         out = drop_axis(out, out.ndim - 2)
-    if x2.ndim == 1:
+    if nd2 == 1:
         out = drop_axis(out, out.ndim - 1)
     return out
 
