@@ -9,24 +9,26 @@ struct NnPool {
 };
 
 // MAX: NaN propagates (as torch.max_pool2d); AVG: divided by the window's size, counting
-// padding when include_pad, else by the number of input elements it covers.
-template <typename T, bool MAX>
-__global__ void pool2d(T* RA_RESTRICT out, const T* RA_RESTRICT x, NnPool p, int include_pad) {
+// padding when include_pad, else by the number of input elements it covers. I is the index
+// type: 32-bit where the sizes allow (64-bit division costs several times more).
+template <typename T, bool MAX, typename I>
+RA_DEVICE void nn_pool_body(T* RA_RESTRICT out, const T* RA_RESTRICT x, const NnPool& q, int include_pad) {
   typedef typename nn_acc<T>::type C;
-  const ra_index_t n = p.planes * p.oh * p.ow;
-  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
-    const ra_index_t ox = i % p.ow, oy = (i / p.ow) % p.oh, plane = i / (p.ow * p.oh);
-    const T* xp = x + plane * p.h * p.w;
-    const ra_index_t y0 = oy * p.sh - p.ph, x0 = ox * p.sw - p.pw;
+  const I ow = (I)q.ow, oh = (I)q.oh, h = (I)q.h, w = (I)q.w, kh = (I)q.kh, kw = (I)q.kw;
+  const I n = (I)(q.planes * q.oh * q.ow);
+  for (I i = (I)ra_thread_index(); i < n; i += (I)ra_grid_stride()) {
+    const I ox = i % ow, rest = i / ow, oy = rest % oh, plane = rest / oh;
+    const T* xp = x + (ra_index_t)plane * h * w;
+    const I y0 = oy * (I)q.sh - (I)q.ph, x0 = ox * (I)q.sw - (I)q.pw;
     C acc = MAX ? -ra_inf<C>() : C(0);
-    ra_index_t count = 0;
-    for (ra_index_t dy = 0; dy < p.kh; ++dy) {
-      const ra_index_t yy = y0 + dy;
-      if (yy < 0 || yy >= p.h) continue;
-      for (ra_index_t dx = 0; dx < p.kw; ++dx) {
-        const ra_index_t xx = x0 + dx;
-        if (xx < 0 || xx >= p.w) continue;
-        const C v = C(xp[yy * p.w + xx]);
+    I count = 0;
+    for (I dy = 0; dy < kh; ++dy) {
+      const I yy = y0 + dy;
+      if (yy < 0 || yy >= h) continue;
+      for (I dx = 0; dx < kw; ++dx) {
+        const I xx = x0 + dx;
+        if (xx < 0 || xx >= w) continue;
+        const C v = C(xp[yy * w + xx]);
         if (MAX) acc = (v > acc || v != v) ? v : acc;
         else acc += v;
         ++count;
@@ -34,14 +36,22 @@ __global__ void pool2d(T* RA_RESTRICT out, const T* RA_RESTRICT x, NnPool p, int
     }
     if (!MAX) {
       if (include_pad) {  // the window clipped to the padded input, as torch counts it
-        const ra_index_t y1 = y0 + p.kh < p.h + p.ph ? y0 + p.kh : p.h + p.ph;
-        const ra_index_t x1 = x0 + p.kw < p.w + p.pw ? x0 + p.kw : p.w + p.pw;
+        const I y1 = y0 + kh < h + (I)q.ph ? y0 + kh : h + (I)q.ph;
+        const I x1 = x0 + kw < w + (I)q.pw ? x0 + kw : w + (I)q.pw;
         count = (y1 - y0) * (x1 - x0);
       }
       acc = acc / C(count);
     }
     out[i] = T(acc);
   }
+}
+
+template <typename T, bool MAX>
+__global__ void pool2d(T* RA_RESTRICT out, const T* RA_RESTRICT x, NnPool p, int include_pad) {
+  if (p.planes * p.h * p.w < 0x7fffffffLL && p.planes * p.oh * p.ow < 0x7fffffffLL)
+    nn_pool_body<T, MAX, int>(out, x, p, include_pad);
+  else
+    nn_pool_body<T, MAX, ra_index_t>(out, x, p, include_pad);
 }
 
 // out[plane, y, x] = in[plane, floor(y * sy), floor(x * sx)] with float scales, as torch computes them.

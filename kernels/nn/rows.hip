@@ -36,21 +36,57 @@ template <typename T, typename Op> RA_DEVICE T nn_block_all(T v, Op op) {
   return v;
 }
 
+// Rows of at most NN_ITEMS * blockDim.x elements stay in registers (one read of memory);
+// longer rows are read twice (the second time mostly from the cache).
+#define NN_ITEMS 8
 template <typename T, bool LOG>
 __global__ void softmax_rows(T* RA_RESTRICT out, const T* RA_RESTRICT x, ra_index_t rows, ra_index_t n) {
   typedef typename nn_acc<T>::type C;
   const C neg_inf = -ra_inf<C>();
+  const bool held = n <= (ra_index_t)NN_ITEMS * blockDim.x;
+  NnSoftmaxCombine<C> combine;
   for (ra_index_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* xr = x + r * n;
     T* yr = out + r * n;
     NnSoftmaxAcc<C> acc = {neg_inf, C(0)};
-    NnSoftmaxCombine<C> combine;
-    for (ra_index_t j = threadIdx.x; j < n; j += blockDim.x) acc = combine(acc, {C(xr[j]), C(1)});
+    C v[NN_ITEMS];
+    if (held) {
+#pragma unroll
+      for (int k = 0; k < NN_ITEMS; ++k) {
+        const ra_index_t j = threadIdx.x + (ra_index_t)k * blockDim.x;
+        v[k] = j < n ? C(xr[j]) : neg_inf;
+      }
+      C m = neg_inf;
+      int valid = 0;
+#pragma unroll
+      for (int k = 0; k < NN_ITEMS; ++k) {
+        valid += threadIdx.x + (ra_index_t)k * blockDim.x < n;
+        m = (v[k] > m || v[k] != v[k]) ? v[k] : m;
+      }
+      C s = C(0);
+      if (m == neg_inf) {
+        s = C(valid);  // only -inf (or nothing): counted, as combine counts them
+      } else {
+#pragma unroll
+        for (int k = 0; k < NN_ITEMS; ++k) s += ra_exp(v[k] - m);  // the padding adds exp(-inf) = 0
+      }
+      acc = {m, s};
+    } else {
+      for (ra_index_t j = threadIdx.x; j < n; j += blockDim.x) acc = combine(acc, {C(xr[j]), C(1)});
+    }
     acc = nn_block_all(acc, combine);
     const C m = acc.m, log_s = ra_log(acc.s), inv_s = C(1) / acc.s;
-    for (ra_index_t j = threadIdx.x; j < n; j += blockDim.x) {
-      const C v = C(xr[j]) - m;
-      yr[j] = T(LOG ? v - log_s : ra_exp(v) * inv_s);
+    if (held) {
+#pragma unroll
+      for (int k = 0; k < NN_ITEMS; ++k) {
+        const ra_index_t j = threadIdx.x + (ra_index_t)k * blockDim.x;
+        if (j < n) yr[j] = T(LOG ? v[k] - m - log_s : ra_exp(v[k] - m) * inv_s);
+      }
+    } else {
+      for (ra_index_t j = threadIdx.x; j < n; j += blockDim.x) {
+        const C d = C(xr[j]) - m;
+        yr[j] = T(LOG ? d - log_s : ra_exp(d) * inv_s);
+      }
     }
   }
 }

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
-from rocm_array.dtypes import DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.namespace import TABLE
 from rocm_array.runtime import dnn

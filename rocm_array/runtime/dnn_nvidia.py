@@ -1,7 +1,7 @@
 """cuDNN through NVIDIA's cudnn-frontend Python binding (``pip install nvidia-cudnn-frontend``).
 
-Each problem becomes a cuDNN graph (conv_fprop; conv_dgrad for the transposed
-convolution; resample for pooling) built once per shape and cached, with the
+Each convolution becomes a cuDNN graph (conv_fprop; conv_dgrad for the transposed
+convolution) built once per shape and cached, with the
 heuristics' plan; float32 convolutions exclude the tensor-core (TF32) engines, so
 they compute in full float32. Work runs on the runtime's stream with a workspace
 from the runtime's allocator.
@@ -113,20 +113,6 @@ class Cudnn:
         self._run(key, build, x, w, y)
 
     def pooling(self, y: Array, x: Array, window: Pair, stride: Pair, padding: Pair, mode: str) -> None:
-        def build() -> tuple[Any, ...]:
-            c = self._c
-            g, io, compute = self._graph(x)
-            tx = self._tensor(g, "x", x, io)
-            res = g.resample(input=tx, resampling_mode={
-                "max": c.resample_mode.MAXPOOL, "avg_include_pad": c.resample_mode.AVGPOOL_INCLUDE_PADDING,
-                "avg_exclude_pad": c.resample_mode.AVGPOOL_EXCLUDE_PADDING}[mode],
-                compute_data_type=compute,
-                padding_mode=c.padding_mode.NEG_INF_PAD if mode == "max" else c.padding_mode.ZERO_PAD,
-                window=list(window), stride=list(stride), pre_padding=list(padding), post_padding=list(padding),
-                generate_index=False)
-            ty = res[0] if isinstance(res, (list, tuple)) else res
-            size = self._finish(g, ty, y, io, False)
-            return g, (tx, ty), size
-
-        key = ("pool", mode, x.shape, y.shape, x.dtype.name, window, stride, padding)
-        self._run(key, build, x, y)
+        # cuDNN's pooling (the graph API's resample) ran slower than the own kernel on an H200
+        # (42 against 32 us for 2x2 max pooling of 32x64x56x56 float32): leave pooling to it.
+        raise Unsupported("pooling: the own kernel is faster than cuDNN's resample")
