@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device run for the elementwise plugin: install, warm the kernel cache, the elementwise
-# area's tests on gpu:0, the speed check (benchmarks), then the array-api-tests files of
+# area's tests on gpu:0, the speed check (benchmarks) and a profile of a tiny op, then the array-api-tests files of
 # issue 4 on gpu:0. Logs to $OUT.
 # Usage (repo root, suite copied to .suite/, its wheels in .wred/): scripts/gpu_elementwise_run.sh
 set -uo pipefail
@@ -24,6 +24,8 @@ grep -E "^(FAILED|ERROR|XFAIL)|passed|failed" "$out/tests.log" | cut -c1-220 | t
 step bench
 timeout ${T_BENCH:-80} python3 -m benchmarks --cases copy,add,multiply,add_broadcast,add_transposed,copy_transposed,tiny_add \
   --out "$out/bench" 2>&1 | tail -16
+step "host cost of a + b on 16 elements"
+(cd /tmp && python3 "$repo/scripts/profile_tiny_op.py" 2>&1) | tee "$out/profile.log" | head -30
 step conformance
 files="operators_and_elementwise_functions special_cases creation_functions manipulation_functions indexing_functions
 array_object data_type_functions has_names signatures constants inspection_functions dlpack"

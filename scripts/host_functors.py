@@ -83,18 +83,23 @@ def build() -> tuple[ctypes.CDLL, dict]:
 
 def install() -> None:
     """Replace the cpu back of the elementwise functions by the host-compiled functors."""
-    from rocm_array.array import wrap_numpy
+    from rocm_array import memory
+    from rocm_array.array import Array, wrap_numpy
     from rocm_array_plugins.elementwise import ufunc
 
     lib, symbols = build()
 
-    def back(fn, arrays, dtype, out_dtype, shape):  # type: ignore[no-untyped-def]
+    def back(fn, arrays, dtype, out_dtype, shape, into=None):  # type: ignore[no-untyped-def]
+        arrays = [a if isinstance(a, Array) else a.array() for a in arrays]
         args = [np.ascontiguousarray(np.broadcast_to(a._np.astype(dtype.numpy), shape)) for a in arrays]
         out = np.empty(shape, out_dtype.numpy)
         ptrs = [a.ctypes.data for a in args] + [0] * (2 - len(args))
         getattr(lib, symbols[(fn.name, dtype.name)])(ctypes.c_void_p(out.ctypes.data), ctypes.c_void_p(ptrs[0]),
                                                      ctypes.c_void_p(ptrs[1]), ctypes.c_longlong(out.size))
-        return wrap_numpy(out, out_dtype)
+        if into is None:
+            return wrap_numpy(out, out_dtype)
+        memory.copy_into(into, wrap_numpy(out, out_dtype))
+        return into
 
     ufunc.BACKS["cpu"] = back
 

@@ -6,7 +6,7 @@
 // - *_contiguous: every operand row-major contiguous; 16-byte vector loads and stores
 //   when the pointers allow, two vectors in flight per thread;
 // - *_strided: any strides (0 for broadcast operands), ra_geometry addressing, 32-bit
-//   index arithmetic while the element count allows.
+//   index arithmetic where the host says counts and extents allow it (`narrow`).
 // A binary kernel's S says which operand is a Python scalar passed by value (0: none,
 // 1: the first, 2: the second): no device memory and no fill for it.
 #include "common/portability.h"
@@ -41,30 +41,33 @@ RA_DEVICE bool ra_aligned(const void* p, unsigned long long bytes) {
   return (unsigned long long)p % bytes == 0;
 }
 
-// The element offsets of flat index i, with 32-bit divisions when `narrow` (every index
-// and extent below 2^32: the common case, and several times faster than 64-bit ones).
+// The element offsets of flat index i. `narrow` (set by the host when the element count and
+// every operand's extent are below 2^31: the common case) does it all in 32-bit arithmetic,
+// several times cheaper than 64-bit divisions and products.
 template <int N> RA_DEVICE void ra_ew_offsets(const ra_geometry<N>& g, ra_index_t i, bool narrow,
                                               ra_index_t (&off)[N]) {
   if (!narrow) {
     ra_offsets<N>(g, i, off);
     return;
   }
+  int o[N];
 #pragma unroll
-  for (int k = 0; k < N; ++k) off[k] = 0;
+  for (int k = 0; k < N; ++k) o[k] = 0;
   unsigned int j = (unsigned int)i;
 #pragma unroll
   for (int d = RA_MAX_DIMS - 1; d >= 0; --d) {
     if (d < g.ndim) {
       const unsigned int n = (unsigned int)g.shape[d];
-      const unsigned int q = j / n, c = j - q * n;
+      const unsigned int q = j / n;
+      const int c = (int)(j - q * n);
       j = q;
 #pragma unroll
-      for (int k = 0; k < N; ++k) off[k] += (ra_index_t)c * g.strides[k][d];
+      for (int k = 0; k < N; ++k) o[k] += c * (int)g.strides[k][d];
     }
   }
+#pragma unroll
+  for (int k = 0; k < N; ++k) off[k] = o[k];
 }
-
-RA_DEVICE bool ra_narrow_index(ra_index_t n) { return n <= 0xffffffffll; }
 
 // ---- unary ----------------------------------------------------------------------------------
 template <typename Op, typename T, typename O>
@@ -98,9 +101,9 @@ __global__ void unary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_
 }
 
 template <typename Op, typename T, typename O>
-__global__ void unary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n, ra_geometry<2> g) {
+__global__ void unary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n, ra_geometry<2> g,
+                              int narrow) {
   const RaUnary<Op, T, O> f;
-  const bool narrow = ra_narrow_index(n);
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[2];
     ra_ew_offsets<2>(g, i, narrow, off);
@@ -153,9 +156,8 @@ __global__ void binary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, co
 
 template <typename Op, typename T, typename O, int S>
 __global__ void binary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b, T s,
-                               ra_index_t n, ra_geometry<3> g) {
+                               ra_index_t n, ra_geometry<3> g, int narrow) {
   const RaBinary<Op, T, O> f;
-  const bool narrow = ra_narrow_index(n);
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[3];
     ra_ew_offsets<3>(g, i, narrow, off);
@@ -172,8 +174,7 @@ __global__ void where_contiguous(T* RA_RESTRICT out, const bool* RA_RESTRICT c, 
 
 template <typename T>
 __global__ void where_strided(T* RA_RESTRICT out, const bool* RA_RESTRICT c, const T* RA_RESTRICT a,
-                              const T* RA_RESTRICT b, ra_index_t n, ra_geometry<4> g) {
-  const bool narrow = ra_narrow_index(n);
+                              const T* RA_RESTRICT b, ra_index_t n, ra_geometry<4> g, int narrow) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[4];
     ra_ew_offsets<4>(g, i, narrow, off);

@@ -84,6 +84,16 @@ def grid(rt: Any, n: int, per_thread: int = 1) -> tuple[int, int, int]:
 
 
 _THREADS = (BLOCK, 1, 1)
+_INT32 = 2**31 - 1
+
+
+def narrow(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> ctypes.c_int:
+    """A strided kernel's ``narrow`` flag: the count and every operand's offsets fit in 32 bits."""
+    fits = all(sum(abs(s) * (n - 1) for n, s in zip(shape, st)) <= _INT32 for st in strides)
+    n = 1
+    for m in shape:
+        n *= m
+    return ctypes.c_int(n <= _INT32 and fits)
 
 
 # -- kernel arguments ---------------------------------------------------------------------------------
@@ -192,7 +202,7 @@ def _strided(rt: Any, fn: Ufunc, dtype: DType, out: Array, ops: list[Array | Non
     kernel = _ufunc_kernel(rt, fn, dtype, "strided", s)
     n = out.size
     args = [_ptr(out), *(_ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n),
-            geometry(merged, *strides)]
+            geometry(merged, *strides), narrow(merged, strides)]
     rt.launch(kernel, grid(rt, n), _THREADS, args)
 
 
@@ -219,7 +229,8 @@ def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int
         views = [memory.contiguous(v) for v in views]
         merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
     rt.launch(_fill_kernel(rt, f"where_strided<{t}>"), grid(rt, n), _THREADS,
-              [_ptr(out), *(_ptr(v) for v in views), ctypes.c_int64(n), geometry(merged, *strides)])
+              [_ptr(out), *(_ptr(v) for v in views), ctypes.c_int64(n), geometry(merged, *strides),
+               narrow(merged, strides)])
     return out
 
 
