@@ -103,10 +103,21 @@ def test_too_few_elements_for_correction_is_nan(device: str, name: str) -> None:
     assert not np.isnan(host(getattr(xp, name)(x, axis=1, correction=1.5))).any()
 
 
+@pytest.mark.parametrize("name", ["var", "std", "mean", "sum", "max", "min"])
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_one_non_finite_element_propagates(device: str, name: str, value: float) -> None:
+    """A lone NaN (or inf) reduces like NumPy's: var/std of [inf] is NaN, not 0."""
+    for a in (np.array(value), np.array([1.0, 2.0, value, 4.0])):
+        with np.errstate(invalid="ignore"):
+            expected = getattr(np, name)(a)
+        out = host(getattr(xp, name)(xp.asarray(a, device=device)))
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod"])
 @pytest.mark.parametrize("dtype, requested", [("int8", "int8"), ("int8", "int16"), ("uint8", "float32"),
                                               ("float32", "float64"), ("float64", "float16"),
                                               ("int32", "complex64"), ("float16", "bfloat16")])
-@pytest.mark.parametrize("name", ["sum", "prod"])
 def test_dtype_argument(device: str, name: str, dtype: str, requested: str) -> None:
     a = sample(dtype, (3, 5))
     out = getattr(xp, name)(xp.asarray(a, device=device), axis=1, dtype=getattr(xp, requested))

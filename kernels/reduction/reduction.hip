@@ -75,7 +75,11 @@ struct count_op {
 };
 struct welford_op {
   template <typename C> using acc = RaWelford<C>;
-  template <typename C, typename In> RA_DEVICE static RaWelford<C> map(In x, ra_index_t) { return {1, ra_cast<C>(x), C(0)}; }
+  // m2 starts at v - v: 0 for a number, NaN for NaN or inf, so one such element still poisons var/std.
+  template <typename C, typename In> RA_DEVICE static RaWelford<C> map(In x, ra_index_t) {
+    const C v = ra_cast<C>(x);
+    return {1, v, v - v};
+  }
 };
 struct value_index_op {
   template <typename C> using acc = RaArg<C>;
