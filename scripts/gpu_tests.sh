@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# On a GPU machine: install the project, run the whole pytest suite against gpu:0, and
-# measure the runtime (compile cache cold/warm, host <-> device bandwidth).
-# Logs go to $OUT (the device tool's output folder) or ./gpu-logs.
-# Usage: scripts/gpu_tests.sh [extra pytest arguments]
+# On a GPU machine: install the project (with any wheels carried in .whl/), fill the kernel
+# cache in parallel, run the whole pytest suite against gpu:0 and measure the runtime; then,
+# when asked, the array-api-tests suite on gpu:0 (SUITE=path of a checkout) and the
+# benchmarks (BENCH=1). Logs go to $OUT (the device tool's output folder) or ./gpu-logs.
+# Usage: [SUITE=.suite/array-api-tests] [EXAMPLES=200] [BENCH=1] scripts/gpu_tests.sh [pytest args]
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,21 +14,55 @@ export PYTHONUNBUFFERED=1 ROCM_ARRAY_DEVICE=${ROCM_ARRAY_DEVICE:-gpu:0}
 export ROCM_ARRAY_CACHE_DIR=${ROCM_ARRAY_CACHE_DIR:-$(mktemp -d)}
 
 step() { printf '\n== %s (%ds)\n' "$*" "$SECONDS"; }
+quiet_pip() { "$python" -m pip install -q --no-deps "$@" 2>&1 | grep -v "^WARNING: Running pip as" || true; }
 
 step "install"
-"$python" -m pip install -q --no-deps --no-build-isolation "$repo" 2>&1 | grep -v "^WARNING: Running pip as" || true
+if compgen -G "$repo/.whl/*.whl" >/dev/null; then
+    # Wheels the machine lacks (the device tool's README says how to carry them).
+    quiet_pip --no-index --no-compile --upgrade --target /tmp/site "$repo"/.whl/*.whl
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+    if ! "$python" -c "import nvmath.bindings.cublas" 2>/dev/null && compgen -G "$repo/.whl/extra/*.whl" >/dev/null; then
+        quiet_pip --no-index --no-compile --upgrade --target /tmp/site "$repo"/.whl/extra/*.whl
+    fi
+fi
+quiet_pip --no-build-isolation "$repo"
 cd "$(mktemp -d)"  # import the installed package, not the checkout
+parallel=()
+"$python" -c "import xdist" 2>/dev/null && parallel=(-n 8)
 
 step "python -m rocm_array info"
 "$python" -m rocm_array info 2>&1 | tee "$out/info.log"
 
+step "kernel cache, compiled in parallel"
+"$python" "$repo/scripts/warm_kernels.py" 2>&1 | tail -5 | tee "$out/warm.log"
+
 step "pytest (ROCM_ARRAY_DEVICE=$ROCM_ARRAY_DEVICE)"
-"$python" -m pytest "$repo/tests" -p no:cacheprovider -q -rfE --durations=15 \
-    --junitxml="$out/pytest.xml" "$@" 2>&1 | tee "$out/pytest.log"
-status=${PIPESTATUS[0]}
+timeout "${T_TESTS:-300}" "$python" -m pytest "$repo/tests" "${parallel[@]}" -p no:cacheprovider -q -rfE \
+    --junitxml="$out/pytest.xml" "$@" > "$out/pytest.log" 2>&1
+status=$?
+grep -E "^(FAILED|ERROR)" "$out/pytest.log" | cut -c1-300 | head -40
+tail -2 "$out/pytest.log"
 
 step "runtime measurements"
-"$python" "$repo/scripts/measure_runtime.py" --json "$out/measure.json" 2>&1 | tee "$out/measure.log"
+"$python" "$repo/scripts/measure_runtime.py" --json "$out/measure.json" 2>&1 | tail -20 | tee "$out/measure.log"
 
-step "done: pytest exit status $status"
+if [ -n "${SUITE:-}" ]; then
+    step "array-api-tests on $ROCM_ARRAY_DEVICE (max-examples ${EXAMPLES:-200})"
+    suite=$(cd "$repo" && realpath "$SUITE")
+    timeout "${T_CONF:-240}" "$python" "$repo/conformance/run.py" "$suite" --device "$ROCM_ARRAY_DEVICE" \
+        --max-examples "${EXAMPLES:-200}" -- "${parallel[@]}" -q -rf > "$out/conformance.log" 2>&1
+    conf=$?
+    grep -E "^FAILED|conformance of" "$out/conformance.log" | cut -c1-300 | tail -40
+    [ "$conf" -eq 0 ] || status=$conf
+fi
+
+if [ -n "${BENCH:-}" ]; then
+    step "benchmarks"
+    commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    timeout "${T_BENCH:-150}" "$python" -m benchmarks --out "$out/bench" --markdown "$out/BENCHMARKS.md" \
+        --commit "$commit" > "$out/bench.log" 2>&1
+    tail -45 "$out/bench.log"
+fi
+
+step "done: exit status $status"
 exit "$status"
