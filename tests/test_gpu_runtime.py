@@ -77,6 +77,7 @@ def test_allocation_is_freed_with_last_array(gpu: Device) -> None:
     assert rt.driver.pool_usage()[0] == used0
 
 
+@pytest.mark.exclusive  # while the request fails, the driver holds the card: nothing may run beside it
 def test_out_of_memory_then_usable(gpu: Device) -> None:
     rt = gpu.runtime
     too_much = 2 * rt.properties.total_memory
