@@ -58,11 +58,12 @@ def copy_into(dst: Array, src: Array) -> None:
         dst.device.runtime.copy(dst, src)
 
 
-def contiguous(x: Array) -> Array:
-    """``x`` itself when row-major contiguous, else a contiguous copy."""
-    if x.is_contiguous:
+def contiguous(x: Array, dtype: DType | None = None) -> Array:
+    """``x`` itself when row-major contiguous (and of ``dtype``, when given), else a contiguous copy cast to it."""
+    dtype = x.dtype if dtype is None else dtype
+    if x.dtype is dtype and x.is_contiguous:
         return x
-    out = empty(x.shape, x.dtype, x.device)
+    out = empty(x.shape, dtype, x.device)
     copy_into(out, x)
     return out
 

@@ -9,27 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocm_array as xp
-from helpers import host, storage
+from helpers import host, small_values as sample, storage
 
 INTS = ["int8", "uint8", "int16", "uint32", "int64"]
 FLOATS = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 LAPACK_FLOATS = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 REAL_OF = {"complex64": "float32", "complex128": "float64"}
 COMPLEX_OF = {"float16": "complex64", "bfloat16": "complex64", "float32": "complex64", "float64": "complex128"}
-
-
-
-
-def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
-    """Small values (sums of a few products stay exact in every dtype), in ``dtype``'s storage type."""
-    rng = np.random.default_rng(seed)
-    if dtype.startswith("complex"):
-        a = rng.integers(-3, 4, shape) + 1j * rng.integers(-3, 4, shape)
-    elif dtype.startswith(("int", "uint")):
-        a = rng.integers(0 if dtype.startswith("u") else -3, 4, shape)
-    else:
-        a = rng.integers(-8, 9, shape) / 4
-    return np.asarray(a).astype(storage(dtype))
 
 
 def well_conditioned(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocm_array as xp
-from helpers import host, storage
+from helpers import host, small_values as sample
 
 NUMERIC = ["int8", "uint8", "int16", "uint32", "int64", "uint64", "float16", "bfloat16",
            "float32", "float64", "complex64", "complex128"]
@@ -27,19 +27,6 @@ ADMITS = {"sum": NUMERIC, "prod": NUMERIC, "mean": NUMERIC, "max": REAL, "min": 
 NP_FUNC = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "max": np.max, "min": np.min,
            "var": np.var, "std": np.std}
 AXES = [(None, False), (0, True), (-1, False), ((0, 2), False), ((2, 0), True), ((), False), ((0, 1, 2), True)]
-
-
-
-def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
-    """Small values (products of a few stay exact), in the storage type of ``dtype``."""
-    rng = np.random.default_rng(seed)
-    if dtype.startswith("complex"):
-        a = rng.integers(-3, 4, shape) + 1j * rng.integers(-3, 4, shape)
-    elif dtype.startswith(("int", "uint")):
-        a = rng.integers(0 if dtype.startswith("u") else -3, 4, shape)
-    else:
-        a = rng.integers(-8, 9, shape) / 4
-    return np.asarray(a).astype(storage(dtype))
 
 
 def tolerance(dtype: str) -> float:

@@ -12,7 +12,7 @@ from rocm_array.axes import integer
 from rocm_array.devices import check_same
 from rocm_array.dtypes import CATEGORIES, DType
 
-__all__ = ["VENDOR_VAR", "vendor_enabled", "arrays", "floating", "ints", "as_contiguous", "moved_last",
+__all__ = ["VENDOR_VAR", "vendor_enabled", "arrays", "floating", "ints", "moved_last",
            "moved_back", "flat_view", "COMPUTE"]
 
 #: ``ROCM_ARRAY_NN_VENDOR=0`` makes the gpu backs use the project's own kernels even where
@@ -58,20 +58,11 @@ def ints(value: int | Sequence[int], n: int, name: str, what: str, minimum: int)
     return out
 
 
-def as_contiguous(x: Array, dtype: DType) -> Array:
-    """``x`` as a row-major contiguous array of ``dtype`` (itself when it already is one)."""
-    if x.dtype is dtype and x.is_contiguous:
-        return x
-    out = memory.empty(x.shape, dtype, x.device)
-    memory.copy_into(out, x)
-    return out
-
-
 def moved_last(x: Array, axis: int, dtype: DType) -> tuple[Array, tuple[int, ...]]:
     """A contiguous ``dtype`` copy of ``x`` with ``axis`` moved last, and the axis order it has."""
     order = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
     view = x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset)
-    return as_contiguous(view, dtype), order
+    return memory.contiguous(view, dtype), order
 
 
 def moved_back(y: Array, order: tuple[int, ...]) -> Array:

@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
 from . import cpu
-from .common import as_contiguous, flat_view, floating, ints
+from .common import flat_view, floating, ints
 
 IntOrSeq = int | Sequence[int]
 
@@ -95,12 +96,12 @@ def _convolution(name: str, spatial: int, x: Array, weight: Array, bias: Array |
     one = (1,) * (2 - spatial)  # 1-D: height 1
     spec = ConvSpec(n, c, k, g, *(one + x.shape[2:]), *(one + tuple(out)), *(one + taps),
                     *(one + s), *((0,) * (2 - spatial) + p), *(one + d), transposed)
-    x4 = flat_view(as_contiguous(x, dt), (n, c, spec.ih, spec.iw))
-    w4 = flat_view(as_contiguous(weight, dt), weight.shape[:2] + (spec.kh, spec.kw))
+    x4 = flat_view(memory.contiguous(x, dt), (n, c, spec.ih, spec.iw))
+    w4 = flat_view(memory.contiguous(weight, dt), weight.shape[:2] + (spec.kh, spec.kw))
     y = flat_view(CONV[x.device.kind](spec, x4, w4), (n, k, *out))
     if bias is None:
         return y
-    b = as_contiguous(bias, dt)
+    b = memory.contiguous(bias, dt)
     return TABLE["add"](y, b._view((k,) + (1,) * spatial, (1,) + (0,) * spatial, b.offset))
 
 

@@ -30,7 +30,7 @@ from . import index as index_front
 from . import pointwise as pointwise_front
 from . import pool as pool_front
 from . import rows as rows_front
-from .common import as_contiguous, flat_view, vendor_enabled
+from .common import flat_view, vendor_enabled
 
 if TYPE_CHECKING:
     from rocm_array.runtime.gpu import GpuRuntime
@@ -177,7 +177,7 @@ def conv(spec: ConvSpec, x: Array, w: Array) -> Array:
     # transposed: cols[n, g] = w[g]^T @ x[n, g], then every output pixel gathers its columns
     cg, kg = spec.c // g, spec.k // g
     wt = w._view((g, kg * taps, cg), (cg * kg * taps, 1, kg * taps), w.offset)
-    cols = as_contiguous(TABLE["matmul"](wt, flat_view(x, (spec.n, g, cg, spec.ih * spec.iw))), x.dtype)
+    cols = memory.contiguous(TABLE["matmul"](wt, flat_view(x, (spec.n, g, cg, spec.ih * spec.iw))), x.dtype)
     _launch(rt, CONV, c, f"col2im<{c}>", y.size, [_p(rt, y), _p(rt, cols), geo])
     return y
 
@@ -245,8 +245,8 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
     rt = out.device.runtime
     if add and out.dtype in WIDEN:  # accumulate in a type the atomics take, round once
         wide = WIDEN[out.dtype]
-        acc = as_contiguous(out, wide)
-        scatter(acc, as_contiguous(src, wide), index, dim, add)
+        acc = memory.contiguous(out, wide)
+        scatter(acc, memory.contiguous(src, wide), index, dim, add)
         memory.copy_into(out, acc)
         return
     ov, sv, iv = _one_d(out, src, index)

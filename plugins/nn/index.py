@@ -18,7 +18,7 @@ from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
 from . import cpu
-from .common import arrays, as_contiguous
+from .common import arrays
 
 #: ``back(x, index, dim) -> out``: out has index's shape; x.shape[d] >= index.shape[d] for d != dim.
 GATHER = Backs("nn.gather", cpu=cpu.gather)
@@ -31,7 +31,7 @@ def _index(name: str, x: Array, index: Array, dim: int) -> tuple[int, Array]:
     if index.dtype not in CATEGORIES["integral"]:
         raise TypeError(f"nn.{name}(): index must have an integer dtype, not {index.dtype.name}")
     d = normalize_axis(dim, max(x.ndim, 1), f"nn.{name}")
-    return d, as_contiguous(index, dtypes.int64) if index.dtype is not dtypes.int64 else index
+    return d, memory.contiguous(index, dtypes.int64) if index.dtype is not dtypes.int64 else index
 
 
 def _fits(name: str, what: str, index: Array, y: Array, skip: int | None) -> None:

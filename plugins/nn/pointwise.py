@@ -14,12 +14,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 
 from . import cpu
-from .common import as_contiguous, floating
+from .common import floating
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -32,7 +33,7 @@ class Pointwise:
 
     def __call__(self, x: Array, a: float = 0.0, b: float = 0.0, fn: str | None = None) -> Array:
         dt = floating(fn or self.name, x=x)
-        return POINTWISE[x.device.kind](self, as_contiguous(x, dt), float(a), float(b))
+        return POINTWISE[x.device.kind](self, memory.contiguous(x, dt), float(a), float(b))
 
 
 def _scalar(fn: str, what: str, value: object) -> float:

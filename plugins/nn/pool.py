@@ -16,12 +16,13 @@ from typing import Sequence
 
 import numpy as np
 
+from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 
 from . import cpu
-from .common import arrays, as_contiguous, flat_view, floating, ints
+from .common import arrays, flat_view, floating, ints
 
 IntOrSeq = int | Sequence[int]
 
@@ -66,8 +67,8 @@ def _pool(name: str, x: Array, kernel_size: IntOrSeq, stride: IntOrSeq | None, p
     planes = math.prod(x.shape[:-2])
     spec = PoolSpec(planes, h, w, *out, *k, *s, *p)
     if planes == 0:
-        return as_contiguous(x._view(x.shape[:-2] + out, (0,) * x.ndim, x.offset), dt)
-    y = POOL[x.device.kind](spec, flat_view(as_contiguous(x, dt), (planes, h, w)), is_max, include_pad)
+        return memory.contiguous(x._view(x.shape[:-2] + out, (0,) * x.ndim, x.offset), dt)
+    y = POOL[x.device.kind](spec, flat_view(memory.contiguous(x, dt), (planes, h, w)), is_max, include_pad)
     return flat_view(y, x.shape[:-2] + out)
 
 
@@ -110,9 +111,9 @@ def _upsample(name: str, spatial: int, x: Array, size: IntOrSeq | None,
     if spec.planes == 0 or any(i == 0 for i in inp):
         if spec.planes and any(i == 0 for i in inp):
             raise ValueError(f"nn.{name}(): cannot upsample an empty input of shape {x.shape}")
-        return as_contiguous(x._view(shape, (0,) * x.ndim, x.offset), x.dtype)
+        return memory.contiguous(x._view(shape, (0,) * x.ndim, x.offset), x.dtype)
     sh, sw = ([np.float32(1)] * (2 - spatial)) + scales
-    y = UPSAMPLE[x.device.kind](spec, flat_view(as_contiguous(x, x.dtype), (spec.planes, h, w)), sh, sw)
+    y = UPSAMPLE[x.device.kind](spec, flat_view(memory.contiguous(x, x.dtype), (spec.planes, h, w)), sh, sw)
     return flat_view(y, shape)
 
 

@@ -13,13 +13,14 @@ from typing import Sequence
 
 import ml_dtypes
 
+from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.axes import integer, normalize_axis
 from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 
 from . import cpu
-from .common import as_contiguous, flat_view, floating, moved_back, moved_last
+from .common import flat_view, floating, moved_back, moved_last
 
 #: ``back(x, log)`` on contiguous (rows, n) arrays.
 SOFTMAX = Backs("nn.softmax", cpu=cpu.softmax)
@@ -67,11 +68,11 @@ def _norm(name: str, x: Array, normalized_shape: int | Sequence[int], weight: Ar
         eps = float(ml_dtypes.finfo(dt.numpy).eps)  # as torch.rms_norm: the dtype's epsilon
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0:
         raise ValueError(f"nn.{name}(): eps must be a non-negative number, got {eps!r}")
-    xc = as_contiguous(x, dt)
+    xc = memory.contiguous(x, dt)
     if x.size == 0:
         return xc
     n = math.prod(shape)
-    w, b = (None if p is None else flat_view(as_contiguous(p, dt), (n,)) for p in (weight, bias))
+    w, b = (None if p is None else flat_view(memory.contiguous(p, dt), (n,)) for p in (weight, bias))
     y = NORM[x.device.kind](flat_view(xc, (x.size // n, n)), w, b, float(eps), rms)
     return flat_view(y, x.shape)
 

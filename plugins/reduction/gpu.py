@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .cumulative import Scan
     from .front import Reduction
 
-__all__ = ["SOURCE", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "cast", "moved_last",
+__all__ = ["SOURCE", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "moved_last",
            "pointer", "ptr_or_null", "read_scalar"]
 
 SOURCE = "reduction/reduction.hip"
@@ -63,15 +63,6 @@ def i64(*values: int) -> list[ctypes.c_int64]:
     return [ctypes.c_int64(v) for v in values]
 
 
-def cast(x: Array, dtype: DType) -> Array:
-    """``x`` as a contiguous array of ``dtype`` (itself when it already is one)."""
-    if x.dtype is dtype and x.is_contiguous:
-        return x
-    out = memory.empty(x.shape, dtype, x.device)
-    memory.copy_into(out, x)
-    return out
-
-
 def moved_last(x: Array, axis: int) -> tuple[Array, tuple[int, ...]]:
     """A contiguous copy of ``x`` with ``axis`` moved last (``x`` itself when it is already so),
     and the axis order that copy has."""
@@ -79,7 +70,7 @@ def moved_last(x: Array, axis: int) -> tuple[Array, tuple[int, ...]]:
     if axis == x.ndim - 1 and x.is_contiguous:
         return x, order
     view = x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset)
-    return cast(view, x.dtype), order
+    return memory.contiguous(view, x.dtype), order
 
 
 def moved_back(out: Array, order: tuple[int, ...]) -> Array:
@@ -185,14 +176,14 @@ def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, comp
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
     if (x.dtype, c, out_dtype) not in _triples(row):  # dtype= asked for another result dtype
-        x, c = cast(x, out_dtype), _kernel_acc(row, accumulator(out_dtype))
+        x, c = memory.contiguous(x, out_dtype), _kernel_acc(row, accumulator(out_dtype))
     axes = tuple(sorted(axes))
     kept = tuple(d for d in range(x.ndim) if d not in axes)
     kshape, (kstr,) = merge_dims([x.shape[d] for d in kept], [x.strides[d] for d in kept])
     rshape, (rstr,) = merge_dims([x.shape[d] for d in axes], [x.strides[d] for d in axes])
     if len(kshape) > MAX_DIMS or len(rshape) > MAX_DIMS:
         order = kept + axes  # rare: a copy with the kept axes first makes both one dimension
-        x = cast(x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset),
+        x = memory.contiguous(x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset),
                  x.dtype)
         k, r = math.prod(x.shape[:len(kept)]), math.prod(x.shape[len(kept):])
         kshape, kstr, rshape, rstr = (k,), (r,), (r,), (1,)
@@ -285,7 +276,7 @@ def scan_rows(rt: GpuRuntime, out: Array, x: Array, rows: int, length: int, c: D
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
     rt = x.device.runtime
     if (x.dtype, compute, out_dtype) not in _scan_triples(row.combine):
-        x = cast(x, out_dtype)
+        x = memory.contiguous(x, out_dtype)
     xt, order = moved_last(x, axis)
     out = memory.empty(xt.shape, out_dtype, x.device)
     length = x.shape[axis]
@@ -300,7 +291,7 @@ def nonzero(x: Array) -> tuple[Array, ...]:
     n = x.size
     if n == 0:
         return tuple(memory.empty((0,), idx, x.device) for _ in range(x.ndim))
-    xc = cast(x, x.dtype)
+    xc = memory.contiguous(x, x.dtype)
     position = rt.empty((n,), idx)
     scan_rows(rt, position, xc, 1, n, idx, "nonzero_index_op", "add_op", _nonzero_group())
     count = read_scalar(position, n - 1)

@@ -22,7 +22,7 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.runtime.layout import BLOCK, grid_1d
 
 from . import searching, sets, sorting
-from .gpu import cast, i64, moved_back, moved_last, pointer, ptr_or_null, read_scalar, scan_rows
+from .gpu import i64, moved_back, moved_last, pointer, ptr_or_null, read_scalar, scan_rows
 
 __all__ = ["SOURCE", "kernel_sources", "sort", "argsort", "unique", "isin", "searchsorted"]
 
@@ -176,7 +176,7 @@ def unique(x: Array) -> tuple[Array, Array, Array, Array]:
     if n == 0:
         empty = memory.empty((0,), index, x.device)
         return memory.empty((0,), t, x.device), empty, memory.empty(x.shape, index, x.device), empty
-    xc = cast(x, t)
+    xc = memory.contiguous(x, t)
     perm = _argsort_rows(rt, xc, n, _CANON_ZERO)
     marks = rt.empty((n,), _U32)
     _launch(rt, f"unique_flags<{t.c_type}>", _group(t), n,
@@ -197,7 +197,7 @@ def unique(x: Array) -> tuple[Array, Array, Array, Array]:
 
 def isin(x1: Array, x2: Array, dtype: DType, invert: bool) -> Array:
     rt = x1.device.runtime
-    a1, a2 = cast(x1, dtype), cast(x2, dtype)
+    a1, a2 = memory.contiguous(x1, dtype), memory.contiguous(x2, dtype)
     _check_size("isin", a2.size)
     if a2.size == 0 or a1.size == 0:
         return memory.full(x1.shape, invert, dtypes.bool, x1.device)
@@ -211,11 +211,11 @@ def isin(x1: Array, x2: Array, dtype: DType, invert: bool) -> Array:
 
 def searchsorted(x1: Array, x2: Array, dtype: DType, side: str, sorter: Array | None) -> Array:
     rt = x1.device.runtime
-    a, v = cast(x1, dtype), cast(x2, dtype)
+    a, v = memory.contiguous(x1, dtype), memory.contiguous(x2, dtype)
     out = rt.empty(x2.shape, dtypes.DEFAULT_INDEX)
     if v.size == 0:
         return out
-    order = None if sorter is None else cast(sorter, dtypes.DEFAULT_INDEX)
+    order = None if sorter is None else memory.contiguous(sorter, dtypes.DEFAULT_INDEX)
     _launch(rt, f"searchsorted<{dtype.c_type}>", _group(dtype), v.size,
             [pointer(rt, out), pointer(rt, a), ctypes.c_int64(a.size), ptr_or_null(rt, order), pointer(rt, v),
              ctypes.c_int64(v.size), ctypes.c_int32(side == "right")])
