@@ -173,9 +173,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--target", action="append", choices=sorted(TARGETS),
                         help="a target to compile for (repeatable; default: all of them)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compiler processes")
+    parser.add_argument("--path", action="append",
+                        help="only the kernels of this file under kernels/, e.g. reduction/sort.hip (repeatable)")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     targets = args.target or list(TARGETS)
-    sources = batched(kernel_sources())
+    sources = batched([ks for ks in kernel_sources() if not args.path or ks.path in args.path])
     total = sum(len(ks.names) for ks in sources)
     print(f"compile-check: {len(sources)} programs, {total} instantiations, targets {', '.join(targets)}")
     for target in targets:

@@ -6,26 +6,15 @@
 # Usage: [SUITE=.suite/array-api-tests] [EXAMPLES=200] [BENCH=1] scripts/gpu_tests.sh [pytest args]
 set -uo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${OUT:-$repo/gpu-logs}
+out=${OUT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/gpu-logs}
 mkdir -p "$out"
-python=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 ROCM_ARRAY_DEVICE=${ROCM_ARRAY_DEVICE:-gpu:0}
 export ROCM_ARRAY_CACHE_DIR=${ROCM_ARRAY_CACHE_DIR:-$(mktemp -d)}
 
 step() { printf '\n== %s (%ds)\n' "$*" "$SECONDS"; }
-quiet_pip() { "$python" -m pip install -q --no-deps "$@" 2>&1 | grep -v "^WARNING: Running pip as" || true; }
 
 step "install"
-if compgen -G "$repo/.whl/*.whl" >/dev/null; then
-    # Wheels the machine lacks (the device tool's README says how to carry them).
-    quiet_pip --no-index --no-compile --upgrade --target /tmp/site "$repo"/.whl/*.whl
-    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-    if ! "$python" -c "import nvmath.bindings.cublas" 2>/dev/null && compgen -G "$repo/.whl/extra/*.whl" >/dev/null; then
-        quiet_pip --no-index --no-compile --upgrade --target /tmp/site "$repo"/.whl/extra/*.whl
-    fi
-fi
-quiet_pip --no-build-isolation "$repo"
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_install.sh"
 cd "$(mktemp -d)"  # import the installed package, not the checkout
 parallel=()
 "$python" -c "import xdist" 2>/dev/null && parallel=(-n 8)

@@ -1,0 +1,15 @@
+# Sourced on a GPU machine: install the project (with any wheels carried in .whl/) and set
+# $python; scripts/gpu_tests.sh and one-off device runs start with it.
+#   source scripts/gpu_install.sh && "$python" my_check.py
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+python=${PYTHON:-python3}
+quiet_pip() { "$python" -m pip install -q --no-deps "$@" 2>&1 | grep -v "^WARNING: Running pip as" || true; }
+if compgen -G "$repo/.whl/*.whl" >/dev/null; then
+    # Wheels the machine lacks (the device tool's README says how to carry them).
+    quiet_pip --no-index --no-compile --upgrade --target /tmp/site "$repo"/.whl/*.whl
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+    if ! "$python" -c "import nvmath.bindings.cublas" 2>/dev/null && compgen -G "$repo/.whl/extra/*.whl" >/dev/null; then
+        quiet_pip --no-index --no-compile --upgrade --target /tmp/site "$repo"/.whl/extra/*.whl
+    fi
+fi
+quiet_pip --no-build-isolation "$repo"
