@@ -7,6 +7,7 @@ itself computes nothing but its own metadata.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any, Callable, Iterator
@@ -23,6 +24,7 @@ __all__ = ["Array", "wrap_numpy", "contiguous_strides"]
 _SUPPORTED_VERSIONS = ("2023.12", "2024.12", "2025.12")
 
 
+@functools.lru_cache(maxsize=1024)  # every new array asks; most programs use few shapes
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Row-major strides, in elements, for ``shape``."""
     strides = []
