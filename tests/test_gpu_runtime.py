@@ -24,7 +24,7 @@ from rocm_array.array import Array
 from rocm_array.compile_check import PORTABILITY
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
-from rocm_array.runtime import copies, staging
+from rocm_array.runtime import staging
 from rocm_array.runtime.gpu import import_dlpack
 
 GPUS = devices.gpus()

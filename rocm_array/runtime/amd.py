@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from typing import Any, Sequence
+from typing import Any, Callable
 
 from hip import hip, hiprtc
 
@@ -28,7 +28,9 @@ _POOL = hip.hipMemPoolAttr
 #: Driver.memcpy's directions.
 _MEMCPY = {"htod": hip.hipMemcpyHtoDAsync, "dtoh": hip.hipMemcpyDtoHAsync, "dtod": hip.hipMemcpyDtoDAsync}
 
-_check = checker(hip.hipError_t.hipSuccess, hip.hipError_t.hipErrorOutOfMemory, hip.hipGetErrorName)
+_SUCCESS = hip.hipError_t.hipSuccess
+_LAUNCH = hip.hipModuleLaunchKernel
+_check = checker(_SUCCESS, hip.hipError_t.hipErrorOutOfMemory, hip.hipGetErrorName)
 _check_rtc = checker(hiprtc.hiprtcResult.HIPRTC_SUCCESS, None, hiprtc.hiprtcGetErrorString)
 
 
@@ -152,13 +154,24 @@ class AmdDriver:
     def module_function(self, module: Any, name: str) -> Any:
         return _check(hip.hipModuleGetFunction(module, name.encode()), f"hipModuleGetFunction({name})")
 
-    @in_context
     def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
-               shared: int, args: Sequence[ctypes._SimpleCData | ctypes.Structure]) -> None:
-        # hip-python packs the ctypes values into the `extra` buffer with each one's alignment.
-        _check(hip.hipModuleLaunchKernel(function, *grid, *block, sharedMemBytes=shared,
-                                         stream=self._stream, kernelParams=None, extra=tuple(args)),
-               "hipModuleLaunchKernel")
+               shared: int, params: int) -> None:
+        self.sender(function, block, shared)(grid, params)
+
+    def sender(self, function: Any, block: tuple[int, int, int], shared: int) -> Callable[[tuple[int, int, int], int], None]:
+        """``send(grid, params)``: launch ``function`` with everything else bound. The hot path of
+        every op: one Python frame between the caller and the binding."""
+        bx, by, bz = block
+        stream, index, current, activate = self._stream, self._index, self._current, self.activate
+
+        def send(grid: tuple[int, int, int], params: int) -> None:
+            if getattr(current, "device", None) != index:
+                activate()
+            status, = _LAUNCH(function, grid[0], grid[1], grid[2], bx, by, bz, shared, stream, params, None)
+            if status:  # hipError_t is an int enum; hipSuccess is 0
+                _check((status,), "hipModuleLaunchKernel")
+
+        return send
 
 
 def open_devices() -> list[AmdDriver]:

@@ -8,6 +8,7 @@ caches, kernel loading and launching, DLPack, and the copy kernels behind
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import math
 import threading
@@ -20,6 +21,7 @@ from ..compiler import Compiler, Program
 from ..dtypes import DType
 from . import copies, dlpack
 from .buffer import DeviceBuffer
+from .launcher import Launcher
 from .protocol import DeviceProperties, Driver, DriverOutOfMemory
 from .staging import STAGING_MIN, Staging
 
@@ -61,6 +63,41 @@ class Event:
             pass
 
 
+#: Blocks of at most this many bytes are kept for reuse when freed, by size rounded up to SMALL_STEP.
+SMALL_LIMIT = 1 << 20
+SMALL_STEP = 512
+#: The bytes one size's free list keeps at most (beyond, a freed block goes back to the driver).
+BIN_BYTES = 64 << 20
+
+
+class _Bin(list):  # type: ignore[type-arg]
+    """Freed device blocks of one size, for reuse by the next allocations of that size.
+
+    The driver's stream-ordered pool does the same, but each of its calls costs about a
+    microsecond from Python, a large part of a small op. Reuse is safe without waiting:
+    a block freed here was last used by work queued on the runtime's one stream, and the
+    next user's work is queued after it.
+    """
+
+    __slots__ = ("cap", "free", "release")
+
+    def __init__(self, size: int, free: Any) -> None:
+        super().__init__()
+        self.cap = max(4, BIN_BYTES // size)
+        self.free = free  # the driver's free_async
+        self.release = self.put  # bound once: each buffer of this size is given it
+
+    def put(self, ptr: int) -> None:
+        if len(self) < self.cap:
+            self.append(ptr)
+        else:
+            self.free(ptr)
+
+    def drain(self) -> None:
+        while self:
+            self.free(self.pop())
+
+
 class GpuRuntime:
     """One ``gpu:N`` device (see ``protocol.Runtime``)."""
 
@@ -71,6 +108,8 @@ class GpuRuntime:
         self.compiler = Compiler(driver.rtc(), self.properties.compile_arch or self.properties.arch,
                                  self.properties.wave_size)
         self._staging = Staging(driver)
+        self._index = self.properties.index
+        self._bins: dict[int, _Bin] = {}
         self._modules: dict[str, dict[str, Any]] = {}
         self._kernels: dict[tuple[str, str, tuple[str, ...]], Any] = {}
         self._lock = threading.Lock()
@@ -83,17 +122,35 @@ class GpuRuntime:
 
     # -- memory ---------------------------------------------------------------------------
     def allocate(self, nbytes: int) -> DeviceBuffer:
-        """A new buffer; on exhaustion: collect garbage, trim the pool, retry once, then MemoryError."""
+        """A new buffer; on exhaustion: collect garbage, trim the pool, retry once, then MemoryError.
+
+        Small blocks come from this runtime's free lists when one of their size was freed
+        (see ``_Bin``): a small op then makes no allocation call to the driver at all.
+        """
+        index = self._index
         if nbytes == 0:
-            return DeviceBuffer(0, 0, self.properties.index, None)
+            return DeviceBuffer(0, 0, index, None)
+        if nbytes <= SMALL_LIMIT:
+            size = -(-nbytes // SMALL_STEP) * SMALL_STEP
+            free = self._bins.get(size)
+            if free is None:
+                free = self._bins.setdefault(size, _Bin(size, self.driver.free_async))
+            try:
+                ptr = free.pop()
+            except IndexError:
+                ptr = self._malloc(size)
+            return DeviceBuffer(ptr, nbytes, index, free.release)
+        return DeviceBuffer(self._malloc(nbytes), nbytes, index, self.driver.free_async)
+
+    def _malloc(self, nbytes: int) -> int:
         d = self.driver
         try:
-            ptr = d.malloc_async(nbytes)
+            return d.malloc_async(nbytes)
         except DriverOutOfMemory:
             gc.collect()  # Arrays in reference cycles hold buffers too
             self.release_memory()
             try:
-                ptr = d.malloc_async(nbytes)
+                return d.malloc_async(nbytes)
             except DriverOutOfMemory:
                 # A failed request can leave the pool holding what it reserved on the way:
                 # give it back, so that this process and others can still use the device.
@@ -103,10 +160,11 @@ class GpuRuntime:
                     f"gpu:{self.properties.index} ({self.properties.name}) is out of memory: "
                     f"{_size(nbytes)} ({nbytes} bytes) requested; the pool has {_size(used)} in use "
                     f"and {_size(held)} reserved of {_size(self.properties.total_memory)}") from None
-        return DeviceBuffer(ptr, nbytes, self.properties.index, d.free_async)
 
     def release_memory(self) -> None:
-        """Return the pool's unused memory to the driver (it keeps freed memory for reuse otherwise)."""
+        """Return unused memory to the driver: the free lists' blocks, then the pool's reservation."""
+        for free in list(self._bins.values()):
+            free.drain()
         self.driver.synchronize()  # frees queued on the stream complete first
         self.driver.pool_trim(0)
 
@@ -237,7 +295,13 @@ class GpuRuntime:
     def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                args: Sequence[Any], shared: int = 0) -> None:
         """Queue ``function`` on this device's stream; ``args`` are ctypes values (see layout.py)."""
-        self.driver.launch(function, grid, block, shared, args)
+        params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
+        self.driver.launch(function, grid, block, shared, ctypes.addressof(params))
+
+    def launcher(self, function: Any, argtypes: Sequence[Any], block: tuple[int, int, int],
+                 shared: int = 0) -> Launcher:
+        """A launcher of ``function`` for arguments of ``argtypes``: the cheap launch of hot paths."""
+        return Launcher(self.driver, function, argtypes, block, shared)
 
     # -- ordering -------------------------------------------------------------------------------
     def event(self) -> Event:

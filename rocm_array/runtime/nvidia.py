@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from typing import Any, Sequence
+from typing import Any, Callable
 
 from cuda.bindings import driver as cu
 from cuda.bindings import nvrtc
@@ -30,7 +30,9 @@ _POOL = cu.CUmemPool_attribute
 #: Driver.memcpy's directions.
 _MEMCPY = {"htod": cu.cuMemcpyHtoDAsync, "dtoh": cu.cuMemcpyDtoHAsync, "dtod": cu.cuMemcpyDtoDAsync}
 
-_check = checker(cu.CUresult.CUDA_SUCCESS, cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+_SUCCESS = cu.CUresult.CUDA_SUCCESS
+_LAUNCH = cu.cuLaunchKernel
+_check = checker(_SUCCESS, cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY,
                  lambda status: cu.cuGetErrorName(status)[1])
 _check_rtc = checker(nvrtc.nvrtcResult.NVRTC_SUCCESS, None, lambda status: nvrtc.nvrtcGetErrorString(status)[1])
 
@@ -72,7 +74,8 @@ class NvidiaDriver:
             compute_units=attr(_ATTR.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
             total_memory=int(_check(cu.cuDeviceTotalMem(self._device), "cuDeviceTotalMem")))
         # A blocking stream: ordered with the legacy default stream other libraries use.
-        self.stream = int(_check(cu.cuStreamCreate(0), "cuStreamCreate"))
+        self._stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
+        self.stream = int(self._stream)
         self._pool = _check(cu.cuDeviceGetDefaultMemPool(self._device), "cuDeviceGetDefaultMemPool")
         _check(cu.cuMemPoolSetAttribute(self._pool, _POOL.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                                         cu.cuuint64_t(RELEASE_THRESHOLD)), "cuMemPoolSetAttribute")
@@ -156,13 +159,24 @@ class NvidiaDriver:
     def module_function(self, module: Any, name: str) -> Any:
         return _check(cu.cuModuleGetFunction(module, name.encode()), f"cuModuleGetFunction({name})")
 
-    @in_context
     def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
-               shared: int, args: Sequence[ctypes._SimpleCData | ctypes.Structure]) -> None:
-        # kernelParams: an array of pointers to each argument; the driver reads sizes from the image.
-        params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
-        _check(cu.cuLaunchKernel(function, *grid, *block, shared, self.stream,
-                                 ctypes.addressof(params), 0), "cuLaunchKernel")
+               shared: int, params: int) -> None:
+        self.sender(function, block, shared)(grid, params)
+
+    def sender(self, function: Any, block: tuple[int, int, int], shared: int) -> Callable[[tuple[int, int, int], int], None]:
+        """``send(grid, params)``: launch ``function`` with everything else bound. The hot path of
+        every op: one Python frame between the caller and the binding."""
+        bx, by, bz = block
+        stream, context, current, activate = self._stream, self._context, self._current, self.activate
+
+        def send(grid: tuple[int, int, int], params: int) -> None:
+            if getattr(current, "context", None) is not context:
+                activate()
+            status, = _LAUNCH(function, grid[0], grid[1], grid[2], bx, by, bz, shared, stream, params, 0)
+            if status:  # CUresult is an int enum; CUDA_SUCCESS is 0
+                _check((status,), "cuLaunchKernel")
+
+        return send
 
 
 def open_devices() -> list[NvidiaDriver]:

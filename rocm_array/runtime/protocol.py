@@ -10,9 +10,8 @@ Device handles and pointers cross this boundary as plain ints.
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
     from ..array import Array
     from ..compiler import Program, Rtc
     from ..dtypes import DType
+    from .launcher import Launcher
 
 __all__ = ["DeviceProperties", "DriverError", "DriverOutOfMemory", "Driver", "Runtime"]
 
@@ -73,8 +73,12 @@ class Driver(Protocol):
     def synchronize(self) -> None: ...
     def module_load(self, code: bytes) -> Any: ...
     def module_function(self, module: Any, name: str) -> Any: ...
+    # ``params``: the address of the array of pointers to each argument (the driver's kernelParams).
     def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
-               shared: int, args: Sequence[ctypes._SimpleCData | ctypes.Structure]) -> None: ...
+               shared: int, params: int) -> None: ...
+    # ``launch`` with the function, block and shared memory bound: ``send(grid, params)``.
+    def sender(self, function: Any, block: tuple[int, int, int],
+               shared: int) -> Callable[[tuple[int, int, int], int], None]: ...
 
 
 class Runtime(Protocol):
@@ -104,6 +108,8 @@ class Runtime(Protocol):
     def kernel(self, path: str, name: str, group: Sequence[str] = (), options: Sequence[str] = ()) -> Any: ...
     def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                args: Sequence[Any], shared: int = 0) -> None: ...
+    def launcher(self, function: Any, argtypes: Sequence[Any], block: tuple[int, int, int],
+                 shared: int = 0) -> Launcher: ...
     # -- ordering --
     def event(self) -> Any: ...  # gpu.Event: record(), synchronize(), elapsed_ms(end)
     def synchronize(self) -> None: ...

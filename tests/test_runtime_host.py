@@ -1,0 +1,194 @@
+"""The GPU runtime's host-side machinery, over a recording driver (no GPU needed): the free lists
+that make a small allocation cost no driver call, and the Launcher's argument block."""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import struct
+import threading
+from typing import Any
+
+import pytest
+
+from rocm_array import dtypes
+from rocm_array.runtime import gpu
+from rocm_array.runtime.gpu import GpuRuntime
+from rocm_array.runtime.launcher import Launcher
+from rocm_array.runtime.layout import ctype_of
+from rocm_array.runtime.protocol import DeviceProperties, DriverOutOfMemory
+
+
+class _Rtc:
+    name = "fake"
+
+    def version(self) -> str:
+        return "0"
+
+
+class RecordingDriver:
+    """Records allocations, frees and launches; ``fail`` makes the next mallocs run out of memory."""
+
+    platform = "nvidia"
+    dlpack_device_type = 2
+    stream = 0
+
+    def __init__(self) -> None:
+        self.properties = DeviceProperties("nvidia", 0, "recorder", "sm_90", 32, 4, 1 << 30)
+        self._addresses = itertools.count(1 << 20, 1 << 21)
+        self.mallocs: list[int] = []
+        self.frees: list[int] = []
+        self.launches: list[tuple[Any, ...]] = []
+        self.fail = 0
+
+    def rtc(self) -> _Rtc:
+        return _Rtc()
+
+    def event_create(self) -> int:
+        return 0
+
+    def malloc_async(self, nbytes: int) -> int:
+        if self.fail:
+            self.fail -= 1
+            raise DriverOutOfMemory("out of memory")
+        self.mallocs.append(nbytes)
+        return next(self._addresses)
+
+    def free_async(self, ptr: int) -> None:
+        self.frees.append(ptr)
+
+    def synchronize(self) -> None:
+        pass
+
+    def pool_trim(self, keep: int) -> None:
+        pass
+
+    def pool_usage(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int,
+               params: int) -> None:
+        self.launches.append((function, grid, block, shared, params))
+
+    def sender(self, function: Any, block: tuple[int, int, int], shared: int) -> Any:
+        return lambda grid, params: self.launch(function, grid, block, shared, params)
+
+
+@pytest.fixture
+def runtime() -> GpuRuntime:
+    return GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
+
+
+def test_small_blocks_are_reused_without_a_driver_call(runtime: GpuRuntime) -> None:
+    d = runtime.driver
+    a = runtime.allocate(100)
+    ptr = a.ptr
+    del a
+    assert d.frees == []  # kept on its size's free list
+    b = runtime.allocate(300)  # rounded to the same 512-byte size
+    assert b.ptr == ptr and b.nbytes == 300 and d.mallocs == [512]
+    c = runtime.allocate(1000)  # another size: a new block
+    assert c.ptr != ptr and d.mallocs == [512, 1024]
+
+
+def test_large_blocks_go_back_to_the_driver(runtime: GpuRuntime) -> None:
+    d = runtime.driver
+    big = runtime.allocate(gpu.SMALL_LIMIT + 1)
+    ptr = big.ptr
+    del big
+    assert d.frees == [ptr] and d.mallocs == [gpu.SMALL_LIMIT + 1]
+
+
+def test_free_list_is_bounded(runtime: GpuRuntime) -> None:
+    d = runtime.driver
+    size = gpu.SMALL_LIMIT
+    cap = gpu.BIN_BYTES // size
+    blocks = [runtime.allocate(size) for _ in range(cap + 3)]
+    del blocks
+    assert len(d.frees) == 3  # beyond the cap, freed blocks go back to the driver
+
+
+def test_release_memory_and_out_of_memory_drain_the_free_lists(runtime: GpuRuntime) -> None:
+    d = runtime.driver
+    ptrs = set()
+    for n in (64, 4096):
+        x = runtime.allocate(n)
+        ptrs.add(x.ptr)
+        del x
+    runtime.release_memory()
+    assert set(d.frees) == ptrs
+    kept = runtime.allocate(64)
+    del kept
+    d.frees.clear()
+    d.fail = 1  # the next malloc fails once: the cached block is given back before the retry
+    y = runtime.allocate(2048)
+    assert len(d.frees) == 1 and y.ptr
+    d.fail = 2
+    with pytest.raises(MemoryError, match="out of memory"):
+        runtime.allocate(8192)
+
+
+class _Pair(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_int32), ("y", ctypes.c_double)]
+
+
+def _read(params: int, index: int, ctype: Any) -> Any:
+    """Argument ``index`` as the driver reads it: through the pointer array at ``params``."""
+    address = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))[index]
+    return ctype.from_address(address)
+
+
+def test_launcher_lays_arguments_out_as_the_kernel_declares_them() -> None:
+    d = RecordingDriver()
+    complex128 = ctype_of(dtypes.complex128)
+    argtypes = [ctypes.c_void_p, ctypes.c_bool, ctypes.c_float * 1, _Pair, ctypes.c_int64, complex128 * 1]
+    launch = Launcher(d, "f", argtypes, (256, 1, 1), shared=64)
+    pair = _Pair(-7, 2.5)
+    value = complex128(1.5, -2.0)
+    launch((3, 1, 1), [0xABC0, True, bytes(ctypes.c_float(0.25)), bytes(pair), -(2**40), bytes(value)])
+    (function, grid, block, shared, params), = d.launches
+    assert (function, grid, block, shared) == ("f", (3, 1, 1), (256, 1, 1), 64)
+    # Each pointer points at its argument's C offset: the same layout as a ctypes Structure.
+    layout = type("L", (ctypes.Structure,), {"_fields_": [(f"a{i}", t) for i, t in enumerate(argtypes)]})
+    base = _read(params, 0, ctypes.c_void_p)
+    first = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+    assert [first[i] - first[0] for i in range(len(argtypes))] == [
+        getattr(layout, f"a{i}").offset for i in range(len(argtypes))]
+    assert base.value == 0xABC0 and _read(params, 1, ctypes.c_bool).value is True
+    assert _read(params, 2, ctypes.c_float).value == 0.25
+    got = _read(params, 3, _Pair)
+    assert (got.x, got.y) == (-7, 2.5)
+    assert _read(params, 4, ctypes.c_int64).value == -(2**40)
+    c = _read(params, 5, complex128)
+    assert (c.re, c.im) == (1.5, -2.0)
+
+
+def test_launcher_refuses_a_value_its_argument_cannot_hold() -> None:
+    d = RecordingDriver()
+    launch = Launcher(d, "f", [ctypes.c_int32], (1, 1, 1))
+    with pytest.raises(struct.error, match="'i' format requires"):
+        launch((1, 1, 1), [2**40])
+    assert d.launches == []  # nothing half-packed was launched
+
+
+def test_launcher_packs_and_launches_as_one_step_across_threads() -> None:
+    seen: list[int] = []
+
+    class Reader(RecordingDriver):
+        def launch(self, function: Any, grid: Any, block: Any, shared: int, params: int) -> None:
+            a = _read(params, 0, ctypes.c_int64).value
+            b = _read(params, 1, ctypes.c_int64).value
+            seen.append(a == -b)
+
+    launch = Launcher(Reader(), "f", [ctypes.c_int64, ctypes.c_int64], (1, 1, 1))
+
+    def work(k: int) -> None:
+        for i in range(2000):
+            launch((1, 1, 1), [k * 10_000 + i, -(k * 10_000 + i)])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 8000 and all(seen)
