@@ -13,6 +13,7 @@ lookup and a launch.
 from __future__ import annotations
 
 import ctypes
+import math
 from typing import Any, Callable, Sequence
 
 from rocm_array import memory
@@ -22,6 +23,7 @@ from rocm_array.devices import Device
 from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.runtime.gpu import import_dlpack
+from rocm_array.runtime.launcher import Launcher
 from rocm_array.runtime.layout import BLOCK, BLOCKS_PER_CU, MAX_DIMS, ctype_of, geometry, merge_dims, scalar_arg
 
 from . import creation
@@ -105,6 +107,7 @@ def _ptr(x: Array | None) -> ctypes.c_void_p:
 _FAST_SCALARS: dict[str, Callable[[Any], Any]] = {
     d.name: ctype_of(d) for d in ALL if d.kind in "biu" or d.name in ("float32", "float64")}
 _ZEROS = {d.name: scalar_arg(d, 0) for d in ALL}
+_ZERO_BYTES = {name: bytes(v) for name, v in _ZEROS.items()}
 
 
 def _scalar(dtype: DType, value: Any) -> Any:
@@ -142,49 +145,57 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
         contiguous = True
     else:
         contiguous = out.is_contiguous
-    n = out.size
+    n = math.prod(shape)
     if n == 0:
         return out
-    # One operand per kernel pointer: an Array of the compute dtype, or None for a Scalar passed by value.
-    ops: list[Array | None] = []
+    # One kernel pointer per operand: an Array of the compute dtype (a cast copy replaces it in
+    # ``arrays``), or address 0 for a Scalar, whose value the kernel takes as an argument.
+    ptrs = [out._buf.ptr + out._offset * out._dtype.itemsize]
+    itemsize = dtype.itemsize
     s = 0
-    value = _ZEROS[dtype.name]
+    value: Any = None
     strides = out._strides
     for i, a in enumerate(arrays):
-        if isinstance(a, Scalar):
+        if type(a) is Scalar:
             s, value = i + 1, _scalar(dtype, a.value)
-            ops.append(None)
+            ptrs.append(0)
             continue
         if a._dtype is not dtype or (target is not None and _overlaps(target, a)):
-            a = _cast(a, dtype)  # another dtype, or a partial overlap with the output: read a copy
+            a = arrays[i] = _cast(a, dtype)  # another dtype, or a partial overlap with the output: read a copy
         # (a fresh output is contiguous: an operand of its shape and strides is too)
         if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
             contiguous = False
-        ops.append(a)
+        ptrs.append(a._buf.ptr + a._offset * itemsize)
     if not contiguous:
-        _strided(rt, fn, dtype, out, [None if a is None else broadcast_view(a, shape) for a in ops], s, value)
+        ops = [None if type(a) is Scalar else broadcast_view(a, shape) for a in arrays]
+        _strided(rt, fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value)  # type: ignore[arg-type]
         return out
-    launch = _CONTIGUOUS.get((rt, fn.functor, dtype.name, s))
+    launch = _CONTIGUOUS.get((rt, fn.functor, dtype, s))
     if launch is None:
-        width = 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
-        launch = _CONTIGUOUS[(rt, fn.functor, dtype.name, s)] = (
-            _ufunc_kernel(rt, fn, dtype, "contiguous", s), BLOCK * 2 * width,
-            rt.properties.compute_units * BLOCKS_PER_CU)
-    kernel, per_block, most = launch
+        launch = _CONTIGUOUS[(rt, fn.functor, dtype, s)] = _contiguous_launch(rt, fn, dtype, out_dtype, s)
+    launcher, per_block, most = launch
     blocks = -(-n // per_block)
-    args = [ctypes.c_void_p(out._buf.ptr + out._offset * out._dtype.itemsize)]
-    for a in ops:
-        args.append(ctypes.c_void_p(None if a is None else a._buf.ptr + a._offset * a._dtype.itemsize))
     if fn.arity == 2:
-        args.append(value)
-    args.append(ctypes.c_int64(n))
-    rt.launch(kernel, (blocks if blocks < most else most, 1, 1), _THREADS, args)
+        ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
+    ptrs.append(n)
+    launcher((blocks if blocks < most else most, 1, 1), ptrs)
     return out
 
 
-#: (runtime, functor, dtype name, scalar position) -> (kernel, elements per block, most blocks):
-#: what a contiguous launch needs, resolved once.
-_CONTIGUOUS: dict[tuple[Any, ...], tuple[Any, int, int]] = {}
+def _contiguous_launch(rt: Any, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> tuple[Launcher, int, int]:
+    """What a contiguous launch needs, resolved once: the launcher, elements per block, most blocks."""
+    # Pointers, the scalar's bytes (an array of one element: the kernel's size and alignment), the count.
+    argtypes = [ctypes.c_void_p] * (1 + fn.arity)
+    if fn.arity == 2:
+        argtypes.append(ctype_of(dtype) * 1)
+    argtypes.append(ctypes.c_int64)
+    width = 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
+    return (rt.launcher(_ufunc_kernel(rt, fn, dtype, "contiguous", s), argtypes, _THREADS), BLOCK * 2 * width,
+            rt.properties.compute_units * BLOCKS_PER_CU)
+
+
+#: (runtime, functor, dtype, scalar position) -> what ``_contiguous_launch`` resolves.
+_CONTIGUOUS: dict[tuple[Any, ...], tuple[Launcher, int, int]] = {}
 
 
 def _strided(rt: Any, fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any) -> None:

@@ -77,8 +77,8 @@ class Ufunc:
     functor: str
     result: str = "same"
     widen_half: bool = True
-    # operand dtype names -> (promoted dtype, result dtype): each combination is checked once
-    _types: dict[tuple[str, ...], tuple[DType, DType]] = field(
+    # operand dtypes -> (promoted dtype, result dtype): each combination is checked once
+    _types: dict[tuple[DType, ...], tuple[DType, DType]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -100,11 +100,20 @@ class Ufunc:
         if len(args) != self.arity:
             raise TypeError(f"{self.name}() takes {self.arity} positional argument(s), got {len(args)}")
         a0 = args[0]
-        if type(a0) is Array and (self.arity == 1 or (type(args[1]) is Array and args[1]._device is a0._device)):
-            arrays: list[Array | Scalar] = list(args)  # the common case, without _operands' checks
+        shape = None
+        if type(a0) is Array and self.arity == 1:
+            arrays: list[Array | Scalar] = [a0]  # the common cases, without _operands' checks
+            key: tuple[DType, ...] = (a0._dtype,)
+            shape = a0._shape
+        elif type(a0) is Array and type(args[1]) is Array and args[1]._device is a0._device:
+            a1 = args[1]
+            arrays = [a0, a1]
+            key = (a0._dtype, a1._dtype)
+            if a0._shape == a1._shape:
+                shape = a0._shape
         else:
             arrays = _operands(self.name, args)
-        key = tuple([a.dtype.name for a in arrays])
+            key = tuple([a.dtype for a in arrays])
         types = self._types.get(key)
         if types is None:
             for a in arrays:
@@ -113,11 +122,13 @@ class Ufunc:
                                     f"it needs a {self.category} dtype")
             dtype = promote(self.name, arrays)
             types = self._types[key] = (dtype, RESULT_RULES[self.result](dtype))
-        if self.arity == 1:
-            shape = arrays[0].shape
-        else:
-            s0, s1 = arrays[0].shape, arrays[1].shape
-            shape = s0 if s0 == s1 or not s1 else s1 if not s0 else broadcast_shapes(s0, s1)
+        if shape is None:
+            s0 = arrays[0].shape
+            if self.arity == 1:
+                shape = s0
+            else:
+                s1 = arrays[1].shape
+                shape = s0 if s0 == s1 or not s1 else s1 if not s0 else broadcast_shapes(s0, s1)
         return arrays, types[0], types[1], shape
 
     def __call__(self, *args: Any) -> Array:
