@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import hold
 from .cases import NotAvailable
 
 __all__ = ["Library", "RocmArray", "CuPy", "Torch", "LIBRARIES", "PEERS", "TITLES"]
@@ -29,6 +30,8 @@ class Library:
     def __init__(self) -> None:
         self.ns: Any = None
         self.unavailable: str | None = None  # why load() failed
+        self._spin: Any = None  # a spin kernel taking a cycle count, set by _load (see hold.py)
+        self._cycles_per_ms: float | None = None
 
     def installed(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
@@ -76,6 +79,22 @@ class Library:
     def synchronize(self) -> None:
         raise NotImplementedError
 
+    def hold(self, ms: float) -> None:
+        """Keep the GPU busy for about ``ms`` on the stream the library launches on (see hold.py)."""
+        if self._cycles_per_ms is None:
+            self._cycles_per_ms = self._calibrate()
+        self._spin(int(ms * self._cycles_per_ms))
+
+    def _calibrate(self) -> float:
+        cycles = 1 << 22
+        self._spin(cycles)  # the first launch may load the kernel
+        start, end = self.event(), self.event()
+        self.record(start)
+        self._spin(cycles)
+        self.record(end)
+        self.synchronize()
+        return cycles / max(self.elapsed_ms(start, end), 1e-3)
+
     def release(self) -> None:
         """Give cached device memory back (between cases)."""
 
@@ -97,6 +116,7 @@ class CuPy(Library):
         except cupy.cuda.runtime.CUDARuntimeError as e:
             raise NotAvailable(f"CuPy finds no GPU: {e}") from None
         self.ns = cupy
+        self._spin = hold.cupy_kernel(cupy)
 
     def dtype(self, name: str) -> Any:
         if name == "bfloat16":
@@ -117,7 +137,6 @@ class CuPy(Library):
 
     def release(self) -> None:
         self.ns.get_default_memory_pool().free_all_blocks()
-
     def properties(self) -> dict[str, Any]:
         p = self.ns.cuda.runtime.getDeviceProperties(self.ns.cuda.Device().id)
         name = p["name"]
@@ -137,6 +156,7 @@ class Torch(Library):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         self.ns = torch
+        self._spin = torch.cuda._sleep  # PyTorch's own spin kernel, on its current stream
 
     def version(self) -> str:
         return f"{self.ns.__version__} (CUDA {self.ns.version.cuda}, cuDNN {self.ns.backends.cudnn.version()})"
@@ -155,7 +175,6 @@ class Torch(Library):
 
     def release(self) -> None:
         self.ns.cuda.empty_cache()
-
     def properties(self) -> dict[str, Any]:
         p = self.ns.cuda.get_device_properties(0)
         return {"gpu": p.name, "l2_bytes": int(getattr(p, "L2_cache_size", 0)) or None}
@@ -174,6 +193,7 @@ class RocmArray(Library):
         self.ns = rocm_array
         self.device = gpus[0]
         self.runtime = self.device.runtime
+        self._spin = hold.rocm_array_kernel(self.runtime)
 
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
         x = self.ns.asarray(host, device=self.device)
@@ -195,7 +215,6 @@ class RocmArray(Library):
 
         gc.collect()  # buffers in reference cycles go back to the pool
         self.runtime.release_memory()  # and the pool's reservation to the driver, as the peers do
-
     def properties(self) -> dict[str, Any]:
         p = self.runtime.properties
         return {"gpu": p.name, "arch": p.arch}

@@ -54,6 +54,7 @@ class Settings:
     max_reps: int = 200
     max_sets: int = 32
     warmup: int = 3
+    hold_ms: float = 20.0  # the host time one batch of reps may take to queue behind a spin kernel
     host_loop: int = 20_000
     process_repeats: int = 3
 
@@ -111,21 +112,33 @@ def _device(lib: Library, case: Case, data: HostData, settings: Settings) -> Res
     first = (time.perf_counter() - t0) * 1e3
     for i in range(settings.warmup):
         op(lib, *args[(i + 1) % sets])
+    lib.synchronize()
+    # The host's cost of queuing one call (it includes any wait of the call for the GPU).
+    t0 = time.perf_counter()
+    op(lib, *args[0])
+    queue_ms = (time.perf_counter() - t0) * 1e3
     start, end = lib.event(), lib.event()
     lib.record(start)
-    op(lib, *args[0])
+    op(lib, *args[1 % sets])
     lib.record(end)
     lib.synchronize()
     estimate = max(lib.elapsed_ms(start, end), 1e-3)
     reps = int(min(settings.max_reps, max(settings.min_reps, settings.budget_ms // estimate)))
-    starts = [lib.event() for _ in range(reps)]
-    ends = [lib.event() for _ in range(reps)]
-    for i in range(reps):
-        lib.record(starts[i])
-        op(lib, *args[i % sets])
-        lib.record(ends[i])
-    lib.synchronize()
-    times = [lib.elapsed_ms(s, e) for s, e in zip(starts, ends)]
+    # Reps in batches, each queued behind a spin kernel long enough for the host to queue the
+    # whole batch (hold.py): a rep's events then bracket the GPU's work on it alone.
+    batch = int(max(1, min(reps, settings.hold_ms // max(queue_ms, 1e-3))))
+    times: list[float] = []
+    for first_rep in range(0, reps, batch):
+        count = min(batch, reps - first_rep)
+        starts = [lib.event() for _ in range(count)]
+        ends = [lib.event() for _ in range(count)]
+        lib.hold(2 * count * queue_ms + 0.1)
+        for i in range(count):
+            lib.record(starts[i])
+            op(lib, *args[(first_rep + i) % sets])
+            lib.record(ends[i])
+        lib.synchronize()
+        times += [lib.elapsed_ms(s, e) for s, e in zip(starts, ends)]
     return Result("ok", median_ms=statistics.median(times), times_ms=times, first_call_ms=first,
                   reps=reps, sets=sets)
 

@@ -106,6 +106,8 @@ class NumpyLib(Library):
 
     def _load(self) -> None:
         self.ns = np
+        self.spins: list[int] = []
+        self._spin = self.spins.append  # the "spin kernel": cycle counts asked for
 
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
         return host.astype(dtype)
@@ -126,6 +128,8 @@ def test_measure_loop_on_host() -> None:
     r = measure(lib, case, HostData(), Settings(l2_bytes=16000, budget_ms=2, min_reps=5, max_reps=20))
     assert r.status == "ok" and 5 <= r.reps <= 20 and len(r.times_ms) == r.reps
     assert r.sets == 8 and r.median_ms is not None and r.first_call_ms is not None
+    # The reps were queued in batches behind the spin kernel: a calibration pair, then one hold per batch.
+    assert len(lib.spins) >= 3 and all(c > 0 for c in lib.spins)
     host = measure(lib, Case("tiny", kind="host", inputs=(Input((16,)),) * 2, ops={"*": lambda L, a, b: a + b}),
                    HostData(), Settings(host_loop=50, process_repeats=2))
     assert host.status == "ok" and len(host.times_ms) == 2
