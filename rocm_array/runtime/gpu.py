@@ -171,7 +171,7 @@ class GpuRuntime:
     def empty(self, shape: tuple[int, ...], dtype: DType) -> Array:
         shape = tuple(shape)
         buf = self.allocate(math.prod(shape) * dtype.itemsize)
-        return Array(buf, shape, contiguous_strides(shape), 0, dtype, self.device)
+        return Array(buf, shape, contiguous_strides(shape), 0, dtype, self._device or self.device)
 
     @property
     def device(self) -> Any:
