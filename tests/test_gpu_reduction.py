@@ -144,3 +144,32 @@ def test_unique_nonzero_isin_searchsorted_large(gpu: str) -> None:
     for side in ("left", "right"):
         assert np.array_equal(host(xp.searchsorted(put(s, gpu), put(probe, gpu), side=side)),
                               np.searchsorted(s, probe, side=side))
+
+
+@pytest.mark.parametrize("n", [1, 2, 2047, 2048, 2049, 4095, 4096, 4097, 3 * 4096 + 17])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+def test_radix_sort_tile_boundaries(gpu: str, dtype: str, n: int) -> None:
+    # Onesweep tiles hold 4096 4-byte keys or 2048 8-byte ones; ties check stability across tiles.
+    a = np.random.default_rng(n).integers(-20, 20, n).astype(dtype)
+    x = put(a, gpu)
+    for descending in (False, True):
+        order = np.argsort(-a.astype(np.float64) if descending else a, kind="stable")
+        assert np.array_equal(host(xp.argsort(x, descending=descending)), order)
+        assert np.array_equal(host(xp.sort(x, descending=descending)), a[order])
+
+
+def test_radix_sort_large_stable(gpu: str) -> None:
+    rng = np.random.default_rng(8)
+    a = rng.integers(0, 3000, 2**21 + 123).astype(np.float32)
+    a[::4099] = np.nan
+    a[1::5001] = -0.0
+    x = put(a, gpu)
+    for descending in (False, True):
+        order = np.argsort(-a if descending else a, kind="stable")
+        assert np.array_equal(host(xp.argsort(x, descending=descending)), order)
+    u = rng.random(2**22, dtype=np.float32)
+    assert np.array_equal(host(xp.sort(put(u, gpu))), np.sort(u))
+    # 70001 rows: the row keys take three digits.
+    r = rng.integers(0, 4, (70001, 3)).astype(np.int64)
+    for axis in (0, 1):
+        assert np.array_equal(host(xp.argsort(put(r, gpu), axis=axis)), np.argsort(r, axis=axis, kind="stable"))

@@ -6,13 +6,16 @@
 // among themselves). Under RA_CANON_ZERO -0 becomes +0 (a tie, as the standard's order
 // has it). Keys of 1..4-byte types are uint32_t, of 8-byte types uint64_t.
 //
-// One pass per 8-bit digit, least significant first, each stable: radix_histogram counts
-// each tile's digits (digit-major, so one exclusive scan of the whole table gives every
-// tile its output offset per digit), then radix_scatter ranks its tile in shared memory
-// (wave ballots find the lanes that share a digit) and writes each digit's run coalesced.
-// Values ride along as uint32_t indices (a sort holds fewer than 2^32 elements).
-// Sorting by several keys is several LSD sorts, least significant key first: the
-// segment of a row sort (segment_keys), the real part after the imaginary one.
+// The sort reads the keys once per 8-bit digit, least significant first (onesweep, after
+// Adinets & Merrill 2022). The kernel that makes the keys also counts every digit position
+// at once. Each pass is one kernel, radix_onesweep: a block takes the next tile in order
+// from a counter, ranks its keys by digit in shared memory (stable; wave ballots find the
+// lanes sharing a digit), publishes its per-digit counts, looks back over the earlier
+// tiles' published counts for its global offset per digit (decoupled look-back), and
+// writes each digit's run coalesced. Values ride along as uint32_t indices (a sort holds
+// fewer than 2^32 elements); the last pass of an argsort writes them as int64 positions
+// within their row. Sorting by several keys is several LSD sorts, least significant key
+// first: the segment of a row sort (segment_keys), the real part after the imaginary one.
 #include "common/portability.h"
 #include "common/types.h"
 #include "common/cast.h"
@@ -97,134 +100,282 @@ template <typename T> RA_DEVICE T ra_sort_value(typename RaKey<T>::type key, int
   return ra_from_bits<T>(b);
 }
 
-// keys[i] = the key of x[perm[i]] (perm null: of x[i]); idx[i] = perm[i] (or i) when idx is non-null.
-template <typename T>
-__global__ void sort_keys(typename RaKey<T>::type* keys, unsigned int* idx, const T* x, const unsigned int* perm,
-                          ra_index_t n, int flags) {
-  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
-    const ra_index_t src = perm ? (ra_index_t)perm[i] : i;
-    keys[i] = ra_sort_key(x[src], flags);
-    if (idx) idx[i] = (unsigned int)src;
+// ---- digit counts --------------------------------------------------------------------------------
+// The count of every digit at every position, one table per block in shared memory, added
+// to the global one at the end (counts[p * RA_RADIX + d]: keys with digit d at position p).
+// A thread counts a run of equal digits in a register first: the high digits of real data
+// are often all equal, and one shared counter hit by every lane at once would serialize.
+template <typename K> struct RaDigitCounts {
+  unsigned int* table;  // [sizeof(K)][RA_RADIX], shared
+  int digits;
+  unsigned int digit[sizeof(K)], run[sizeof(K)];
+
+  RA_DEVICE RaDigitCounts(unsigned int* shared_table, int positions) : table(shared_table), digits(positions) {
+#pragma unroll
+    for (int p = 0; p < (int)sizeof(K); ++p) digit[p] = run[p] = 0;
+    for (int i = threadIdx.x; i < digits * RA_RADIX; i += blockDim.x) table[i] = 0;
+    __syncthreads();
   }
+
+  RA_DEVICE void add(K key) {
+#pragma unroll
+    for (int p = 0; p < (int)sizeof(K); ++p) {
+      if (p >= digits) break;
+      const unsigned int d = (unsigned int)(key >> (8 * p)) & (RA_RADIX - 1);
+      if (d != digit[p]) {
+        if (run[p]) atomicAdd(&table[p * RA_RADIX + digit[p]], run[p]);
+        digit[p] = d;
+        run[p] = 0;
+      }
+      ++run[p];
+    }
+  }
+
+  // Every thread of the block calls it once, at the end.
+  RA_DEVICE void finish(unsigned int* counts) {
+#pragma unroll
+    for (int p = 0; p < (int)sizeof(K); ++p)
+      if (p < digits && run[p]) atomicAdd(&table[p * RA_RADIX + digit[p]], run[p]);
+    __syncthreads();
+    for (int i = threadIdx.x; i < digits * RA_RADIX; i += blockDim.x)
+      if (table[i]) atomicAdd(&counts[i], table[i]);
+  }
+};
+
+// The key kernels run few blocks (each adds its table to the global one), so each thread
+// loads RA_KEY_ITEMS elements before using any: enough loads in flight to fill the bandwidth.
+#define RA_KEY_ITEMS 8
+
+// keys[i] = the key of x[perm[i]] (perm null: of x[i]), its digits counted into `counts`.
+template <typename T>
+__global__ void __launch_bounds__(RA_SORT_BLOCK)
+sort_keys(typename RaKey<T>::type* keys, const T* x, const unsigned int* perm, ra_index_t n, int flags,
+          unsigned int* counts) {
+  typedef typename RaKey<T>::type K;
+  __shared__ unsigned int table[sizeof(K) * RA_RADIX];
+  RaDigitCounts<K> count(table, RaKey<T>::digits);
+  const ra_index_t step = ra_grid_stride() * RA_KEY_ITEMS;
+  for (ra_index_t base = (ra_index_t)blockIdx.x * blockDim.x * RA_KEY_ITEMS + threadIdx.x; base < n; base += step) {
+    T v[RA_KEY_ITEMS];
+#pragma unroll
+    for (int j = 0; j < RA_KEY_ITEMS; ++j) {
+      const ra_index_t i = base + j * blockDim.x;
+      if (i < n) v[j] = x[perm ? (ra_index_t)perm[i] : i];
+    }
+#pragma unroll
+    for (int j = 0; j < RA_KEY_ITEMS; ++j) {
+      const ra_index_t i = base + j * blockDim.x;
+      if (i < n) {
+        const K key = ra_sort_key(v[j], flags);
+        keys[i] = key;
+        count.add(key);
+      }
+    }
+  }
+  count.finish(counts);
 }
 
-// The row of each element of a row sort: the most significant key.
-template <typename V>
-__global__ void segment_keys(unsigned int* keys, const V* idx, ra_index_t n, ra_index_t len) {
-  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) keys[i] = (unsigned int)(idx[i] / len);
+// The row of each element of a row sort (the most significant key), its low `digits` counted.
+__global__ void __launch_bounds__(RA_SORT_BLOCK)
+segment_keys(unsigned int* keys, const unsigned int* idx, ra_index_t n, ra_index_t len, int digits,
+             unsigned int* counts) {
+  __shared__ unsigned int table[sizeof(unsigned int) * RA_RADIX];
+  RaDigitCounts<unsigned int> count(table, digits);
+  const unsigned int row = (unsigned int)len;  // 32-bit division: indices and rows fit
+  const ra_index_t step = ra_grid_stride() * RA_KEY_ITEMS;
+  for (ra_index_t base = (ra_index_t)blockIdx.x * blockDim.x * RA_KEY_ITEMS + threadIdx.x; base < n; base += step) {
+    unsigned int v[RA_KEY_ITEMS];
+#pragma unroll
+    for (int j = 0; j < RA_KEY_ITEMS; ++j) {
+      const ra_index_t i = base + j * blockDim.x;
+      if (i < n) v[j] = idx[i];
+    }
+#pragma unroll
+    for (int j = 0; j < RA_KEY_ITEMS; ++j) {
+      const ra_index_t i = base + j * blockDim.x;
+      if (i < n) {
+        const unsigned int key = v[j] / row;
+        keys[i] = key;
+        count.add(key);
+      }
+    }
+  }
+  count.finish(counts);
 }
 
+// ---- one pass ------------------------------------------------------------------------------------
 struct add_u32 {
   RA_DEVICE unsigned int operator()(unsigned int a, unsigned int b) const { return a + b; }
 };
 
 template <typename K> struct RaTile { static constexpr int items = sizeof(K) == 4 ? 16 : 8; };
+#define RA_LOOKBACK 8
 
-// hist[d * blocks + b] = how many keys of tile b have digit d at `shift`.
-template <typename K>
-__global__ void __launch_bounds__(RA_SORT_BLOCK)
-radix_histogram(const K* keys, ra_index_t n, int shift, unsigned int* hist, ra_index_t blocks) {
-  __shared__ unsigned int count[RA_RADIX];
-  constexpr int TILE = RA_SORT_BLOCK * RaTile<K>::items;
-  const int t = threadIdx.x;
-  for (ra_index_t b = blockIdx.x; b < blocks; b += gridDim.x) {
-    count[t] = 0;
-    __syncthreads();
-    const ra_index_t base = b * TILE;
-#pragma unroll
-    for (int j = 0; j < RaTile<K>::items; ++j) {
-      const ra_index_t i = base + j * RA_SORT_BLOCK + t;
-      if (i < n) atomicAdd(&count[(unsigned int)(keys[i] >> shift) & (RA_RADIX - 1)], 1u);
-    }
-    __syncthreads();
-    hist[(ra_index_t)t * blocks + b] = count[t];
-    __syncthreads();
-  }
+// A value as the pass writes it: a uint32 index, or (int64) its position within a row of `len`.
+template <typename VO> RA_DEVICE VO ra_value_out(unsigned int v, unsigned int len) {
+  if constexpr (sizeof(VO) == 8) return (VO)(v % len);
+  else return (VO)v;
 }
 
-// One stable pass: tile b's keys (and values) go to their digit's place. `scanned` is the
-// inclusive scan of radix_histogram's table. One block per tile.
-template <typename K>
-__global__ void __launch_bounds__(RA_SORT_BLOCK)
-radix_scatter(K* kout, unsigned int* vout, const K* kin, const unsigned int* vin, ra_index_t n, int shift,
-              const unsigned int* scanned, ra_index_t blocks) {
-  constexpr int ITEMS = RaTile<K>::items, TILE = RA_SORT_BLOCK * ITEMS, WAVES = RA_SORT_BLOCK / RA_WAVE_SIZE;
-  __shared__ K skeys[TILE];
-  __shared__ unsigned char sdigit[TILE];
-  __shared__ unsigned int wave_count[WAVES][RA_RADIX], wave_offset[WAVES][RA_RADIX];
-  __shared__ unsigned int tile_count[RA_RADIX];
-  __shared__ ra_index_t global_base[RA_RADIX];
-  const int t = threadIdx.x, lane = ra_lane(), wave = t / RA_WAVE_SIZE;
-  const ra_lanemask_t below = (((ra_lanemask_t)1) << lane) - 1;
-  const ra_index_t b = blockIdx.x, base = b * TILE;
-  const int tile_n = (int)(n - base < TILE ? n - base : TILE);
+// Orders the shared-memory accesses of a wave's lanes: an NVIDIA warp's lanes may run
+// apart; an AMD wave runs in lockstep, so there only the compiler must keep the order.
+RA_DEVICE void ra_wave_sync() {
+#ifdef RA_NVIDIA
+  __syncwarp();
+#else
+  __builtin_amdgcn_wave_barrier();
+#endif
+}
 
-  K key[ITEMS];
-  int pos[ITEMS];
-  tile_count[t] = 0;
+// What the ranking keeps of item j of a lane: how many lanes before it share its digit
+// (bits 0-6), how many lanes do (7-13), the lowest of them (14-19), and, in that leader's
+// word, how many keys of the digit the wave held before item j (20-31).
+#define RA_RANK_COUNT 7
+#define RA_RANK_LEADER 14
+#define RA_RANK_BEFORE 20
+
+// One stable pass on the digit at 8 * pass: keys (and values) of kin/vin go to kout/vout.
+// counts: this position's row of the digit counts; tiles_taken: this pass's tile counter;
+// status[tile * RA_RADIX + d]: what a tile has published for digit d, the tag in the high
+// word (2 * pass + 1: its own count; 2 * pass + 2: the count of all tiles up to it, plus
+// the digits before d) and the number in the low word. The tags of a pass exceed those of
+// the earlier ones, so one zeroed status array serves every pass of a sort.
+// kout null: keys not written (an argsort's last pass); vout null: keys only; vin null:
+// each key's value is its position.
+template <typename K, typename VO>
+__global__ void __launch_bounds__(RA_SORT_BLOCK)
+radix_onesweep(K* kout, VO* vout, const K* kin, const unsigned int* vin, ra_index_t n, int pass,
+               const unsigned int* counts, unsigned int* tiles_taken, unsigned long long* status, unsigned int len) {
+  constexpr int ITEMS = RaTile<K>::items, TILE = RA_SORT_BLOCK * ITEMS;
+  constexpr int WAVES = RA_SORT_BLOCK / RA_WAVE_SIZE, WAVE_TILE = RA_WAVE_SIZE * ITEMS;
+  static_assert(RA_SORT_BLOCK == RA_RADIX, "thread t publishes and looks back for digit t");
+  static_assert(WAVE_TILE < (1 << (32 - RA_RANK_BEFORE)) && RA_WAVE_SIZE < (1 << RA_RANK_COUNT),
+                "the ranking's fields fit their bits");
+  __shared__ K skey[TILE];
+  __shared__ unsigned int sval[TILE];
+  __shared__ unsigned int wave_count[WAVES][RA_RADIX];
+  __shared__ unsigned int out_base[RA_RADIX];
+  __shared__ unsigned int tile_slot;
+  const int t = threadIdx.x, lane = ra_lane(), wave = t / RA_WAVE_SIZE, shift = 8 * pass;
+
+  // Tiles in the order blocks start, not blockIdx: a tile waits only on tiles already running.
+  if (t == 0) tile_slot = atomicAdd(tiles_taken, 1u);
   for (int w = 0; w < WAVES; ++w) wave_count[w][t] = 0;
   __syncthreads();
-#pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const int i = j * RA_SORT_BLOCK + t;
-    if (i < tile_n) {
-      key[j] = kin[base + i];
-      atomicAdd(&tile_count[(unsigned int)(key[j] >> shift) & (RA_RADIX - 1)], 1u);
-    }
-  }
-  __syncthreads();
-  // Thread t owns digit t: its tile-local start, and where its run goes in the output.
-  unsigned int start, total;
-  const unsigned int mine = tile_count[t];
-  ra_block_scan(mine, add_u32(), 0u, &start, &total);
-  global_base[t] = (ra_index_t)scanned[(ra_index_t)t * blocks + b] - mine - start;
-  unsigned int run = start;
+  const ra_index_t tile = tile_slot, base = tile * TILE;
+  const int tile_n = (int)(n - base < TILE ? n - base : TILE);
+  // Each wave holds a contiguous run of the tile, lane-fastest: loads coalesce, and item j's
+  // lanes come before item j + 1's, so ranking in (item, lane) order is stable.
+  const ra_index_t first = base + wave * WAVE_TILE + lane;
 
+  K key[ITEMS];
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const int i = j * RA_SORT_BLOCK + t;
-    const bool valid = i < tile_n;
-    const unsigned int d = valid ? (unsigned int)(key[j] >> shift) & (RA_RADIX - 1) : 0u;
-    ra_lanemask_t peers = ra_ballot(valid);
+    const ra_index_t i = first + j * RA_WAVE_SIZE;
+    key[j] = i < n ? kin[i] : (K)0;
+  }
+
+  // The lanes sharing each item's digit, from ballots alone (items independent of each other).
+  const ra_lanemask_t below = (((ra_lanemask_t)1) << lane) - 1;
+  unsigned int rank[ITEMS];
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const unsigned int d = (unsigned int)(key[j] >> shift) & (RA_RADIX - 1);
+    ra_lanemask_t peers = ra_ballot(first + j * RA_WAVE_SIZE < n);
 #pragma unroll
     for (int bit = 0; bit < 8; ++bit) {
       const bool set = (d >> bit) & 1u;
       const ra_lanemask_t m = ra_ballot(set);
       peers &= set ? m : ~m;
     }
-    const int rank = ra_popc(peers & below);
-    if (valid && rank == 0) wave_count[wave][d] = ra_popc(peers);
-    __syncthreads();
-    unsigned int acc = run;
-    for (int w = 0; w < WAVES; ++w) {
-      const unsigned int c = wave_count[w][t];
-      wave_count[w][t] = 0;
-      wave_offset[w][t] = acc;
-      acc += c;
-    }
-    run = acc;
-    __syncthreads();
-    if (valid) pos[j] = (int)wave_offset[wave][d] + rank;
+    const unsigned int leader = (unsigned int)ra_popc((peers & (~peers + 1)) - 1);
+    rank[j] = (unsigned int)ra_popc(peers & below) | (unsigned int)ra_popc(peers) << RA_RANK_COUNT |
+              leader << RA_RANK_LEADER;
   }
+  // Each item's leader adds its lanes to the wave's count of the digit: the wave's counts,
+  // and where each item's lanes start among the wave's keys of their digit.
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    if (j * RA_SORT_BLOCK + t < tile_n) {
-      skeys[pos[j]] = key[j];
-      sdigit[pos[j]] = (unsigned char)((key[j] >> shift) & (RA_RADIX - 1));
+    const unsigned int d = (unsigned int)(key[j] >> shift) & (RA_RADIX - 1);
+    if (first + j * RA_WAVE_SIZE < n && (unsigned int)lane == rank[j] >> RA_RANK_LEADER) {
+      const unsigned int before = wave_count[wave][d];
+      wave_count[wave][d] = before + (rank[j] >> RA_RANK_COUNT & ((1u << (RA_RANK_LEADER - RA_RANK_COUNT)) - 1));
+      rank[j] |= before << RA_RANK_BEFORE;
     }
+    ra_wave_sync();
   }
   __syncthreads();
-  for (int i = t; i < tile_n; i += RA_SORT_BLOCK) kout[global_base[sdigit[i]] + i] = skeys[i];
-  if (vin) {
-    unsigned int* svals = (unsigned int*)skeys;
-    __syncthreads();
+
+  // Thread t owns digit t: its count in the tile, published at once, so that later tiles
+  // wait as little as possible; then each wave's start within the tile.
+  unsigned int mine = 0;
+  for (int w = 0; w < WAVES; ++w) {
+    const unsigned int c = wave_count[w][t];
+    wave_count[w][t] = mine;
+    mine += c;
+  }
+  volatile unsigned long long* st = status;
+  const unsigned long long own = (unsigned long long)(2 * pass + 1) << 32, upto = own + (1ull << 32);
+  if (tile > 0) st[tile * RA_RADIX + t] = own | mine;
+  unsigned int start, total;
+  ra_block_scan(mine, add_u32(), 0u, &start, &total);
+  for (int w = 0; w < WAVES; ++w) wave_count[w][t] += start;
+  __syncthreads();
+
+  // Keys to their place in the tile, in output order (values loaded meanwhile).
+  unsigned int value[ITEMS];
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      const int i = j * RA_SORT_BLOCK + t;
-      if (i < tile_n) svals[pos[j]] = vin[base + i];
+  for (int j = 0; j < ITEMS; ++j) {
+    const ra_index_t i = first + j * RA_WAVE_SIZE;
+    const unsigned int d = (unsigned int)(key[j] >> shift) & (RA_RADIX - 1);
+    const unsigned int lead = ra_shfl(rank[j], (int)(rank[j] >> RA_RANK_LEADER & (RA_WAVE_SIZE - 1)));
+    rank[j] = (lead >> RA_RANK_BEFORE) + (rank[j] & ((1u << RA_RANK_COUNT) - 1)) + wave_count[wave][d];
+    if (i < n) {
+      skey[rank[j]] = key[j];
+      if (vout) value[j] = vin ? vin[i] : (unsigned int)i;
     }
-    __syncthreads();
-    for (int i = t; i < tile_n; i += RA_SORT_BLOCK) vout[global_base[sdigit[i]] + i] = svals[i];
+  }
+
+  // prefix: where digit t's run of this tile starts in the output. The first tile starts at
+  // the digit's start; the others add up what earlier tiles published until one has its total.
+  unsigned int prefix = 0;
+  if (tile == 0) {
+    unsigned int all;
+    ra_block_scan(counts[t], add_u32(), 0u, &prefix, &all);
+  } else {
+    // RA_LOOKBACK tiles' words are read at once: one memory latency per window, not per tile.
+    bool found = false;
+    for (ra_index_t j = tile - 1; !found; j -= RA_LOOKBACK) {
+      unsigned long long s[RA_LOOKBACK];
+#pragma unroll
+      for (int w = 0; w < RA_LOOKBACK; ++w) s[w] = j - w >= 0 ? st[(j - w) * RA_RADIX + t] : upto;
+#pragma unroll
+      for (int w = 0; w < RA_LOOKBACK && !found; ++w) {
+        while (s[w] < own) s[w] = st[(j - w) * RA_RADIX + t];  // nothing published there yet
+        prefix += (unsigned int)s[w];
+        found = s[w] >= upto;
+      }
+    }
+  }
+  st[tile * RA_RADIX + t] = upto | (prefix + mine);
+  out_base[t] = prefix - start;  // mod 2^32: the output index of the tile's element 0 of digit t
+  if (vout) {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+      if (first + j * RA_WAVE_SIZE < n) sval[rank[j]] = value[j];
+  }
+  __syncthreads();
+
+  // Each digit's run written coalesced.
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const int i = r * RA_SORT_BLOCK + t;
+    if (i < tile_n) {
+      const K k = skey[i];
+      const unsigned int o = out_base[(unsigned int)(k >> shift) & (RA_RADIX - 1)] + (unsigned int)i;
+      if (kout) kout[o] = k;
+      if (vout) vout[o] = ra_value_out<VO>(sval[i], len);
+    }
   }
 }
 
@@ -237,12 +388,6 @@ __global__ void sort_values(T* out, const typename RaKey<T>::type* keys, ra_inde
 template <typename T>
 __global__ void sort_gather(T* out, const T* x, const unsigned int* idx, ra_index_t n) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) out[i] = x[idx[i]];
-}
-
-// The position of each element within its row of `len`, as the standard's index dtype.
-template <typename V>
-__global__ void sort_indices(int64_t* out, const V* idx, ra_index_t n, ra_index_t len) {
-  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) out[i] = (int64_t)(idx[i] % len);
 }
 
 // ---- sets ----------------------------------------------------------------------------------------

@@ -1,13 +1,15 @@
 """The gpu backs of sorting, sets and searchsorted: launches of ``kernels/reduction/sort.hip``.
 
-One LSD radix sort serves them all (see sort.hip for the keys and the passes):
-``sort`` of one row sorts the keys alone and turns them back into values;
+One LSD radix sort serves them all (see sort.hip for the keys and the passes): the
+kernel that makes the keys counts their digits, then one onesweep kernel per 8-bit
+digit. ``sort`` of one row sorts the keys alone and turns them back into values;
 ``argsort`` and sorts of many rows carry uint32 indices and sort by the row after
-the value (a second, stable LSD sort on the row number). ``unique_*`` sort once,
-mark where the sorted values change, scan the marks, and scatter; ``isin`` sorts
-the second operand and binary-searches it; ``searchsorted`` binary-searches in
-the order sort gives (NaNs last). Only the sizes of data-dependent results
-(the number of unique values) are read back to the host.
+the value (a second, stable LSD sort on the row number); an argsort's last pass
+writes the int64 result itself. ``unique_*`` sort once, mark where the sorted
+values change, scan the marks, and scatter; ``isin`` sorts the second operand and
+binary-searches it; ``searchsorted`` binary-searches in the order sort gives (NaNs
+last). Only the sizes of data-dependent results (the number of unique values) are
+read back to the host.
 """
 
 from __future__ import annotations
@@ -28,7 +30,11 @@ __all__ = ["SOURCE", "kernel_sources", "sort", "argsort", "unique", "isin", "sea
 
 SOURCE = "reduction/sort.hip"
 _DESCENDING, _CANON_ZERO, _IMAG_PART = 1, 2, 4  # RA_DESCENDING, RA_CANON_ZERO, RA_IMAG_PART
-_RADIX = 256
+_RADIX = 256  # RA_RADIX, and RA_SORT_BLOCK: the onesweep's threads
+_MAX_DIGITS = 8
+_STATUS_AT = _MAX_DIGITS * (_RADIX + 1)  # uint32s of the scratch before the status (8-byte aligned)
+_COUNT_BLOCKS_PER_CU = 8  # few blocks for the key kernels: each adds its digit table to the global one
+_KEY_ITEMS = 8  # RA_KEY_ITEMS
 _LIMIT = 2**32  # indices ride along as uint32
 _U32 = dtypes.uint32
 _COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, identity_op, add_op>"
@@ -37,6 +43,10 @@ _COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, identity_op, add_op>"
 def _key_dtype(dtype: DType) -> DType:
     real = dtypes.real_of(dtype)
     return dtypes.uint32 if real.itemsize <= 4 else dtypes.uint64
+
+
+def _tiles(n: int, key: DType) -> int:
+    return -(-n // (_RADIX * (16 if key.itemsize == 4 else 8)))  # RaTile's items
 
 
 @functools.lru_cache(maxsize=None)
@@ -52,9 +62,12 @@ def _group(dtype: DType) -> tuple[str, ...]:
     return tuple(names)
 
 
-_COMMON = ("radix_histogram<uint32_t>", "radix_histogram<uint64_t>", "radix_scatter<uint32_t>",
-           "radix_scatter<uint64_t>", "segment_keys<uint32_t>", "sort_indices<uint32_t>",
-           "unique_counts<int64_t>")
+def _onesweep(key: DType, final: bool) -> str:
+    return f"radix_onesweep<{key.c_type}, {'int64_t' if final else 'uint32_t'}>"
+
+
+_COMMON = (*(_onesweep(k, f) for k in (dtypes.uint32, dtypes.uint64) for f in (False, True)),
+           "segment_keys", "unique_counts<int64_t>")
 
 
 def kernel_sources() -> list[KernelSource]:
@@ -74,48 +87,71 @@ def _check_size(name: str, n: int) -> None:
 
 
 # -- the radix sort ---------------------------------------------------------------------------------
-def _radix(rt, keys: Array, vals: Array | None, digits: int) -> tuple[Array, Array | None]:  # type: ignore[no-untyped-def]
-    """``keys`` (uint32 or uint64) sorted stably on their low ``digits`` bytes, ``vals`` alongside."""
-    n = keys.size
-    k = keys.dtype.c_type
-    tile = BLOCK * (16 if keys.dtype.itemsize == 4 else 8)  # RaTile's items
-    blocks = -(-n // tile)
-    hist = rt.empty((_RADIX * blocks,), _U32)
-    keys2 = rt.empty((n,), keys.dtype)
-    vals2 = None if vals is None else rt.empty((n,), _U32)
-    histogram = rt.kernel(SOURCE, f"radix_histogram<{k}>", _COMMON)
-    scatter = rt.kernel(SOURCE, f"radix_scatter<{k}>", _COMMON)
+def _part(a: Array, start: int, size: int) -> Array:
+    return a._view((size,), (1,), a.offset + start)
+
+
+def _make_keys(rt, name: str, group: tuple[str, ...], n: int, args: list, key: DType) -> Array:  # type: ignore[no-untyped-def]
+    """Launch a kernel that makes keys and counts their digits (``args`` then the counts);
+    returns the zeroed scratch of their LSD sort, the counts filled (see ``_radix``)."""
+    scratch = rt.empty((_STATUS_AT + 2 * _RADIX * _tiles(n, key),), _U32)
+    rt.memset(scratch, 0)
+    grid = min(-(-n // (_RADIX * _KEY_ITEMS)), rt.properties.compute_units * _COUNT_BLOCKS_PER_CU)
+    rt.launch(rt.kernel(SOURCE, name, group), (grid, 1, 1), (_RADIX, 1, 1),
+              [*args, pointer(rt, _part(scratch, 0, _MAX_DIGITS * _RADIX))])
+    return scratch
+
+
+def _radix(rt, scratch: Array, keys: Array, digits: int, pairs: bool, vals: Array | None = None,  # type: ignore[no-untyped-def]
+           out: Array | None = None, length: int = 1) -> Array:
+    """``keys`` (uint32 or uint64) sorted stably on their low ``digits`` bytes; ``scratch`` from
+    ``_make_keys``: every position's digit counts, a tile counter per pass, then the look-back
+    status (uint64 per tile and digit). With ``pairs`` uint32 values ride along (``vals``, or
+    each key's position) and are returned (the last pass writes no keys); ``out`` (int64) then
+    takes the last pass's values as positions within rows of ``length``. Else the keys."""
+    n, key = keys.size, keys.dtype
+    status = pointer(rt, _part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
+    spare_keys = None if pairs and digits == 1 else rt.empty((n,), key)
+    spare_vals = None
     for p in range(digits):
-        shift = ctypes.c_int32(8 * p)
-        rt.launch(histogram, (min(blocks, rt.properties.compute_units * 32), 1, 1), (BLOCK, 1, 1),
-                  [pointer(rt, keys), ctypes.c_int64(n), shift, pointer(rt, hist), ctypes.c_int64(blocks)])
-        scan_rows(rt, hist, hist, 1, hist.size, _U32)
-        rt.launch(scatter, (blocks, 1, 1), (BLOCK, 1, 1),
-                  [pointer(rt, keys2), ptr_or_null(rt, vals2), pointer(rt, keys), ptr_or_null(rt, vals),
-                   ctypes.c_int64(n), shift, pointer(rt, hist), ctypes.c_int64(blocks)])
-        keys, keys2, vals, vals2 = keys2, keys, vals2, vals
-    return keys, vals
+        last = p == digits - 1
+        kout = None if pairs and last else spare_keys
+        vout = None
+        if pairs:
+            vout = out if last and out is not None else spare_vals if spare_vals is not None else rt.empty((n,), _U32)
+        rt.launch(rt.kernel(SOURCE, _onesweep(key, vout is out and out is not None), _COMMON),
+                  (_tiles(n, key), 1, 1), (_RADIX, 1, 1),
+                  [ptr_or_null(rt, kout), ptr_or_null(rt, vout), pointer(rt, keys), ptr_or_null(rt, vals),
+                   ctypes.c_int64(n), ctypes.c_int32(p), pointer(rt, _part(scratch, p * _RADIX, _RADIX)),
+                   pointer(rt, _part(scratch, _MAX_DIGITS * _RADIX + p, 1)), status, ctypes.c_uint32(length)])
+        if kout is not None:
+            keys, spare_keys = kout, keys
+        if pairs:
+            vals, spare_vals = vout, vals
+    return vals if pairs else keys  # type: ignore[return-value]
 
 
-def _argsort_rows(rt, x: Array, length: int, flags: int) -> Array:  # type: ignore[no-untyped-def]
-    """The stable order (uint32 flat indices) sorting each contiguous row of ``length`` of ``x``."""
+def _argsort_rows(rt, x: Array, length: int, flags: int, out: Array | None = None) -> Array:  # type: ignore[no-untyped-def]
+    """The stable order sorting each contiguous row of ``length`` of ``x``: uint32 flat indices,
+    or with ``out`` (int64) the positions within each row, written there."""
     n, t = x.size, x.dtype
-    keys = rt.empty((n,), _key_dtype(t))
-    idx = rt.empty((n,), _U32)
-    digits = dtypes.real_of(t).itemsize
-    parts = (_IMAG_PART, 0) if t.kind == "c" else (0,)  # least significant key first
-    first = True
-    for part in parts:
-        _launch(rt, f"sort_keys<{t.c_type}>", _group(t), n,
-                [pointer(rt, keys), pointer(rt, idx), pointer(rt, x), ptr_or_null(rt, None if first else idx),
-                 ctypes.c_int64(n), ctypes.c_int32(flags | part)])
-        keys, idx = _radix(rt, keys, idx, digits)  # type: ignore[assignment]
-        first = False
+    key = _key_dtype(t)
     rows = n // length
+    parts = (_IMAG_PART, 0) if t.kind == "c" else (0,)  # least significant key first
+    perm: Array | None = None  # the order so far, by the less significant keys
+    for i, part in enumerate(parts):
+        keys = rt.empty((n,), key)
+        scratch = _make_keys(rt, f"sort_keys<{t.c_type}>", _group(t), n,
+                             [pointer(rt, keys), pointer(rt, x), ptr_or_null(rt, perm), ctypes.c_int64(n),
+                              ctypes.c_int32(flags | part)], key)
+        final = out if rows == 1 and i == len(parts) - 1 else None
+        perm = idx = _radix(rt, scratch, keys, dtypes.real_of(t).itemsize, True, perm, final, length)
     if rows > 1:
+        digits = -(-(rows - 1).bit_length() // 8)
         seg = rt.empty((n,), _U32)
-        _launch(rt, "segment_keys<uint32_t>", _COMMON, n, [pointer(rt, seg), pointer(rt, idx), *i64(n, length)])
-        _, idx = _radix(rt, seg, idx, -(-(rows - 1).bit_length() // 8))  # type: ignore[assignment]
+        scratch = _make_keys(rt, "segment_keys", _COMMON, n,
+                             [pointer(rt, seg), pointer(rt, idx), *i64(n, length), ctypes.c_int32(digits)], _U32)
+        idx = _radix(rt, scratch, seg, digits, True, idx, out, length)
     return idx
 
 
@@ -128,11 +164,12 @@ def _sorted(rt, x: Array, flags: int) -> Array:  # type: ignore[no-untyped-def]
         _launch(rt, f"sort_gather<{t.c_type}>", _group(t), n, [pointer(rt, out), pointer(rt, x), pointer(rt, idx),
                                                                 ctypes.c_int64(n)])
         return out
-    keys = rt.empty((n,), _key_dtype(t))
-    _launch(rt, f"sort_keys<{t.c_type}>", _group(t), n,
-            [pointer(rt, keys), ctypes.c_void_p(None), pointer(rt, x), ctypes.c_void_p(None), ctypes.c_int64(n),
-             ctypes.c_int32(flags)])
-    keys, _ = _radix(rt, keys, None, t.itemsize)
+    key = _key_dtype(t)
+    keys = rt.empty((n,), key)
+    scratch = _make_keys(rt, f"sort_keys<{t.c_type}>", _group(t), n,
+                         [pointer(rt, keys), pointer(rt, x), ctypes.c_void_p(None), ctypes.c_int64(n),
+                          ctypes.c_int32(flags)], key)
+    keys = _radix(rt, scratch, keys, t.itemsize, False)
     _launch(rt, f"sort_values<{t.c_type}>", _group(t), n,
             [pointer(rt, out), pointer(rt, keys), ctypes.c_int64(n), ctypes.c_int32(flags)])
     return out
@@ -164,9 +201,8 @@ def argsort(x: Array, axis: int, descending: bool, stable: bool) -> Array:
         return memory.empty(x.shape, dtypes.DEFAULT_INDEX, x.device)
     xt, order = moved_last(x, axis)
     length = x.shape[axis]
-    idx = _argsort_rows(rt, xt, length, (_DESCENDING if descending else 0) | _CANON_ZERO)
     out = rt.empty(xt.shape, dtypes.DEFAULT_INDEX)
-    _launch(rt, "sort_indices<uint32_t>", _COMMON, n, [pointer(rt, out), pointer(rt, idx), *i64(n, length)])
+    _argsort_rows(rt, xt, length, (_DESCENDING if descending else 0) | _CANON_ZERO, out)
     return moved_back(out, order)
 
 
