@@ -14,6 +14,8 @@ import rocm_array as xp
 from helpers import host, storage
 from rocm_array import devices
 from rocm_array.runtime import dnn
+from rocm_array_plugins.nn import gpu as nn_gpu
+from rocm_array_plugins.nn.pool import PoolSpec
 
 GPUS = [str(d) for d in devices.gpus()]
 pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU")
@@ -34,7 +36,8 @@ def pair(a: np.ndarray, dtype: str) -> tuple[xp.Array, xp.Array]:
 def agree(gpu: xp.Array, cpu: xp.Array, dtype: str, scale: float = 1.0) -> None:
     g, c = host(gpu).astype(np.float64), host(cpu).astype(np.float64)
     assert gpu.dtype == cpu.dtype and g.shape == c.shape
-    np.testing.assert_allclose(g, c, rtol=TOL[dtype], atol=TOL[dtype] * scale * max(1.0, np.abs(c).max(initial=0)))
+    big = max(1.0, np.abs(c[np.isfinite(c)]).max(initial=0))  # NaN and inf must match exactly
+    np.testing.assert_allclose(g, c, rtol=TOL[dtype], atol=TOL[dtype] * scale * big)
 
 
 def test_vendor_library_loads_where_expected() -> None:
@@ -74,13 +77,110 @@ def test_pool_paths(path: str, dtype: str, fn: str, args: tuple[int, ...]) -> No
     agree(getattr(xp.nn, fn)(xg, *args), getattr(xp.nn, fn)(xc, *args), dtype)
 
 
+def held(dtype: str, vector: bool = True) -> int:
+    """The longest row a block of the row kernels holds in registers (read once)."""
+    size = storage(dtype).itemsize
+    v = 16 // size if vector else 1
+    return 1024 * min(nn_gpu.HOLD_LOADS, nn_gpu.HOLD_BYTES // (v * size)) * v
+
+
+def offset_view(a: np.ndarray, dtype: str, offset: int) -> xp.Array:
+    """``a`` on the GPU as a contiguous view starting ``offset`` elements into its buffer."""
+    flat = np.concatenate([np.zeros(offset), a.ravel()]).astype(storage(dtype))
+    return xp.reshape(xp.asarray(flat, device=GPUS[0])[offset:], a.shape)
+
+
+# dtype -> (rows, n); "vector": 16-byte loads, "scalar": rows not a multiple of them; "short": a row
+# per wave; "long": rows beyond what a block holds (one more read per pass); "offset": a misaligned start.
+ROW_CASES = {"vector": lambda d: (5, 4096), "scalar": lambda d: (4, 1001), "short": lambda d: (13, 40),
+             "long": lambda d: (2, held(d) + 64),
+             "long scalar": lambda d: (2, held(d, False) + 1), "offset": lambda d: (3, 1024)}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("case", ROW_CASES)
+def test_row_kernel_paths(dtype: str, case: str) -> None:
+    """softmax, log_softmax and the norms on each path of the row kernels, with -inf and NaN rows."""
+    rows, n = ROW_CASES[case](dtype)
+    rng = np.random.default_rng(4)
+    a = rng.uniform(-20, 20, (rows, n))
+    a[0, ::3] = -np.inf  # masked entries: zeros in softmax
+    a[1, :] = -np.inf  # a row of -inf only: NaN, as exp(-inf - -inf)
+    if rows > 2:
+        a[2, n // 2] = np.nan  # NaN spreads over its row only
+    xc, xg = pair(a, dtype)
+    if case == "offset":
+        xg = offset_view(a, dtype, 1)
+    vector = 16 // storage(dtype).itemsize
+    assert nn_gpu._row_width(xg.device.runtime, xg, ()) == (vector if case in ("vector", "short", "long") else 1)
+    agree(xp.nn.softmax(xg), xp.nn.softmax(xc), dtype)
+    agree(xp.nn.log_softmax(xg), xp.nn.log_softmax(xc), dtype, scale=10)
+    b = rng.uniform(-2, 2, (rows, n))
+    (bc, bg), (wc, wg) = pair(b, dtype), pair(rng.uniform(0.5, 2, n), dtype)
+    uc, ug = pair(rng.uniform(-1, 1, n), dtype)
+    if case == "offset":  # an aligned input with a misaligned weight takes the scalar loads too
+        bg, wg = offset_view(b, dtype, vector), offset_view(rng.uniform(0.5, 2, n), dtype, 1)
+        wc = xp.asarray(host(wg), device="cpu")
+        assert nn_gpu._row_width(bg.device.runtime, bg, (wg,)) == 1
+    agree(xp.nn.layer_norm(bg, n, wg, ug), xp.nn.layer_norm(bc, n, wc, uc), dtype, scale=10)
+    agree(xp.nn.rms_norm(bg, n, wg), xp.nn.rms_norm(bc, n, wc), dtype, scale=10)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_large_rows(dtype: str) -> None:
-    """Rows longer than a block (grid-striding, online softmax across threads)."""
+    """Many rows (grid-striding blocks), softmax over a leading axis (moved last by the front)."""
     xc, xg = pair(np.random.default_rng(3).uniform(-20, 20, (64, 20000)), dtype)
     agree(xp.nn.softmax(xg), xp.nn.softmax(xc), dtype)
     agree(xp.nn.log_softmax(xg, axis=0), xp.nn.log_softmax(xc, axis=0), dtype, scale=10)
     agree(xp.nn.layer_norm(xg, 20000), xp.nn.layer_norm(xc, 20000), dtype, scale=10)
+    yc, yg = pair(np.random.default_rng(5).uniform(-5, 5, (40000, 3)), dtype)
+    agree(xp.nn.softmax(yg), xp.nn.softmax(yc), dtype)
+
+
+# (shape, kernel_size, stride, padding) -> the vector width pool2d_tiled takes for 2-, 4- and 8-byte floats
+# (0: the general kernel).
+TILED_CASES = [
+    (((2, 3, 8, 32), 2, None, 0), (8, 4, 2)),
+    (((2, 3, 9, 24), 3, None, 0), (8, 4, 2)),  # a row left over
+    (((1, 2, 7, 20), 3, None, 0), (2, 2, 2)),  # rows and columns left over
+    (((3, 8, 12), 2, None, 0), (2, 2, 2)),  # 3-D input
+    (((1, 3, 6, 10), 2, None, 0), (0, 0, 0)),  # an odd output width
+    (((1, 2, 8, 17), 2, None, 0), (0, 0, 0)),  # an odd input width
+    (((1, 2, 8, 16), 2, 1, 0), (0, 0, 0)),  # overlapping windows
+    (((1, 2, 8, 16), 2, None, 1), (0, 0, 0)),  # padding
+    (((1, 2, 8, 16), 4, None, 0), (0, 0, 0)),  # a window it is not built for
+    (((1, 2, 8, 16), (2, 1), None, 0), (0, 0, 0)),  # a rectangular window
+]
+
+
+@pytest.mark.parametrize("is_max", [True, False])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("case, widths", TILED_CASES)
+def test_pool_tiled_and_general(path, dtype, is_max, case, widths) -> None:  # type: ignore[no-untyped-def]
+    shape, k, s, p = case
+    a = np.random.default_rng(6).uniform(-1, 1, shape)
+    a.reshape(-1)[::7] = np.nan  # NaN in every lane position of the vectors: max pooling propagates it
+    xc, xg = pair(a, dtype)
+    fn = xp.nn.max_pool2d if is_max else xp.nn.avg_pool2d
+    y = fn(xg, k, s, p)
+    agree(y, fn(xc, k, s, p), dtype)
+    kh, kw = (k, k) if isinstance(k, int) else k
+    sh, sw = (kh, kw) if s is None else (s, s)
+    *lead, h, w = shape
+    spec = PoolSpec(int(np.prod(lead)), h, w, *y.shape[-2:], kh, kw, sh, sw, p, p)
+    v = nn_gpu._tiled_width(xg.device.runtime, spec, xg, y)
+    assert v == widths[{2: 0, 4: 1, 8: 2}[storage(dtype).itemsize]]
+
+
+def test_pool_tiled_needs_aligned_input(path: str) -> None:
+    """A contiguous input starting off a vector boundary takes narrower vectors, or the general kernel."""
+    a = np.random.default_rng(7).uniform(-1, 1, (2, 3, 8, 32))
+    spec = PoolSpec(6, 8, 32, 4, 16, 2, 2, 2, 2, 0, 0)
+    for offset, width in ((0, 4), (2, 2), (1, 0)):
+        xg = offset_view(a, "float32", offset)
+        y = xp.nn.max_pool2d(xg, 2)
+        agree(y, xp.nn.max_pool2d(xp.asarray(a.astype(np.float32), device="cpu"), 2), "float32")
+        assert nn_gpu._tiled_width(xg.device.runtime, spec, xg, y) == width
 
 
 def test_index_errors_are_found_on_the_device() -> None:

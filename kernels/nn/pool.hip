@@ -1,6 +1,8 @@
 // Pooling and nearest upsampling of rocm_array.nn on contiguous (planes, H, W) arrays
-// (planes = N * C; the 1-D forms have H = 1): one thread per output element, the window
-// read directly (adjacent threads read adjacent columns), accumulation in nn_acc<T>.
+// (planes = N * C; the 1-D forms have H = 1), accumulation in nn_acc<T>. Pooling: the
+// general kernel makes one output per thread, reading its window directly (adjacent
+// threads read adjacent columns); pool2d_tiled serves non-overlapping windows with
+// vector loads.
 #include "common/portability.h"
 #include "nn/nn.h"
 
@@ -52,6 +54,43 @@ __global__ void pool2d(T* RA_RESTRICT out, const T* RA_RESTRICT x, NnPool p, int
     nn_pool_body<T, MAX, int>(out, x, p, include_pad);
   else
     nn_pool_body<T, MAX, ra_index_t>(out, x, p, include_pad);
+}
+
+// The common case kernel == stride == K, no padding, with the input and output rows
+// V-aligned: a thread makes V adjacent outputs of one output row from K vector loads of
+// each of its K input rows, and stores them as one vector. 32-bit indices (the back
+// checks the input fits).
+template <typename T, bool MAX, int K, int V>
+__global__ void pool2d_tiled(T* RA_RESTRICT out, const T* RA_RESTRICT x, NnPool p) {
+  typedef typename nn_acc<T>::type C;
+  typedef ra_vec<T, V> Vec;
+  const int ov = (int)p.ow / V, oh = (int)p.oh, h = (int)p.h, wv = (int)p.w / V;
+  const int n = (int)p.planes * oh * ov;
+  for (int i = (int)ra_thread_index(); i < n; i += (int)ra_grid_stride()) {
+    const int g = i % ov, row = i / ov, oy = row % oh, plane = row / oh;
+    const Vec* src = reinterpret_cast<const Vec*>(x) + (plane * h + oy * K) * wv + g * K;
+    C acc[V];
+#pragma unroll
+    for (int o = 0; o < V; ++o) acc[o] = MAX ? -ra_inf<C>() : C(0);
+#pragma unroll
+    for (int dy = 0; dy < K; ++dy) {
+#pragma unroll
+      for (int c = 0; c < K; ++c) {
+        const Vec a = src[dy * wv + c];
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const int o = (c * V + e) / K;  // the input column's output (constant once unrolled)
+          const C v = C(a.v[e]);
+          if (MAX) acc[o] = (v > acc[o] || v != v) ? v : acc[o];
+          else acc[o] += v;
+        }
+      }
+    }
+    Vec y;
+#pragma unroll
+    for (int o = 0; o < V; ++o) y.v[o] = T(MAX ? acc[o] : acc[o] / C(K * K));
+    reinterpret_cast<Vec*>(out)[i] = y;
+  }
 }
 
 // out[plane, y, x] = in[plane, floor(y * sy), floor(x * sx)] with float scales, as torch computes them.

@@ -4,8 +4,11 @@ Convolutions and pooling go to cuDNN (nvidia) or MIOpen (amd) through
 ``rocm_array.runtime.dnn`` unless ``ROCM_ARRAY_NN_VENDOR=0``, no library loads, or
 it refuses the shape (``dnn.Unsupported``). The own path: im2col (``kernels/nn/conv.hip``)
 and the namespace's ``matmul`` (the linalg plugin's GEMM), col2im for the transposed
-forms, and direct pooling kernels. Everything else is own kernels: pointwise
-functors, one block per row for softmax and the norms, gather/scatter with the
+forms, and direct pooling kernels (vector loads where windows do not overlap). cuDNN
+declines pooling (``dnn_nvidia``): pooling is bandwidth-bound and the own kernels ran
+faster on an H200, so on nvidia pooling is always the own kernels. Everything else is
+own kernels: pointwise functors, a block (or a wave) per row for softmax and the norms
+(rows of up to 128 bytes per thread held in registers: read once), gather/scatter with the
 index checked on the device.
 
 Instantiations: per float dtype for the arithmetic kernels; per element width for
@@ -43,6 +46,12 @@ __all__ = ["kernel_sources"]
 
 POINTWISE, ROWS, POOL, CONV, INDEX = (f"nn/{f}.hip" for f in ("pointwise", "rows", "pool", "conv", "index"))
 FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+#: The widest access of the kernels' ra_vec, in bytes.
+VECTOR_BYTES = 16
+#: NN_HOLD_BYTES and NN_HOLD_LOADS of rows.hip: what of a row each thread holds in registers.
+HOLD_BYTES, HOLD_LOADS = 128, 16
+#: The windows (kernel == stride, no padding) pool2d_tiled is built for.
+TILED = (2, 3)
 #: The element type a kernel that only moves elements uses for each width.
 MOVES = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "complex128"}
 #: Types ra_atomic_add takes; scatter_add widens the others to these (and narrows back).
@@ -76,8 +85,13 @@ def _groups() -> dict[str, dict[str, tuple[str, ...]]]:
     for t in FLOATS:
         c = t.c_type
         out[POINTWISE][c] = tuple(f"pointwise<{r.functor}, {c}>" for r in pointwise_front.ROWS)
-        out[ROWS][c] = tuple(f"{k}<{c}, {b}>" for k in ("softmax_rows", "norm_rows") for b in ("false", "true"))
+        for v in (1, VECTOR_BYTES // t.itemsize):
+            out[ROWS][f"{c}/{v}"] = tuple(f"{k}<{c}, {b}, {v}>" for k in ("softmax_rows", "norm_rows")
+                                          for b in ("false", "true"))
         out[POOL][c] = (f"pool2d<{c}, true>", f"pool2d<{c}, false>")
+        for v in _widths(t):
+            out[POOL][f"{c}/{v}"] = tuple(f"pool2d_tiled<{c}, {b}, {k}, {v}>" for k in TILED
+                                          for b in ("true", "false"))
         out[CONV][c] = (f"im2col<{c}>", f"col2im<{c}>")
     out[POOL]["move"] = tuple(f"upsample_nearest<{m}>" for m in MOVES.values())
     out[INDEX]["move"] = tuple(n for m in MOVES.values() for n in (f"gather<{m}>", f"scatter<{m}, false>"))
@@ -90,11 +104,22 @@ def kernel_sources() -> list[KernelSource]:
     return [KernelSource(path, names) for path, groups in _groups().items() for names in groups.values()]
 
 
+def _widths(dtype: dtypes.DType) -> tuple[int, ...]:
+    """The vector widths (elements, widest first, at least 2) pool2d_tiled is built for."""
+    return tuple(v for v in (8, 4, 2) if v * dtype.itemsize <= VECTOR_BYTES)
+
+
+def _aligned(rt: GpuRuntime, v: int, sizes: Sequence[int], arrays: Sequence[Array | None]) -> bool:
+    """Whether vectors of ``v`` elements tile every row of ``sizes`` elements and every array's start."""
+    return (all(s % v == 0 for s in sizes)
+            and all(a is None or rt.pointer(a) % (v * a.dtype.itemsize) == 0 for a in arrays))
+
+
 def _launch(rt: GpuRuntime, path: str, group: str, name: str, n: int, args: Sequence[Any],
-            block: int = BLOCK, grid: int | None = None) -> None:
+            block: int = BLOCK, grid: int | None = None, block_y: int = 1) -> None:
     fn = rt.kernel(path, name, _groups()[path][group])
     blocks = grid if grid is not None else grid_1d(n, rt.properties.compute_units)
-    rt.launch(fn, (blocks, 1, 1), (block, 1, 1), list(args))
+    rt.launch(fn, (blocks, 1, 1), (block, block_y, 1), list(args))
 
 
 def _p(rt: GpuRuntime, x: Array | None) -> ctypes.c_void_p:
@@ -116,33 +141,44 @@ def pointwise(row: Pointwise, x: Array, a: float, b: float) -> Array:
     return out
 
 
-def _rows(rt: GpuRuntime, rows: int, n: int) -> tuple[int, int]:
-    """(block, grid) of a row kernel: one block per row (grid-striding), as many threads as the
-    row keeps busy (a multiple of the wave, at most 1024)."""
-    block = rt.properties.wave_size
-    while block < 1024 and block * 8 < n:
-        block *= 2
-    return block, min(rows, rt.properties.compute_units * (2048 // block) * 4)
+def _row_kernel(rt: GpuRuntime, kernel: str, flag: bool, x: Array, out: Array, args: Sequence[Any],
+                *params: Array | None) -> None:
+    """Launch ``kernel<T, flag, V>`` over the rows of x: 16-byte vectors where the rows and arrays
+    allow; per row, the fewest threads that hold it in registers, so that it is read once: a power
+    of two up to the wave (256 // that rows per block), else a multiple of the wave, at most 1024
+    (a row per block). More rows in flight overlap one row's reductions with others' loads: 256
+    threads per row ran 1.3x faster than 512 on an 8192-wide float32 softmax. Grid-striding over rows."""
+    rows, n = x.shape
+    c, wave = x.dtype.c_type, rt.properties.wave_size
+    v = _row_width(rt, x, (out, *params))
+    threads = -(-n // (min(HOLD_LOADS, HOLD_BYTES // (v * x.dtype.itemsize)) * v))
+    if threads <= wave:
+        block = 1 << (threads - 1).bit_length()
+        per_block = 256 // block
+    else:
+        block, per_block = min(1024, -(-threads // wave) * wave), 1
+    grid = min(-(-rows // per_block), rt.properties.compute_units * (2048 // (block * per_block)) * 8)
+    _launch(rt, ROWS, f"{c}/{v}", f"{kernel}<{c}, {'true' if flag else 'false'}, {v}>", rows,
+            [_p(rt, out), _p(rt, x), *(_p(rt, a) for a in params), *_i64(rows, n), *args],
+            block=block, grid=grid, block_y=per_block)
+
+
+def _row_width(rt: GpuRuntime, x: Array, others: Sequence[Array | None]) -> int:
+    """The row kernels' vector width for the rows of x: 16 bytes where every row and array is
+    aligned to them, else 1."""
+    v = VECTOR_BYTES // x.dtype.itemsize
+    return v if _aligned(rt, v, (x.shape[-1],), (x, *others)) else 1
 
 
 def softmax(x: Array, log: bool) -> Array:
-    rt = x.device.runtime
-    rows, n = x.shape
-    out = rt.empty(x.shape, x.dtype)
-    block, grid = _rows(rt, rows, n)
-    _launch(rt, ROWS, x.dtype.c_type, f"softmax_rows<{x.dtype.c_type}, {'true' if log else 'false'}>", rows,
-            [_p(rt, out), _p(rt, x), *_i64(rows, n)], block=block, grid=grid)
+    out = x.device.runtime.empty(x.shape, x.dtype)
+    _row_kernel(x.device.runtime, "softmax_rows", log, x, out, ())
     return out
 
 
 def norm(x: Array, weight: Array | None, bias: Array | None, eps: float, rms: bool) -> Array:
-    rt = x.device.runtime
-    rows, n = x.shape
-    out = rt.empty(x.shape, x.dtype)
-    block, grid = _rows(rt, rows, n)
-    _launch(rt, ROWS, x.dtype.c_type, f"norm_rows<{x.dtype.c_type}, {'true' if rms else 'false'}>", rows,
-            [_p(rt, out), _p(rt, x), _p(rt, weight), _p(rt, bias), *_i64(rows, n), ctypes.c_double(eps)],
-            block=block, grid=grid)
+    out = x.device.runtime.empty(x.shape, x.dtype)
+    _row_kernel(x.device.runtime, "norm_rows", rms, x, out, (ctypes.c_double(eps),), weight, bias)
     return out
 
 
@@ -195,12 +231,25 @@ def pool(spec: PoolSpec, x: Array, is_max: bool, include_pad: bool) -> Array:
             return y
         except dnn.Unsupported:
             pass
-    c = x.dtype.c_type
+    c, flag = x.dtype.c_type, "true" if is_max else "false"
     geo = NnPool.of(spec.planes, spec.h, spec.w, spec.oh, spec.ow, spec.kh, spec.kw, spec.sh, spec.sw,
                     spec.ph, spec.pw)
-    _launch(rt, POOL, c, f"pool2d<{c}, {'true' if is_max else 'false'}>", y.size,
-            [_p(rt, y), _p(rt, x), geo, ctypes.c_int(int(include_pad))])
+    v = _tiled_width(rt, spec, x, y)
+    if v:
+        _launch(rt, POOL, f"{c}/{v}", f"pool2d_tiled<{c}, {flag}, {spec.kh}, {v}>", y.size // v,
+                [_p(rt, y), _p(rt, x), geo])
+    else:
+        _launch(rt, POOL, c, f"pool2d<{c}, {flag}>", y.size,
+                [_p(rt, y), _p(rt, x), geo, ctypes.c_int(int(include_pad))])
     return y
+
+
+def _tiled_width(rt: GpuRuntime, spec: PoolSpec, x: Array, y: Array) -> int:
+    """The vector width pool2d_tiled takes this problem with (0: the general kernel's): windows
+    of a built size that neither overlap nor pad, 32-bit indices, vector-aligned rows."""
+    if not (spec.kh == spec.kw == spec.sh == spec.sw in TILED and spec.ph == spec.pw == 0 and x.size < 2**31):
+        return 0
+    return next((v for v in _widths(x.dtype) if _aligned(rt, v, (spec.w, spec.ow), (x, y))), 0)
 
 
 def upsample(spec: PoolSpec, x: Array, sh: Any, sw: Any) -> Array:
