@@ -90,9 +90,11 @@ def offset_view(a: np.ndarray, dtype: str, offset: int) -> xp.Array:
     return xp.reshape(xp.asarray(flat, device=GPUS[0])[offset:], a.shape)
 
 
-# dtype -> (rows, n); "vector": 16-byte loads, "scalar": rows not a multiple of them; "short": a row
-# per wave; "long": rows beyond what a block holds (one more read per pass); "offset": a misaligned start.
+# dtype -> (rows, n); "vector": 16-byte loads, "scalar": rows not a multiple of them; "short", "tiny": rows
+# per wave (down to one thread each), some past the end; "long": rows beyond what a block holds (one more
+# read per pass); "offset": a misaligned start.
 ROW_CASES = {"vector": lambda d: (5, 4096), "scalar": lambda d: (4, 1001), "short": lambda d: (13, 40),
+             "tiny": lambda d: (300, 8),
              "long": lambda d: (2, held(d) + 64),
              "long scalar": lambda d: (2, held(d, False) + 1), "offset": lambda d: (3, 1024)}
 
@@ -112,7 +114,8 @@ def test_row_kernel_paths(dtype: str, case: str) -> None:
     if case == "offset":
         xg = offset_view(a, dtype, 1)
     vector = 16 // storage(dtype).itemsize
-    assert nn_gpu._row_width(xg.device.runtime, xg, ()) == (vector if case in ("vector", "short", "long") else 1)
+    scalar = case in ("scalar", "long scalar", "offset")
+    assert nn_gpu._row_width(xg.device.runtime, xg, ()) == (1 if scalar else vector)
     agree(xp.nn.softmax(xg), xp.nn.softmax(xc), dtype)
     agree(xp.nn.log_softmax(xg), xp.nn.log_softmax(xc), dtype, scale=10)
     b = rng.uniform(-2, 2, (rows, n))

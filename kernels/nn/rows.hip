@@ -142,7 +142,6 @@ softmax_rows(T* RA_RESTRICT out, const T* RA_RESTRICT x, ra_index_t rows, ra_ind
       }
       acc = {m, s};
     } else {
-#pragma unroll 4  // several loads in flight per thread
       for (ra_index_t j = threadIdx.x; j < len; j += blockDim.x) {
         const Vec a = xr[j];
         const C m = nn_max(a, neg_inf);
@@ -156,7 +155,6 @@ softmax_rows(T* RA_RESTRICT out, const T* RA_RESTRICT x, ra_index_t rows, ra_ind
       for (int l = 0; l < Held::LOADS; ++l)
         if (l < t.mine) yr[Held::at(l)] = nn_softmax_out<T, LOG>(t.v[l], m, log_s, inv_s);
     } else {
-#pragma unroll 4
       for (ra_index_t j = threadIdx.x; j < len; j += blockDim.x)
         yr[j] = nn_softmax_out<T, LOG>(xr[j], m, log_s, inv_s);
     }

@@ -147,7 +147,8 @@ def _row_kernel(rt: GpuRuntime, kernel: str, flag: bool, x: Array, out: Array, a
     allow; per row, the fewest threads that hold it in registers, so that it is read once: a power
     of two up to the wave (256 // that rows per block), else a multiple of the wave, at most 1024
     (a row per block). More rows in flight overlap one row's reductions with others' loads: 256
-    threads per row ran 1.3x faster than 512 on an 8192-wide float32 softmax. Grid-striding over rows."""
+    threads per row ran 1.3x faster than 512 on an 8192-wide float32 softmax, and 4 lanes per
+    128-wide row faster than 8. Grid-striding over rows."""
     rows, n = x.shape
     c, wave = x.dtype.c_type, rt.properties.wave_size
     v = _row_width(rt, x, (out, *params))
