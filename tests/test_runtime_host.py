@@ -99,13 +99,13 @@ def test_large_blocks_go_back_to_the_driver(runtime: GpuRuntime) -> None:
     assert d.frees == [ptr] and d.mallocs == [gpu.SMALL_LIMIT + 1]
 
 
-def test_free_list_is_bounded(runtime: GpuRuntime) -> None:
+def test_blocks_freed_together_are_all_kept_for_reuse(runtime: GpuRuntime) -> None:
     d = runtime.driver
-    size = gpu.SMALL_LIMIT
-    cap = gpu.BIN_BYTES // size
-    blocks = [runtime.allocate(size) for _ in range(cap + 3)]
+    blocks = [runtime.allocate(gpu.SMALL_LIMIT) for _ in range(5)]
+    ptrs = {b.ptr for b in blocks}
     del blocks
-    assert len(d.frees) == 3  # beyond the cap, freed blocks go back to the driver
+    again = [runtime.allocate(gpu.SMALL_LIMIT) for _ in range(5)]
+    assert {b.ptr for b in again} == ptrs and d.frees == [] and len(d.mallocs) == 5
 
 
 def test_release_memory_and_out_of_memory_drain_the_free_lists(runtime: GpuRuntime) -> None:

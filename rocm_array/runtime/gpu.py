@@ -66,36 +66,6 @@ class Event:
 #: Blocks of at most this many bytes are kept for reuse when freed, by size rounded up to SMALL_STEP.
 SMALL_LIMIT = 1 << 20
 SMALL_STEP = 512
-#: The bytes one size's free list keeps at most (beyond, a freed block goes back to the driver).
-BIN_BYTES = 64 << 20
-
-
-class _Bin(list):  # type: ignore[type-arg]
-    """Freed device blocks of one size, for reuse by the next allocations of that size.
-
-    The driver's stream-ordered pool does the same, but each of its calls costs about a
-    microsecond from Python, a large part of a small op. Reuse is safe without waiting:
-    a block freed here was last used by work queued on the runtime's one stream, and the
-    next user's work is queued after it.
-    """
-
-    __slots__ = ("cap", "free", "release")
-
-    def __init__(self, size: int, free: Any) -> None:
-        super().__init__()
-        self.cap = max(4, BIN_BYTES // size)
-        self.free = free  # the driver's free_async
-        self.release = self.put  # bound once: each buffer of this size is given it
-
-    def put(self, ptr: int) -> None:
-        if len(self) < self.cap:
-            self.append(ptr)
-        else:
-            self.free(ptr)
-
-    def drain(self) -> None:
-        while self:
-            self.free(self.pop())
 
 
 class GpuRuntime:
@@ -109,7 +79,7 @@ class GpuRuntime:
                                  self.properties.wave_size)
         self._staging = Staging(driver)
         self._index = self.properties.index
-        self._bins: dict[int, _Bin] = {}
+        self._bins: dict[int, list[int]] = {}
         self._modules: dict[str, dict[str, Any]] = {}
         self._kernels: dict[tuple[str, str, tuple[str, ...]], Any] = {}
         self._lock = threading.Lock()
@@ -124,8 +94,13 @@ class GpuRuntime:
     def allocate(self, nbytes: int) -> DeviceBuffer:
         """A new buffer; on exhaustion: collect garbage, trim the pool, retry once, then MemoryError.
 
-        Small blocks come from this runtime's free lists when one of their size was freed
-        (see ``_Bin``): a small op then makes no allocation call to the driver at all.
+        Small blocks come from this runtime's free lists when one of their size was freed: a
+        small op then makes no allocation call to the driver. The driver's stream-ordered pool
+        does the same, but each call into it costs about a microsecond from Python, a large
+        part of a small op. Reuse needs no wait: a freed block was last used by work queued on
+        the runtime's one stream, and its next user's work is queued after that. Like CuPy's
+        pool, the lists keep what they get until ``release_memory`` or an allocation that finds
+        the device full gives it back.
         """
         index = self._index
         if nbytes == 0:
@@ -134,12 +109,12 @@ class GpuRuntime:
             size = -(-nbytes // SMALL_STEP) * SMALL_STEP
             free = self._bins.get(size)
             if free is None:
-                free = self._bins.setdefault(size, _Bin(size, self.driver.free_async))
+                free = self._bins.setdefault(size, [])
             try:
                 ptr = free.pop()
             except IndexError:
                 ptr = self._malloc(size)
-            return DeviceBuffer(ptr, nbytes, index, free.release)
+            return DeviceBuffer(ptr, nbytes, index, free.append)
         return DeviceBuffer(self._malloc(nbytes), nbytes, index, self.driver.free_async)
 
     def _malloc(self, nbytes: int) -> int:
@@ -164,7 +139,8 @@ class GpuRuntime:
     def release_memory(self) -> None:
         """Return unused memory to the driver: the free lists' blocks, then the pool's reservation."""
         for free in list(self._bins.values()):
-            free.drain()
+            while free:
+                self.driver.free_async(free.pop())
         self.driver.synchronize()  # frees queued on the stream complete first
         self.driver.pool_trim(0)
 
