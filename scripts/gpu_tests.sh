@@ -3,7 +3,7 @@
 # cache in parallel, run the whole pytest suite against gpu:0 and measure the runtime; then,
 # when asked, the array-api-tests suite on gpu:0 (SUITE=path of a checkout) and the
 # benchmarks (BENCH=1). Logs go to $OUT (the device tool's output folder) or ./gpu-logs.
-# Usage: [SUITE=.suite/array-api-tests] [EXAMPLES=200] [BENCH=1] scripts/gpu_tests.sh [pytest args]
+# Usage: [SUITE=.suite/array-api-tests] [EXAMPLES=200] [BENCH=1 [COMMIT=sha]] scripts/gpu_tests.sh [pytest args]
 set -uo pipefail
 
 out=${OUT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/gpu-logs}
@@ -51,7 +51,8 @@ fi
 
 if [ -n "${BENCH:-}" ]; then
     step "benchmarks"
-    commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    # COMMIT names the tree when the checkout has no (or a stale) .git, as on the device tool's copy.
+    commit=${COMMIT:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)}
     cd "$repo"  # benchmarks/ is not installed: run it from the checkout
     timeout "${T_BENCH:-150}" "$python" -m benchmarks --out "$out/bench" --markdown "$out/BENCHMARKS.md" \
         --commit "$commit" > "$out/bench.log" 2>&1
