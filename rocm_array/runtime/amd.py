@@ -158,7 +158,8 @@ class AmdDriver:
                shared: int, params: int) -> None:
         self.sender(function, block, shared)(grid, params)
 
-    def sender(self, function: Any, block: tuple[int, int, int], shared: int) -> Callable[[tuple[int, int, int], int], None]:
+    def sender(self, function: Any, block: tuple[int, int, int],
+               shared: int) -> Callable[[tuple[int, int, int], int], None]:
         """``send(grid, params)``: launch ``function`` with everything else bound. The hot path of
         every op: one Python frame between the caller and the binding."""
         bx, by, bz = block
