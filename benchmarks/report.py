@@ -157,7 +157,9 @@ def document(run: dict[str, Any]) -> str:
         *_ceiling_lines(run),
         "",
         "## Results",
-        "Median of many repeats, each timed with the library's device events; inputs are fresh random "
+        "Median of many repeats, each timed with the library's device events around its GPU work alone "
+        "(the repeats are queued behind a spin kernel, so the host's cost of a call is not counted: "
+        "`tiny_add` measures that); inputs are fresh random "
         "numbers in rotating sets larger than the L2 cache. A cell is time · rate · % of its ceiling "
         "(copy bandwidth for byte-bound cases, the GEMM rate of the dtype for FLOP-bound ones). "
         "`vs X` is X's time over rocm_array's (above 1: rocm_array is faster). Cases that only read "
