@@ -137,6 +137,7 @@ class CuPy(Library):
 
     def release(self) -> None:
         self.ns.get_default_memory_pool().free_all_blocks()
+
     def properties(self) -> dict[str, Any]:
         p = self.ns.cuda.runtime.getDeviceProperties(self.ns.cuda.Device().id)
         name = p["name"]
@@ -175,6 +176,7 @@ class Torch(Library):
 
     def release(self) -> None:
         self.ns.cuda.empty_cache()
+
     def properties(self) -> dict[str, Any]:
         p = self.ns.cuda.get_device_properties(0)
         return {"gpu": p.name, "l2_bytes": int(getattr(p, "L2_cache_size", 0)) or None}
@@ -215,6 +217,7 @@ class RocmArray(Library):
 
         gc.collect()  # buffers in reference cycles go back to the pool
         self.runtime.release_memory()  # and the pool's reservation to the driver, as the peers do
+
     def properties(self) -> dict[str, Any]:
         p = self.runtime.properties
         return {"gpu": p.name, "arch": p.arch}

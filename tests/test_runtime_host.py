@@ -66,12 +66,8 @@ class RecordingDriver:
     def pool_usage(self) -> tuple[int, int]:
         return (0, 0)
 
-    def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int,
-               params: int) -> None:
-        self.launches.append((function, grid, block, shared, params))
-
     def sender(self, function: Any, block: tuple[int, int, int], shared: int) -> Any:
-        return lambda grid, params: self.launch(function, grid, block, shared, params)
+        return lambda grid, params: self.launches.append((function, grid, block, shared, params))
 
 
 @pytest.fixture
@@ -175,10 +171,13 @@ def test_launcher_packs_and_launches_as_one_step_across_threads() -> None:
     seen: list[int] = []
 
     class Reader(RecordingDriver):
-        def launch(self, function: Any, grid: Any, block: Any, shared: int, params: int) -> None:
-            a = _read(params, 0, ctypes.c_int64).value
-            b = _read(params, 1, ctypes.c_int64).value
-            seen.append(a == -b)
+        def sender(self, function: Any, block: Any, shared: int) -> Any:
+            def send(grid: Any, params: int) -> None:
+                a = _read(params, 0, ctypes.c_int64).value
+                b = _read(params, 1, ctypes.c_int64).value
+                seen.append(a == -b)
+
+            return send
 
     launch = Launcher(Reader(), "f", [ctypes.c_int64, ctypes.c_int64], (1, 1, 1))
 

@@ -154,10 +154,6 @@ class AmdDriver:
     def module_function(self, module: Any, name: str) -> Any:
         return _check(hip.hipModuleGetFunction(module, name.encode()), f"hipModuleGetFunction({name})")
 
-    def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
-               shared: int, params: int) -> None:
-        self.sender(function, block, shared)(grid, params)
-
     def sender(self, function: Any, block: tuple[int, int, int],
                shared: int) -> Callable[[tuple[int, int, int], int], None]:
         """``send(grid, params)``: launch ``function`` with everything else bound. The hot path of

@@ -272,7 +272,7 @@ class GpuRuntime:
                args: Sequence[Any], shared: int = 0) -> None:
         """Queue ``function`` on this device's stream; ``args`` are ctypes values (see layout.py)."""
         params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
-        self.driver.launch(function, grid, block, shared, ctypes.addressof(params))
+        self.driver.sender(function, block, shared)(grid, ctypes.addressof(params))
 
     def launcher(self, function: Any, argtypes: Sequence[Any], block: tuple[int, int, int],
                  shared: int = 0) -> Launcher:
