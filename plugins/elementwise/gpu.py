@@ -138,7 +138,7 @@ def _ufunc_kernel(rt: Any, fn: Ufunc, dtype: DType, layout: str, s: int) -> Any:
 # -- elementwise functions ------------------------------------------------------------------------------
 def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
           out: Array | None = None) -> Array:
-    rt = arrays[0].device._runtime
+    rt = arrays[0]._device._runtime
     target = out
     if out is None:
         out = rt.empty(shape, out_dtype)

@@ -41,7 +41,7 @@ class Scalar:
     to the kernel (no allocation, no fill), others take the 0-D array ``array()`` makes.
     """
 
-    __slots__ = ("value", "dtype", "device")
+    __slots__ = ("value", "dtype", "_device")  # _device as Array names it: the hot path reads either
     shape: tuple[int, ...] = ()
     ndim = 0
 
@@ -52,10 +52,14 @@ class Scalar:
                 raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
         self.value = value
         self.dtype = dtype
-        self.device = device
+        self._device = device
+
+    @property
+    def device(self) -> Any:
+        return self._device
 
     def array(self) -> Array:
-        return memory.full((), self.value, self.dtype, self.device)
+        return memory.full((), self.value, self.dtype, self._device)
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,7 @@ class Ufunc:
 
     def __call__(self, *args: Any) -> Array:
         arrays, dtype, out_dtype, shape = self._front(args)
-        return BACKS[arrays[0].device.kind](self, arrays, dtype, out_dtype, shape)
+        return BACKS[arrays[0]._device.kind](self, arrays, dtype, out_dtype, shape)
 
     def into(self, out: Array, *args: Any) -> Array:
         """``out[...] = self(*args)``, written into ``out`` (the in-place operators): the result
