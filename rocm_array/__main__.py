@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import platform
 import sys
 import textwrap
@@ -109,7 +110,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("compile-check", help="compile every kernel for target architectures, without a GPU "
                                          "(see compile-check --help)")
     command = parser.parse_args(args).command
-    return info() if command == "info" else plugins()
+    try:
+        status = info() if command == "info" else plugins()
+        sys.stdout.flush()  # here, not at exit, where a closed pipe could no longer be handled
+        return status
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): not an error of ours. Python would report the
+        # pipe again when it flushes stdout at exit, so stdout goes to /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

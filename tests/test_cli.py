@@ -29,6 +29,17 @@ def test_info_lists_devices_plugins_and_checks_a_computation(capsys: pytest.Capt
     assert f"check on {devices.default()}: a * a + a, float32 (3, 4): OK" in out
 
 
+def test_info_into_a_closed_pipe_is_quiet() -> None:
+    # `python -m rocm_array info | head -1`: the reader is gone before the output; no traceback, exit 0.
+    proc = subprocess.Popen([sys.executable, "-m", "rocm_array", "info"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert b"BrokenPipeError" not in err
+
+
 def test_info_describes_a_gpu(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     props = types.SimpleNamespace(platform="amd", name="AMD Instinct MI210", arch="gfx90a", wave_size=64,
                                   compute_units=104, total_memory=64 * 2**30)
