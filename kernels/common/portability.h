@@ -83,12 +83,28 @@ template <int N> struct ra_word;
 template <> struct ra_word<2> { typedef unsigned short type; };
 template <> struct ra_word<4> { typedef unsigned int type; };
 template <> struct ra_word<8> { typedef unsigned long long type; };
+#ifdef RA_AMD
+template <> struct ra_word<16> { typedef unsigned int type __attribute__((ext_vector_type(4))); };
+#else
+template <> struct ra_word<16> { typedef uint4 type; };
+#endif
 
 template <typename To, typename From> RA_DEVICE To ra_bit_cast(From v) {
   static_assert(sizeof(To) == sizeof(From), "ra_bit_cast needs types of one size");
   union { From from; To to; } u;
   u.from = v;
   return u.to;
+}
+
+// A load of data read once (streaming): it need not stay in the caches, whose room goes to
+// data that is read again. T: any type of 2, 4, 8 or 16 bytes (a scalar, a ra_vec).
+template <typename T> RA_DEVICE T ra_load_once(const T* p) {
+  typedef typename ra_word<sizeof(T)>::type W;
+#ifdef RA_AMD
+  return ra_bit_cast<T>(__builtin_nontemporal_load(reinterpret_cast<const W*>(p)));
+#else
+  return ra_bit_cast<T>(__ldcs(reinterpret_cast<const W*>(p)));
+#endif
 }
 
 // Atomically replace *p by op(*p, v) for a 4- or 8-byte T; returns the old value.

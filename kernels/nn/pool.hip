@@ -58,8 +58,9 @@ __global__ void pool2d(T* RA_RESTRICT out, const T* RA_RESTRICT x, NnPool p, int
 
 // The common case kernel == stride == K, no padding, with the input and output rows
 // V-aligned: a thread makes V adjacent outputs of one output row from K vector loads of
-// each of its K input rows, and stores them as one vector. 32-bit indices (the back
-// checks the input fits).
+// each of its K input rows, and stores them as one vector. The loads stream (the input
+// is read once: about 3% faster on an H200 for an input from DRAM). 32-bit indices (the
+// back checks the input fits).
 template <typename T, bool MAX, int K, int V>
 __global__ void pool2d_tiled(T* RA_RESTRICT out, const T* RA_RESTRICT x, NnPool p) {
   typedef typename nn_acc<T>::type C;
@@ -76,7 +77,7 @@ __global__ void pool2d_tiled(T* RA_RESTRICT out, const T* RA_RESTRICT x, NnPool 
     for (int dy = 0; dy < K; ++dy) {
 #pragma unroll
       for (int c = 0; c < K; ++c) {
-        const Vec a = src[dy * wv + c];
+        const Vec a = ra_load_once(src + dy * wv + c);  // each input element is read once
 #pragma unroll
         for (int e = 0; e < V; ++e) {
           const int o = (c * V + e) / K;  // the input column's output (constant once unrolled)
