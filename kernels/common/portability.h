@@ -52,6 +52,9 @@ template <typename T> RA_DEVICE T ra_shfl_up(T v, unsigned d) { return __shfl_up
 template <typename T> RA_DEVICE T ra_shfl_xor(T v, int m) { return __shfl_xor(v, m, RA_WAVE_SIZE); }
 RA_DEVICE ra_lanemask_t ra_ballot(bool p) { return __ballot(p); }
 RA_DEVICE int ra_popc(ra_lanemask_t m) { return __popcll(m); }
+// Orders the shared-memory accesses of the wave's lanes: a wave runs in lockstep, so only
+// the compiler must keep the order.
+RA_DEVICE void ra_wave_sync() { __builtin_amdgcn_wave_barrier(); }
 #else
 #define RA_FULL_MASK 0xffffffffu
 template <typename T> RA_DEVICE T ra_shfl(T v, int src) { return __shfl_sync(RA_FULL_MASK, v, src, RA_WAVE_SIZE); }
@@ -60,6 +63,8 @@ template <typename T> RA_DEVICE T ra_shfl_up(T v, unsigned d) { return __shfl_up
 template <typename T> RA_DEVICE T ra_shfl_xor(T v, int m) { return __shfl_xor_sync(RA_FULL_MASK, v, m, RA_WAVE_SIZE); }
 RA_DEVICE ra_lanemask_t ra_ballot(bool p) { return __ballot_sync(RA_FULL_MASK, p); }
 RA_DEVICE int ra_popc(ra_lanemask_t m) { return __popc(m); }
+// Orders the shared-memory accesses of the warp's lanes, which may run apart.
+RA_DEVICE void ra_wave_sync() { __syncwarp(); }
 #endif
 RA_DEVICE bool ra_any(bool p) { return ra_ballot(p) != 0; }
 

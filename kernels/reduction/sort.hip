@@ -9,11 +9,13 @@
 // The sort reads the keys once per 8-bit digit, least significant first (onesweep, after
 // Adinets & Merrill 2022). The kernel that makes the keys also counts every digit position
 // at once. Each pass is one kernel, radix_onesweep: a block takes the next tile in order
-// from a counter, ranks its keys by digit in shared memory (stable; wave ballots find the
-// lanes sharing a digit), publishes its per-digit counts, looks back over the earlier
-// tiles' published counts for its global offset per digit (decoupled look-back), and
-// writes each digit's run coalesced. Values ride along as uint32_t indices (a sort holds
-// fewer than 2^32 elements); the last pass of an argsort writes them as int64 positions
+// from a counter, loads all its keys at once, ranks them by digit (stable; wave ballots
+// find the lanes sharing a digit, each wave counts in its own shared counters), publishes
+// its per-digit counts, looks back over a window of earlier tiles' published counts for its
+// global offset per digit (decoupled look-back, 32-bit status words), and writes each
+// digit's run coalesced; values are loaded only after the look-back and follow their keys.
+// Values ride along as uint32_t indices (a sort holds fewer than 2^32 elements, so all
+// index math is 32-bit); the last pass of an argsort writes them as int64 positions
 // within their row. Sorting by several keys is several LSD sorts, least significant key
 // first: the segment of a row sort (segment_keys), the real part after the imaginary one.
 #include "common/portability.h"
@@ -207,9 +209,25 @@ segment_keys(unsigned int* keys, const unsigned int* idx, ra_index_t n, ra_index
 struct add_u32 {
   RA_DEVICE unsigned int operator()(unsigned int a, unsigned int b) const { return a + b; }
 };
+struct RaTwo {
+  unsigned int a, b;
+};
+struct add_two {
+  RA_DEVICE RaTwo operator()(RaTwo x, RaTwo y) const { return {x.a + y.a, x.b + y.b}; }
+};
 
 template <typename K> struct RaTile { static constexpr int items = sizeof(K) == 4 ? 16 : 8; };
-#define RA_LOOKBACK 8
+// The pass is latency-bound (each tile waits on its loads, its waves' ranking chains and the
+// look-back): enough blocks per multiprocessor to overlap them (4 cap registers at 64, 3 at
+// 80, which the values need). Measured on an H200.
+template <typename VO> struct RaOnesweep {
+  static constexpr int blocks = ra_same<VO, void>::value ? 4 : 3;
+  // Tiles whose status a look-back reads at once (one round trip per window).
+  static constexpr int lookback = ra_same<VO, void>::value ? 16 : 32;
+};
+// A status word: 0 until published; then the tile's count of the digit plus 1, and at last
+// RA_INCLUSIVE | the count of the digit in all tiles up to it, mod 2^31 (see radix_onesweep).
+#define RA_INCLUSIVE 0x80000000u
 
 // A value as the pass writes it: a uint32 index, or (int64) its position within a row of `len`.
 template <typename VO> RA_DEVICE VO ra_value_out(unsigned int v, unsigned int len) {
@@ -217,165 +235,170 @@ template <typename VO> RA_DEVICE VO ra_value_out(unsigned int v, unsigned int le
   else return (VO)v;
 }
 
-// Orders the shared-memory accesses of a wave's lanes: an NVIDIA warp's lanes may run
-// apart; an AMD wave runs in lockstep, so there only the compiler must keep the order.
-RA_DEVICE void ra_wave_sync() {
-#ifdef RA_NVIDIA
-  __syncwarp();
-#else
-  __builtin_amdgcn_wave_barrier();
-#endif
+template <typename K> RA_DEVICE unsigned int ra_digit(K key, int shift) {
+  return (unsigned int)(key >> shift) & (RA_RADIX - 1);
 }
 
-// What the ranking keeps of item j of a lane: how many lanes before it share its digit
-// (bits 0-6), how many lanes do (7-13), the lowest of them (14-19), and, in that leader's
-// word, how many keys of the digit the wave held before item j (20-31).
-#define RA_RANK_COUNT 7
-#define RA_RANK_LEADER 14
-#define RA_RANK_BEFORE 20
+// The lanes of the wave whose digit (< 2^9) equals this lane's: a ballot per bit. (NVIDIA's
+// match instruction takes longer the more distinct digits a warp holds: it lost on random keys.)
+RA_DEVICE ra_lanemask_t ra_digit_peers(unsigned int d) {
+  ra_lanemask_t peers = ra_ballot(true);
+#pragma unroll
+  for (int bit = 0; bit < 9; ++bit) {
+    const bool set = (d >> bit) & 1u;
+    const ra_lanemask_t m = ra_ballot(set);
+    peers &= set ? m : ~m;
+  }
+  return peers;
+}
 
 // One stable pass on the digit at 8 * pass: keys (and values) of kin/vin go to kout/vout.
 // counts: this position's row of the digit counts; tiles_taken: this pass's tile counter;
-// status[tile * RA_RADIX + d]: what a tile has published for digit d, the tag in the high
-// word (2 * pass + 1: its own count; 2 * pass + 2: the count of all tiles up to it, plus
-// the digits before d) and the number in the low word. The tags of a pass exceed those of
-// the earlier ones, so one zeroed status array serves every pass of a sort.
-// kout null: keys not written (an argsort's last pass); vout null: keys only; vin null:
-// each key's value is its position.
+// status: two zeroed arrays of [tiles][RA_RADIX] words, what each tile has published for
+// each digit; a pass uses array pass % 2 and zeroes the other for the next pass.
+// kout null: keys not written (an argsort's last pass); VO void: keys only; vin null: each
+// key's value is its position. Indices are 32-bit: a sort holds fewer than 2^32 elements.
 template <typename K, typename VO>
-__global__ void __launch_bounds__(RA_SORT_BLOCK)
-radix_onesweep(K* kout, VO* vout, const K* kin, const unsigned int* vin, ra_index_t n, int pass,
-               const unsigned int* counts, unsigned int* tiles_taken, unsigned long long* status, unsigned int len) {
+__global__ void __launch_bounds__(RA_SORT_BLOCK, RaOnesweep<VO>::blocks)
+radix_onesweep(K* kout, VO* vout, const K* kin, const unsigned int* vin, ra_index_t size, int pass,
+               const unsigned int* counts, unsigned int* tiles_taken, unsigned int* status, unsigned int len) {
+  constexpr bool pairs = !ra_same<VO, void>::value;
   constexpr int ITEMS = RaTile<K>::items, TILE = RA_SORT_BLOCK * ITEMS;
   constexpr int WAVES = RA_SORT_BLOCK / RA_WAVE_SIZE, WAVE_TILE = RA_WAVE_SIZE * ITEMS;
+  constexpr int LOOKBACK = RaOnesweep<VO>::lookback;
   static_assert(RA_SORT_BLOCK == RA_RADIX, "thread t publishes and looks back for digit t");
-  static_assert(WAVE_TILE < (1 << (32 - RA_RANK_BEFORE)) && RA_WAVE_SIZE < (1 << RA_RANK_COUNT),
-                "the ranking's fields fit their bits");
+  static_assert(WAVE_TILE <= 0xffff, "a rank within the wave fits 16 bits");
   __shared__ K skey[TILE];
-  __shared__ unsigned int sval[TILE];
+  __shared__ unsigned int sval[pairs ? TILE : 1];
   __shared__ unsigned int wave_count[WAVES][RA_RADIX];
   __shared__ unsigned int out_base[RA_RADIX];
   __shared__ unsigned int tile_slot;
   const int t = threadIdx.x, lane = ra_lane(), wave = t / RA_WAVE_SIZE, shift = 8 * pass;
+  const unsigned int n = (unsigned int)size, digit_count = counts[t];
+  const unsigned int table = gridDim.x * RA_RADIX;
+  volatile unsigned int* st = status + (pass & 1) * table;
 
   // Tiles in the order blocks start, not blockIdx: a tile waits only on tiles already running.
   if (t == 0) tile_slot = atomicAdd(tiles_taken, 1u);
   for (int w = 0; w < WAVES; ++w) wave_count[w][t] = 0;
   __syncthreads();
-  const ra_index_t tile = tile_slot, base = tile * TILE;
-  const int tile_n = (int)(n - base < TILE ? n - base : TILE);
+  const unsigned int tile = tile_slot, base = tile * TILE;
+  const unsigned int tile_n = n - base < (unsigned int)TILE ? n - base : (unsigned int)TILE;
   // Each wave holds a contiguous run of the tile, lane-fastest: loads coalesce, and item j's
   // lanes come before item j + 1's, so ranking in (item, lane) order is stable.
-  const ra_index_t first = base + wave * WAVE_TILE + lane;
+  const unsigned int first = wave * WAVE_TILE + lane;
 
+  // Every load issued before any key is used: one memory latency per tile.
+  const K* src = kin + (base + first);
   K key[ITEMS];
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const ra_index_t i = first + j * RA_WAVE_SIZE;
-    key[j] = i < n ? kin[i] : (K)0;
-  }
+  for (int j = 0; j < ITEMS; ++j) key[j] = first + j * RA_WAVE_SIZE < tile_n ? src[j * RA_WAVE_SIZE] : 0;
+  status[((pass + 1) & 1) * table + tile * RA_RADIX + t] = 0;
 
-  // The lanes sharing each item's digit, from ballots alone (items independent of each other).
+  // rank[j]: where item j goes among the wave's keys of its digit (low half), and the digit
+  // (high half; past the end: RA_RADIX, never counted). The lanes sharing a digit find each
+  // other; the lowest adds them to the wave's count, in item order (the wave's counters are
+  // its own: no block barrier).
   const ra_lanemask_t below = (((ra_lanemask_t)1) << lane) - 1;
   unsigned int rank[ITEMS];
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const unsigned int d = (unsigned int)(key[j] >> shift) & (RA_RADIX - 1);
-    ra_lanemask_t peers = ra_ballot(first + j * RA_WAVE_SIZE < n);
-#pragma unroll
-    for (int bit = 0; bit < 8; ++bit) {
-      const bool set = (d >> bit) & 1u;
-      const ra_lanemask_t m = ra_ballot(set);
-      peers &= set ? m : ~m;
+    const unsigned int d = first + j * RA_WAVE_SIZE < tile_n ? ra_digit(key[j], shift) : RA_RADIX;
+    const ra_lanemask_t peers = ra_digit_peers(d);
+    const int leader = ra_popc((peers & (~peers + 1)) - 1);
+    unsigned int before = 0;
+    if (lane == leader && d < RA_RADIX) {
+      before = wave_count[wave][d];
+      wave_count[wave][d] = before + ra_popc(peers);
     }
-    const unsigned int leader = (unsigned int)ra_popc((peers & (~peers + 1)) - 1);
-    rank[j] = (unsigned int)ra_popc(peers & below) | (unsigned int)ra_popc(peers) << RA_RANK_COUNT |
-              leader << RA_RANK_LEADER;
-  }
-  // Each item's leader adds its lanes to the wave's count of the digit: the wave's counts,
-  // and where each item's lanes start among the wave's keys of their digit.
-#pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const unsigned int d = (unsigned int)(key[j] >> shift) & (RA_RADIX - 1);
-    if (first + j * RA_WAVE_SIZE < n && (unsigned int)lane == rank[j] >> RA_RANK_LEADER) {
-      const unsigned int before = wave_count[wave][d];
-      wave_count[wave][d] = before + (rank[j] >> RA_RANK_COUNT & ((1u << (RA_RANK_LEADER - RA_RANK_COUNT)) - 1));
-      rank[j] |= before << RA_RANK_BEFORE;
-    }
+    rank[j] = (ra_shfl(before, leader) + ra_popc(peers & below)) | d << 16;
     ra_wave_sync();
   }
   __syncthreads();
 
   // Thread t owns digit t: its count in the tile, published at once, so that later tiles
-  // wait as little as possible; then each wave's start within the tile.
+  // wait as little as possible (the first tile's is already a total); then each wave's
+  // start within the tile, and (scanned with it) where the digit starts in the output.
   unsigned int mine = 0;
+#pragma unroll
   for (int w = 0; w < WAVES; ++w) {
     const unsigned int c = wave_count[w][t];
     wave_count[w][t] = mine;
     mine += c;
   }
-  volatile unsigned long long* st = status;
-  const unsigned long long own = (unsigned long long)(2 * pass + 1) << 32, upto = own + (1ull << 32);
-  if (tile > 0) st[tile * RA_RADIX + t] = own | mine;
-  unsigned int start, total;
-  ra_block_scan(mine, add_u32(), 0u, &start, &total);
+  st[tile * RA_RADIX + t] = tile == 0 ? RA_INCLUSIVE | mine : mine + 1;
+  RaTwo starts, totals;
+  ra_block_scan(RaTwo{mine, digit_count}, add_two(), RaTwo{0u, 0u}, &starts, &totals);
+  const unsigned int start = starts.a;
+#pragma unroll
   for (int w = 0; w < WAVES; ++w) wave_count[w][t] += start;
   __syncthreads();
 
-  // Keys to their place in the tile, in output order (values loaded meanwhile).
-  unsigned int value[ITEMS];
+  // Keys to their place in the tile, in output order.
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const ra_index_t i = first + j * RA_WAVE_SIZE;
-    const unsigned int d = (unsigned int)(key[j] >> shift) & (RA_RADIX - 1);
-    const unsigned int lead = ra_shfl(rank[j], (int)(rank[j] >> RA_RANK_LEADER & (RA_WAVE_SIZE - 1)));
-    rank[j] = (lead >> RA_RANK_BEFORE) + (rank[j] & ((1u << RA_RANK_COUNT) - 1)) + wave_count[wave][d];
-    if (i < n) {
+    const unsigned int d = rank[j] >> 16;
+    if (d < RA_RADIX) {
+      rank[j] = (rank[j] & 0xffffu) + wave_count[wave][d];
       skey[rank[j]] = key[j];
-      if (vout) value[j] = vin ? vin[i] : (unsigned int)i;
     }
   }
 
-  // prefix: where digit t's run of this tile starts in the output. The first tile starts at
-  // the digit's start; the others add up what earlier tiles published until one has its total.
-  unsigned int prefix = 0;
-  if (tile == 0) {
-    unsigned int all;
-    ra_block_scan(counts[t], add_u32(), 0u, &prefix, &all);
-  } else {
-    // RA_LOOKBACK tiles' words are read at once: one memory latency per window, not per tile.
+  // earlier: the keys of digit t in the tiles before this one, the sum of what they published
+  // back to one with its total (LOOKBACK words read at once: one round trip per window).
+  // Only mod 2^31 (a word keeps a flag), but it lies in [lo, lo + 2^31): at least the digit's
+  // keys beyond what the tiles from this one on hold, at most both that plus n / 2.
+  unsigned int earlier = 0;
+  if (tile > 0) {
     bool found = false;
-    for (ra_index_t j = tile - 1; !found; j -= RA_LOOKBACK) {
-      unsigned long long s[RA_LOOKBACK];
+    for (int j = (int)tile - 1; !found; j -= LOOKBACK) {
+      unsigned int s[LOOKBACK];
 #pragma unroll
-      for (int w = 0; w < RA_LOOKBACK; ++w) s[w] = j - w >= 0 ? st[(j - w) * RA_RADIX + t] : upto;
+      for (int w = 0; w < LOOKBACK; ++w) s[w] = j - w >= 0 ? st[(unsigned int)(j - w) * RA_RADIX + t] : RA_INCLUSIVE;
 #pragma unroll
-      for (int w = 0; w < RA_LOOKBACK && !found; ++w) {
-        while (s[w] < own) s[w] = st[(j - w) * RA_RADIX + t];  // nothing published there yet
-        prefix += (unsigned int)s[w];
-        found = s[w] >= upto;
+      for (int w = 0; w < LOOKBACK && !found; ++w) {
+        while (s[w] == 0) s[w] = st[(unsigned int)(j - w) * RA_RADIX + t];  // nothing published there yet
+        found = s[w] & RA_INCLUSIVE;
+        earlier += found ? s[w] : s[w] - 1;
       }
     }
+    const unsigned int rest = n - base, lo = digit_count > rest ? digit_count - rest : 0;
+    earlier = lo + ((earlier - lo) & ~RA_INCLUSIVE);
+    st[tile * RA_RADIX + t] = RA_INCLUSIVE | ((earlier + mine) & ~RA_INCLUSIVE);
   }
-  st[tile * RA_RADIX + t] = upto | (prefix + mine);
-  out_base[t] = prefix - start;  // mod 2^32: the output index of the tile's element 0 of digit t
-  if (vout) {
+  out_base[t] = starts.b + earlier - start;  // mod 2^32: the output index of the tile's element 0 of digit t
+
+  // The values follow their keys (loaded only now: the look-back and its publication, which
+  // later tiles wait on, come first, and no registers hold keys and values at once).
+  if constexpr (pairs) {
+    unsigned int value[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const unsigned int i = first + j * RA_WAVE_SIZE;
+      if (i < tile_n) value[j] = vin ? vin[base + i] : base + i;
+    }
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j)
-      if (first + j * RA_WAVE_SIZE < n) sval[rank[j]] = value[j];
+      if (first + j * RA_WAVE_SIZE < tile_n) sval[rank[j]] = value[j];
   }
   __syncthreads();
 
-  // Each digit's run written coalesced.
+  // Each digit's run written coalesced; all shared reads first (one latency, not one per item).
+  K k[ITEMS];
+  unsigned int o[ITEMS];
 #pragma unroll
-  for (int r = 0; r < ITEMS; ++r) {
-    const int i = r * RA_SORT_BLOCK + t;
-    if (i < tile_n) {
-      const K k = skey[i];
-      const unsigned int o = out_base[(unsigned int)(k >> shift) & (RA_RADIX - 1)] + (unsigned int)i;
-      if (kout) kout[o] = k;
-      if (vout) vout[o] = ra_value_out<VO>(sval[i], len);
-    }
+  for (int r = 0; r < ITEMS; ++r) k[r] = skey[r * RA_SORT_BLOCK + t];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) o[r] = out_base[ra_digit(k[r], shift)] + r * RA_SORT_BLOCK + t;
+  if (kout) {
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+      if (r * RA_SORT_BLOCK + t < tile_n) kout[o[r]] = k[r];
+  }
+  if constexpr (pairs) {
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+      if (r * RA_SORT_BLOCK + t < tile_n) vout[o[r]] = ra_value_out<VO>(sval[r * RA_SORT_BLOCK + t], len);
   }
 }
 

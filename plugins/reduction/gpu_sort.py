@@ -62,11 +62,12 @@ def _group(dtype: DType) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _onesweep(key: DType, final: bool) -> str:
-    return f"radix_onesweep<{key.c_type}, {'int64_t' if final else 'uint32_t'}>"
+def _onesweep(key: DType, values: str) -> str:
+    """The pass for ``key`` writing ``values``: "void" (keys only), "uint32_t" or "int64_t"."""
+    return f"radix_onesweep<{key.c_type}, {values}>"
 
 
-_COMMON = (*(_onesweep(k, f) for k in (dtypes.uint32, dtypes.uint64) for f in (False, True)),
+_COMMON = (*(_onesweep(k, v) for k in (dtypes.uint32, dtypes.uint64) for v in ("void", "uint32_t", "int64_t")),
            "segment_keys", "unique_counts<int64_t>")
 
 
@@ -106,7 +107,7 @@ def _radix(rt, scratch: Array, keys: Array, digits: int, pairs: bool, vals: Arra
            out: Array | None = None, length: int = 1) -> Array:
     """``keys`` (uint32 or uint64) sorted stably on their low ``digits`` bytes; ``scratch`` from
     ``_make_keys``: every position's digit counts, a tile counter per pass, then the look-back
-    status (uint64 per tile and digit). With ``pairs`` uint32 values ride along (``vals``, or
+    status (two uint32 arrays of a word per tile and digit, the passes take turns). With ``pairs`` uint32 values ride along (``vals``, or
     each key's position) and are returned (the last pass writes no keys); ``out`` (int64) then
     takes the last pass's values as positions within rows of ``length``. Else the keys."""
     n, key = keys.size, keys.dtype
@@ -119,7 +120,8 @@ def _radix(rt, scratch: Array, keys: Array, digits: int, pairs: bool, vals: Arra
         vout = None
         if pairs:
             vout = out if last and out is not None else spare_vals if spare_vals is not None else rt.empty((n,), _U32)
-        rt.launch(rt.kernel(SOURCE, _onesweep(key, vout is out and out is not None), _COMMON),
+        values = "void" if not pairs else "int64_t" if vout is out and out is not None else "uint32_t"
+        rt.launch(rt.kernel(SOURCE, _onesweep(key, values), _COMMON),
                   (_tiles(n, key), 1, 1), (_RADIX, 1, 1),
                   [ptr_or_null(rt, kout), ptr_or_null(rt, vout), pointer(rt, keys), ptr_or_null(rt, vals),
                    ctypes.c_int64(n), ctypes.c_int32(p), pointer(rt, _part(scratch, p * _RADIX, _RADIX)),
