@@ -46,6 +46,39 @@ def test_stable_argsort_and_sort(device: str, dtype: str, descending: bool) -> N
         np.testing.assert_array_equal(host(out), np.take_along_axis(a, host(order), axis))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "bfloat16", "float32", "int64", "float64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_many_tiles(device: str, dtype: str, descending: bool) -> None:
+    """Sizes past one tile of the GPU sort (and not a multiple of it): look-back across tiles,
+    keys made of values in the first pass and values remade in the last, one or more rows."""
+    rng = np.random.default_rng(7)
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, 9_001 * 3, dtype=dtype, endpoint=True)
+    else:
+        a = (rng.standard_normal(9_001 * 3) * 100).astype(storage(dtype))
+        a[::97] = np.nan
+        a[5::101] = -0.0
+    x = xp.asarray(a, device=device)
+    order = stable_order(a, descending)
+    np.testing.assert_array_equal(host(xp.argsort(x, descending=descending)), order)
+    wide = np.float64 if a.dtype.kind == "f" or a.dtype == storage("bfloat16") else a.dtype  # NaN == NaN
+    np.testing.assert_array_equal(host(xp.sort(x, descending=descending)).astype(wide), a[order].astype(wide))
+    rows = a.reshape(3, -1)
+    got = host(xp.argsort(xp.asarray(rows, device=device), axis=1, descending=descending))
+    np.testing.assert_array_equal(got, np.array([stable_order(r, descending) for r in rows]))
+
+
+def stable_order(a: np.ndarray, descending: bool) -> np.ndarray:
+    """NumPy's stable argsort, descending keeping ties (and NaNs, last) in input order."""
+    if a.dtype.kind == "f" or a.dtype == storage("bfloat16"):
+        wide = a.astype(np.float64)  # exact
+        return np.argsort(-wide if descending else wide, kind="stable")
+    if not descending:
+        return np.argsort(a, kind="stable")
+    return (a.size - 1 - np.argsort(a[::-1], kind="stable"))[::-1]
+
+
 @pytest.mark.parametrize("descending", [False, True])
 def test_unstable_sort_is_sorted(device: str, descending: bool) -> None:
     a = sample("float32", (5, 40), seed=4)

@@ -1,19 +1,24 @@
 // Sorting, sets and searching: an LSD radix sort on order-preserving integer keys.
 //
-// Keys (sort_keys): a value's bits made unsigned-comparable: floats flip every bit when
+// Keys (ra_key_bits): a value's bits made unsigned-comparable: floats flip every bit when
 // negative and the sign bit otherwise, signed integers flip the sign bit; descending
 // order complements the key; every NaN gets the all-ones key (last in both orders, ties
 // among themselves). Under RA_CANON_ZERO -0 becomes +0 (a tie, as the standard's order
-// has it). Keys of 1..4-byte types are uint32_t, of 8-byte types uint64_t.
+// has it). Keys of 1..4-byte types are uint32_t, of 8-byte types uint64_t. Kernels see a
+// value as its bits (uint8_t..uint64_t) and runtime flags say how to make its key, so one
+// instantiation serves every dtype of a width.
 //
 // The sort reads the keys once per 8-bit digit, least significant first (onesweep, after
-// Adinets & Merrill 2022). The kernel that makes the keys also counts every digit position
-// at once. Each pass is one kernel, radix_onesweep: a block takes the next tile in order
-// from a counter, loads all its keys at once, ranks them by digit (stable; wave ballots
-// find the lanes sharing a digit, each wave counts in its own shared counters), publishes
-// its per-digit counts, looks back over a window of earlier tiles' published counts for its
-// global offset per digit (decoupled look-back, 32-bit status words), and writes each
-// digit's run coalesced; values are loaded only after the look-back and follow their keys.
+// Adinets & Merrill 2022). First sort_counts reads the values once (nothing written) and
+// counts every digit position at once. Each pass is one kernel, radix_onesweep: a block
+// takes the next tile in order from a counter, loads all its keys at once (the first pass
+// loads values and makes their keys, through a permutation for a later key of several),
+// ranks them by digit (stable; 8 wave ballots find the lanes sharing a digit, each wave
+// counts in its own shared counters), publishes its per-digit counts, looks back over a
+// window of earlier tiles' published counts for its global offset per digit (decoupled
+// look-back, 32-bit status words), and writes each digit's run coalesced; values are
+// loaded only after the look-back and follow their keys. The last pass of a keys-only
+// sort writes the values of its keys, not the keys.
 // Values ride along as uint32_t indices (a sort holds fewer than 2^32 elements, so all
 // index math is 32-bit); the last pass of an argsort writes them as int64 positions
 // within their row. Sorting by several keys is several LSD sorts, least significant key
@@ -28,12 +33,61 @@
 #define RA_DESCENDING 1
 #define RA_CANON_ZERO 2
 #define RA_IMAG_PART 4
+// How keys are made of (and values remade from) the bits of a real value (ra_key_bits):
+#define RA_KEY_FLOAT 8    // an IEEE float's bits
+#define RA_KEY_SIGNED 16  // a two's complement integer's
+#define RA_KEY_BFLOAT 32  // with RA_KEY_FLOAT on 2 bytes: bfloat16's, else float16's
+// Where a sort's first pass reads values (x: the array, i: the element):
+#define RA_INTERLEAVED 64  // x[2 * i]: a complex array's part (x then points at the part of element 0)
+#define RA_GATHER 128      // at vin[i] (the order by the less significant keys), not i
 
 template <int N> struct RaUint;
 template <> struct RaUint<1> { typedef unsigned char type; };
 template <> struct RaUint<2> { typedef unsigned short type; };
 template <> struct RaUint<4> { typedef unsigned int type; };
 template <> struct RaUint<8> { typedef unsigned long long type; };
+// The key of the bits U of a value: 32-bit up to 4 bytes, else 64-bit.
+template <typename U> struct RaKeyOf { typedef typename RaUint<sizeof(U) <= 4 ? 4 : 8>::type type; };
+
+// The bits of an IEEE float's infinity: larger magnitudes are NaNs.
+template <typename U> RA_DEVICE U ra_inf_bits(int flags) {
+  if constexpr (sizeof(U) == 2) return (U)(flags & RA_KEY_BFLOAT ? 0x7f80u : 0x7c00u);
+  else if constexpr (sizeof(U) == 4) return 0x7f800000u;
+  else return (U)0x7ff0000000000000ull;
+}
+
+// Branch-free but for the flags (uniform), in few instructions: the count kernel and the first
+// and last passes make and remake a key per element. A float's key flips every bit when
+// negative and the sign bit otherwise; a signed integer's the sign bit; descending order all.
+template <typename U> RA_DEVICE typename RaKeyOf<U>::type ra_key_bits(U b, int flags) {
+  typedef typename RaKeyOf<U>::type K;
+  constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
+  const U desc = flags & RA_DESCENDING ? (U)~(U)0 : (U)0;
+  if constexpr (sizeof(U) > 1) {
+    if (flags & RA_KEY_FLOAT) {
+      const U mag = (U)(b & (U)~sign);
+      if (mag > ra_inf_bits<U>(flags)) return (K)(U)~(U)0;
+      if ((flags & RA_CANON_ZERO) && mag == 0) b = 0;
+      const U negative = b & sign ? (U)~(U)0 : (U)0;
+      return (K)(U)(b ^ (negative | sign) ^ desc);
+    }
+  }
+  return (K)(U)(b ^ ((flags & RA_KEY_SIGNED ? sign : (U)0) ^ desc));
+}
+
+// The bits of the value of a key (keys-only sorts); a NaN comes back as a quiet NaN.
+template <typename U, typename K> RA_DEVICE U ra_value_bits(K key, int flags) {
+  constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
+  const U desc = flags & RA_DESCENDING ? (U)~(U)0 : (U)0;
+  U b = (U)key;
+  if (flags & RA_KEY_FLOAT) {
+    if (b == (U)~(U)0) return (U)((U)~(U)0 >> 1);
+    b = (U)(b ^ desc);
+    const U positive = b & sign ? (U)~(U)0 : (U)0;
+    return (U)(b ^ ((U)~positive | sign));
+  }
+  return (U)(b ^ ((flags & RA_KEY_SIGNED ? sign : (U)0) ^ desc));
+}
 
 // The real value a key is made of: the part named by the flags for complex types.
 template <typename T> struct RaPart { typedef T type; RA_DEVICE static T get(T x, int) { return x; } };
@@ -46,76 +100,37 @@ template <> struct RaPart<complex128> {
   RA_DEVICE static double get(complex128 x, int flags) { return flags & RA_IMAG_PART ? x.im : x.re; }
 };
 
-template <typename T> struct RaKey {
-  typedef typename RaPart<T>::type R;
-  typedef typename RaUint<sizeof(R) <= 4 ? 4 : 8>::type type;
-  typedef typename RaUint<sizeof(R)>::type bits;
-  static constexpr bool floating = ra_is_16bit_float<R>::value || ra_same<R, float>::value || ra_same<R, double>::value;
-  static constexpr bool is_signed = ra_same<R, int8_t>::value || ra_same<R, int16_t>::value ||
-                                    ra_same<R, int32_t>::value || ra_same<R, int64_t>::value;
-  static constexpr int digits = sizeof(R);  // 8-bit digits
+// The flags that make keys of a real type's bits.
+template <typename R> struct RaRecipe {
+  static constexpr int flags = ra_same<R, bfloat16>::value ? RA_KEY_FLOAT | RA_KEY_BFLOAT
+    : ra_is_16bit_float<R>::value || ra_same<R, float>::value || ra_same<R, double>::value ? RA_KEY_FLOAT
+    : ra_same<R, int8_t>::value || ra_same<R, int16_t>::value || ra_same<R, int32_t>::value ||
+      ra_same<R, int64_t>::value ? RA_KEY_SIGNED : 0;
 };
 
-template <typename R> RA_DEVICE typename RaUint<sizeof(R)>::type ra_bits_of(R x) {
-  if constexpr (ra_is_16bit_float<R>::value) return x.bits;
-  else return ra_bit_cast<typename RaUint<sizeof(R)>::type>(x);
-}
-
-template <typename R> RA_DEVICE R ra_from_bits(typename RaUint<sizeof(R)>::type b) {
-  if constexpr (ra_is_16bit_float<R>::value) return R::from_bits(b);
-  else if constexpr (ra_same<R, bool>::value) return b != 0;
-  else return ra_bit_cast<R>(b);
-}
-
-template <typename T> RA_DEVICE typename RaKey<T>::type ra_sort_key(T v, int flags) {
-  typedef RaKey<T> K;
-  typedef typename K::bits U;
-  typedef typename K::R R;
-  constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
+template <typename T> RA_DEVICE auto ra_sort_key(T v, int flags) {
+  typedef typename RaPart<T>::type R;
   const R x = RaPart<T>::get(v, flags);
-  U b = ra_bits_of(x);
-  if constexpr (K::floating) {
-    if ((float)x != (float)x) return (typename K::type)(U)~(U)0;  // a double NaN stays NaN as float
-    if ((flags & RA_CANON_ZERO) && (U)(b & (U)~sign) == 0) b = 0;
-    b = (b & sign) ? (U)~b : (U)(b | sign);
-  } else if constexpr (K::is_signed) {
-    b = (U)(b ^ sign);
-  }
-  if (flags & RA_DESCENDING) b = (U)~b;
-  return (typename K::type)b;
-}
-
-// The value of a key (keys-only sorts); a NaN comes back as a quiet NaN.
-template <typename T> RA_DEVICE T ra_sort_value(typename RaKey<T>::type key, int flags) {
-  typedef RaKey<T> K;
-  typedef typename K::bits U;
-  constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-  U b = (U)key;
-  if constexpr (K::floating) {
-    if (b == (U)~(U)0) return ra_from_bits<T>((U)~(U)0 >> 1);
-    if (flags & RA_DESCENDING) b = (U)~b;
-    b = (b & sign) ? (U)(b & (U)~sign) : (U)~b;
-  } else {
-    if (flags & RA_DESCENDING) b = (U)~b;
-    if (K::is_signed) b = (U)(b ^ sign);
-  }
-  return ra_from_bits<T>(b);
+  typename RaUint<sizeof(R)>::type b;
+  if constexpr (ra_is_16bit_float<R>::value) b = x.bits;
+  else b = ra_bit_cast<typename RaUint<sizeof(R)>::type>(x);
+  return ra_key_bits(b, flags | RaRecipe<R>::flags);
 }
 
 // ---- digit counts --------------------------------------------------------------------------------
-// The count of every digit at every position, one table per block in shared memory, added
-// to the global one at the end (counts[p * RA_RADIX + d]: keys with digit d at position p).
-// A thread counts a run of equal digits in a register first: the high digits of real data
-// are often all equal, and one shared counter hit by every lane at once would serialize.
-template <typename K> struct RaDigitCounts {
-  unsigned int* table;  // [sizeof(K)][RA_RADIX], shared
+// The count of every digit at every position, in shared tables, added to the global one at
+// the end (counts[p * RA_RADIX + d]: keys with digit d at position p). Lanes add to SPREAD
+// copies of each counter (lane % SPREAD), side by side in the banks: lanes sharing a digit
+// in one instruction (the high digits of real data are often all equal) serialize less.
+// Each key costs a few instructions per position: the kernels keep up with their loads.
+template <typename K, int SPREAD> struct RaDigitCounts {
+  unsigned int* table;  // [sizeof(K)][RA_RADIX][SPREAD], shared
+  unsigned int* mine;   // this lane's copy
   int digits;
-  unsigned int digit[sizeof(K)], run[sizeof(K)];
 
-  RA_DEVICE RaDigitCounts(unsigned int* shared_table, int positions) : table(shared_table), digits(positions) {
-#pragma unroll
-    for (int p = 0; p < (int)sizeof(K); ++p) digit[p] = run[p] = 0;
-    for (int i = threadIdx.x; i < digits * RA_RADIX; i += blockDim.x) table[i] = 0;
+  RA_DEVICE RaDigitCounts(unsigned int* shared_table, int positions)
+      : table(shared_table), mine(shared_table + ra_lane() % SPREAD), digits(positions) {
+    for (int i = threadIdx.x; i < digits * RA_RADIX * SPREAD; i += blockDim.x) table[i] = 0;
     __syncthreads();
   }
 
@@ -123,56 +138,48 @@ template <typename K> struct RaDigitCounts {
 #pragma unroll
     for (int p = 0; p < (int)sizeof(K); ++p) {
       if (p >= digits) break;
-      const unsigned int d = (unsigned int)(key >> (8 * p)) & (RA_RADIX - 1);
-      if (d != digit[p]) {
-        if (run[p]) atomicAdd(&table[p * RA_RADIX + digit[p]], run[p]);
-        digit[p] = d;
-        run[p] = 0;
-      }
-      ++run[p];
+      atomicAdd(&mine[(p * RA_RADIX + ((unsigned int)(key >> (8 * p)) & (RA_RADIX - 1))) * SPREAD], 1u);
     }
   }
 
   // Every thread of the block calls it once, at the end.
   RA_DEVICE void finish(unsigned int* counts) {
-#pragma unroll
-    for (int p = 0; p < (int)sizeof(K); ++p)
-      if (p < digits && run[p]) atomicAdd(&table[p * RA_RADIX + digit[p]], run[p]);
     __syncthreads();
-    for (int i = threadIdx.x; i < digits * RA_RADIX; i += blockDim.x)
-      if (table[i]) atomicAdd(&counts[i], table[i]);
+    for (int i = threadIdx.x; i < digits * RA_RADIX; i += blockDim.x) {
+      unsigned int c = 0;
+#pragma unroll
+      for (int s = 0; s < SPREAD; ++s) c += table[i * SPREAD + s];
+      if (c) atomicAdd(&counts[i], c);
+    }
   }
 };
 
-// The key kernels run few blocks (each adds its table to the global one), so each thread
+// The count kernels run few blocks (each adds its tables to the global one), so each thread
 // loads RA_KEY_ITEMS elements before using any: enough loads in flight to fill the bandwidth.
-#define RA_KEY_ITEMS 8
+#define RA_KEY_ITEMS 16
+// Counter copies: 32 KiB of tables, whatever the key size.
+template <typename K> struct RaSpread { static constexpr int value = 32 / sizeof(K); };
 
-// keys[i] = the key of x[perm[i]] (perm null: of x[i]), its digits counted into `counts`.
-template <typename T>
+// The digits of the keys of x's values (U: their bits; flags: how keys are made, and
+// RA_INTERLEAVED) counted into `counts`; only read (the first pass makes the keys again).
+template <typename U>
 __global__ void __launch_bounds__(RA_SORT_BLOCK)
-sort_keys(typename RaKey<T>::type* keys, const T* x, const unsigned int* perm, ra_index_t n, int flags,
-          unsigned int* counts) {
-  typedef typename RaKey<T>::type K;
-  __shared__ unsigned int table[sizeof(K) * RA_RADIX];
-  RaDigitCounts<K> count(table, RaKey<T>::digits);
+sort_counts(const U* x, ra_index_t n, int flags, unsigned int* counts) {
+  typedef typename RaKeyOf<U>::type K;
+  __shared__ unsigned int table[sizeof(U) * RA_RADIX * RaSpread<K>::value];
+  RaDigitCounts<K, RaSpread<K>::value> count(table, sizeof(U));
+  const int stride = flags & RA_INTERLEAVED ? 2 : 1;
   const ra_index_t step = ra_grid_stride() * RA_KEY_ITEMS;
   for (ra_index_t base = (ra_index_t)blockIdx.x * blockDim.x * RA_KEY_ITEMS + threadIdx.x; base < n; base += step) {
-    T v[RA_KEY_ITEMS];
+    U v[RA_KEY_ITEMS];
 #pragma unroll
     for (int j = 0; j < RA_KEY_ITEMS; ++j) {
       const ra_index_t i = base + j * blockDim.x;
-      if (i < n) v[j] = x[perm ? (ra_index_t)perm[i] : i];
+      if (i < n) v[j] = x[i * stride];
     }
 #pragma unroll
-    for (int j = 0; j < RA_KEY_ITEMS; ++j) {
-      const ra_index_t i = base + j * blockDim.x;
-      if (i < n) {
-        const K key = ra_sort_key(v[j], flags);
-        keys[i] = key;
-        count.add(key);
-      }
-    }
+    for (int j = 0; j < RA_KEY_ITEMS; ++j)
+      if (base + j * blockDim.x < n) count.add(ra_key_bits(v[j], flags));
   }
   count.finish(counts);
 }
@@ -181,8 +188,8 @@ sort_keys(typename RaKey<T>::type* keys, const T* x, const unsigned int* perm, r
 __global__ void __launch_bounds__(RA_SORT_BLOCK)
 segment_keys(unsigned int* keys, const unsigned int* idx, ra_index_t n, ra_index_t len, int digits,
              unsigned int* counts) {
-  __shared__ unsigned int table[sizeof(unsigned int) * RA_RADIX];
-  RaDigitCounts<unsigned int> count(table, digits);
+  __shared__ unsigned int table[sizeof(unsigned int) * RA_RADIX * RaSpread<unsigned int>::value];
+  RaDigitCounts<unsigned int, RaSpread<unsigned int>::value> count(table, digits);
   const unsigned int row = (unsigned int)len;  // 32-bit division: indices and rows fit
   const ra_index_t step = ra_grid_stride() * RA_KEY_ITEMS;
   for (ra_index_t base = (ra_index_t)blockIdx.x * blockDim.x * RA_KEY_ITEMS + threadIdx.x; base < n; base += step) {
@@ -239,29 +246,44 @@ template <typename K> RA_DEVICE unsigned int ra_digit(K key, int shift) {
   return (unsigned int)(key >> shift) & (RA_RADIX - 1);
 }
 
-// The lanes of the wave whose digit (< 2^9) equals this lane's: a ballot per bit. (NVIDIA's
-// match instruction takes longer the more distinct digits a warp holds: it lost on random keys.)
-RA_DEVICE ra_lanemask_t ra_digit_peers(unsigned int d) {
-  ra_lanemask_t peers = ra_ballot(true);
+// The lanes among `lanes` whose digit equals this lane's: a ballot per bit. (NVIDIA's match
+// instruction takes longer the more distinct digits a warp holds: it lost on random keys.)
+RA_DEVICE ra_lanemask_t ra_digit_peers(unsigned int d, ra_lanemask_t lanes) {
+  ra_lanemask_t peers = lanes;
 #pragma unroll
-  for (int bit = 0; bit < 9; ++bit) {
+  for (int bit = 0; bit < 8; ++bit) {
+#ifdef RA_NVIDIA
+    // The bit tested once, for the ballot and the choice (NVRTC tested it twice, and the
+    // ranking is most of the pass's instructions): the ballot, complemented where clear.
+    unsigned int m;
+    asm("{\n\t.reg .pred p;\n\tand.b32 %0, %1, %2;\n\tsetp.ne.u32 p, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t@!p not.b32 %0, %0;\n\t}"
+        : "=r"(m) : "r"(d), "r"(1u << bit));
+    peers &= m;
+#else
     const bool set = (d >> bit) & 1u;
     const ra_lanemask_t m = ra_ballot(set);
     peers &= set ? m : ~m;
+#endif
   }
   return peers;
 }
 
 // One stable pass on the digit at 8 * pass: keys (and values) of kin/vin go to kout/vout.
+// KI: what kin holds, keys or (the first pass) the bits of values, which in_flags make keys
+// of and say where they are (RA_INTERLEAVED, RA_GATHER); KO: what kout takes, keys or (the
+// last pass of a keys-only sort) the bits of their values, remade under out_flags.
 // counts: this position's row of the digit counts; tiles_taken: this pass's tile counter;
 // status: two zeroed arrays of [tiles][RA_RADIX] words, what each tile has published for
 // each digit; a pass uses array pass % 2 and zeroes the other for the next pass.
 // kout null: keys not written (an argsort's last pass); VO void: keys only; vin null: each
 // key's value is its position. Indices are 32-bit: a sort holds fewer than 2^32 elements.
-template <typename K, typename VO>
+template <typename KI, typename KO, typename VO>
 __global__ void __launch_bounds__(RA_SORT_BLOCK, RaOnesweep<VO>::blocks)
-radix_onesweep(K* kout, VO* vout, const K* kin, const unsigned int* vin, ra_index_t size, int pass,
-               const unsigned int* counts, unsigned int* tiles_taken, unsigned int* status, unsigned int len) {
+radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_index_t size, int pass,
+               int in_flags, int out_flags, const unsigned int* counts, unsigned int* tiles_taken,
+               unsigned int* status, unsigned int len) {
+  typedef typename RaKeyOf<KI>::type K;
   constexpr bool pairs = !ra_same<VO, void>::value;
   constexpr int ITEMS = RaTile<K>::items, TILE = RA_SORT_BLOCK * ITEMS;
   constexpr int WAVES = RA_SORT_BLOCK / RA_WAVE_SIZE, WAVE_TILE = RA_WAVE_SIZE * ITEMS;
@@ -289,29 +311,44 @@ radix_onesweep(K* kout, VO* vout, const K* kin, const unsigned int* vin, ra_inde
   const unsigned int first = wave * WAVE_TILE + lane;
 
   // Every load issued before any key is used: one memory latency per tile.
-  const K* src = kin + (base + first);
   K key[ITEMS];
+  if (in_flags & RA_GATHER) {
+    const int shift_in = in_flags & RA_INTERLEAVED ? 1 : 0;
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) key[j] = first + j * RA_WAVE_SIZE < tile_n ? src[j * RA_WAVE_SIZE] : 0;
+    for (int j = 0; j < ITEMS; ++j) {
+      const unsigned int i = first + j * RA_WAVE_SIZE;
+      key[j] = i < tile_n ? kin[(ra_index_t)vin[base + i] << shift_in] : 0;
+    }
+  } else if (in_flags & RA_INTERLEAVED) {
+    const KI* src = kin + 2 * (ra_index_t)(base + first);
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) key[j] = first + j * RA_WAVE_SIZE < tile_n ? src[2 * j * RA_WAVE_SIZE] : 0;
+  } else {
+    const KI* src = kin + (base + first);
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) key[j] = first + j * RA_WAVE_SIZE < tile_n ? src[j * RA_WAVE_SIZE] : 0;
+  }
+  if (in_flags & (RA_DESCENDING | RA_KEY_FLOAT | RA_KEY_SIGNED)) {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) key[j] = ra_key_bits((KI)key[j], in_flags);
+  }
   status[((pass + 1) & 1) * table + tile * RA_RADIX + t] = 0;
 
   // rank[j]: where item j goes among the wave's keys of its digit (low half), and the digit
   // (high half; past the end: RA_RADIX, never counted). The lanes sharing a digit find each
-  // other; the lowest adds them to the wave's count, in item order (the wave's counters are
-  // its own: no block barrier).
+  // other and all read the wave's count of it; the lowest adds them to it, in item order
+  // (the wave's counters are its own: no block barrier; no branch, no shuffle).
   const ra_lanemask_t below = (((ra_lanemask_t)1) << lane) - 1;
   unsigned int rank[ITEMS];
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const unsigned int d = first + j * RA_WAVE_SIZE < tile_n ? ra_digit(key[j], shift) : RA_RADIX;
-    const ra_lanemask_t peers = ra_digit_peers(d);
-    const int leader = ra_popc((peers & (~peers + 1)) - 1);
-    unsigned int before = 0;
-    if (lane == leader && d < RA_RADIX) {
-      before = wave_count[wave][d];
-      wave_count[wave][d] = before + ra_popc(peers);
-    }
-    rank[j] = (ra_shfl(before, leader) + ra_popc(peers & below)) | d << 16;
+    const bool valid = first + j * RA_WAVE_SIZE < tile_n;
+    const unsigned int d = ra_digit(key[j], shift);
+    const ra_lanemask_t peers = ra_digit_peers(d, ra_ballot(valid));
+    const ra_lanemask_t ahead = peers & below;
+    const unsigned int before = wave_count[wave][d];
+    if (valid && ahead == 0) wave_count[wave][d] = before + ra_popc(peers);
+    rank[j] = (before + ra_popc(ahead)) | (valid ? d : RA_RADIX) << 16;
     ra_wave_sync();
   }
   __syncthreads();
@@ -390,10 +427,14 @@ radix_onesweep(K* kout, VO* vout, const K* kin, const unsigned int* vin, ra_inde
   for (int r = 0; r < ITEMS; ++r) k[r] = skey[r * RA_SORT_BLOCK + t];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) o[r] = out_base[ra_digit(k[r], shift)] + r * RA_SORT_BLOCK + t;
-  if (kout) {
+  if (kout && out_flags) {
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r)
-      if (r * RA_SORT_BLOCK + t < tile_n) kout[o[r]] = k[r];
+      if (r * RA_SORT_BLOCK + t < tile_n) kout[o[r]] = ra_value_bits<KO>(k[r], out_flags);
+  } else if (kout) {
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+      if (r * RA_SORT_BLOCK + t < tile_n) kout[o[r]] = (KO)k[r];
   }
   if constexpr (pairs) {
 #pragma unroll
@@ -403,11 +444,6 @@ radix_onesweep(K* kout, VO* vout, const K* kin, const unsigned int* vin, ra_inde
 }
 
 // ---- from sorted keys and indices to results ----------------------------------------------------
-template <typename T>
-__global__ void sort_values(T* out, const typename RaKey<T>::type* keys, ra_index_t n, int flags) {
-  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) out[i] = ra_sort_value<T>(keys[i], flags);
-}
-
 template <typename T>
 __global__ void sort_gather(T* out, const T* x, const unsigned int* idx, ra_index_t n) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) out[i] = x[idx[i]];

@@ -1,8 +1,9 @@
 """The gpu backs of sorting, sets and searchsorted: launches of ``kernels/reduction/sort.hip``.
 
-One LSD radix sort serves them all (see sort.hip for the keys and the passes): the
-kernel that makes the keys counts their digits, then one onesweep kernel per 8-bit
-digit. ``sort`` of one row sorts the keys alone and turns them back into values;
+One LSD radix sort serves them all (see sort.hip for the keys and the passes): a
+kernel counts the digits of the keys (made of the values, only read), then one
+onesweep kernel per 8-bit digit; the first makes the keys of the values it reads.
+``sort`` of one row sorts the keys alone, and its last pass writes them back as values;
 ``argsort`` and sorts of many rows carry uint32 indices and sort by the row after
 the value (a second, stable LSD sort on the row number); an argsort's last pass
 writes the int64 result itself. ``unique_*`` sort once, mark where the sorted
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+from typing import NamedTuple
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
@@ -29,20 +31,42 @@ from .gpu import i64, moved_back, moved_last, pointer, ptr_or_null, read_scalar,
 __all__ = ["SOURCE", "kernel_sources", "sort", "argsort", "unique", "isin", "searchsorted"]
 
 SOURCE = "reduction/sort.hip"
-_DESCENDING, _CANON_ZERO, _IMAG_PART = 1, 2, 4  # RA_DESCENDING, RA_CANON_ZERO, RA_IMAG_PART
+_DESCENDING, _CANON_ZERO = 1, 2  # RA_DESCENDING, RA_CANON_ZERO
+_FLOAT, _SIGNED, _BFLOAT, _INTERLEAVED, _GATHER = 8, 16, 32, 64, 128  # RA_KEY_*, RA_INTERLEAVED, RA_GATHER
 _RADIX = 256  # RA_RADIX, and RA_SORT_BLOCK: the onesweep's threads
 _MAX_DIGITS = 8
 _STATUS_AT = _MAX_DIGITS * (_RADIX + 1)  # uint32s of the scratch before the status (8-byte aligned)
-_COUNT_BLOCKS_PER_CU = 8  # few blocks for the key kernels: each adds its digit table to the global one
-_KEY_ITEMS = 8  # RA_KEY_ITEMS
+_COUNT_BLOCKS_PER_CU = 4  # few blocks for the count kernels: each adds its digit tables to the global one
+_KEY_ITEMS = 16  # RA_KEY_ITEMS
 _LIMIT = 2**32  # indices ride along as uint32
 _U32 = dtypes.uint32
 _COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, identity_op, add_op>"
 
 
+_BITS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}
+
+
 def _key_dtype(dtype: DType) -> DType:
     real = dtypes.real_of(dtype)
     return dtypes.uint32 if real.itemsize <= 4 else dtypes.uint64
+
+
+def _recipe(dtype: DType) -> int:
+    """The flags that make keys of the bits of ``dtype``'s (real part's) values."""
+    real = dtypes.real_of(dtype)
+    if real.kind == "f":
+        return _FLOAT | (_BFLOAT if real == dtypes.bfloat16 else 0)
+    return _SIGNED if real.kind == "i" else 0
+
+
+class _Keys(NamedTuple):
+    """What a sort's first pass reads: ``ptr`` to elements of the C type ``bits`` (a key
+    dtype's: the keys themselves, ``flags`` 0; or a real dtype's width: values, of which
+    ``flags`` make keys)."""
+
+    ptr: ctypes.c_void_p
+    bits: str
+    flags: int = 0
 
 
 def _tiles(n: int, key: DType) -> int:
@@ -53,22 +77,26 @@ def _tiles(n: int, key: DType) -> int:
 def _group(dtype: DType) -> tuple[str, ...]:
     """The sort.hip kernels for one element dtype (those its functions admit)."""
     t = dtype.c_type
-    names = [f"sort_keys<{t}>", f"sort_gather<{t}>", f"unique_flags<{t}>", f"unique_scatter<{t}>",
-             f"isin_sorted<{t}>"]
-    if dtype.kind != "c":
-        names.append(f"sort_values<{t}>")
+    names = [f"sort_gather<{t}>", f"unique_flags<{t}>", f"unique_scatter<{t}>", f"isin_sorted<{t}>"]
     if dtype in CATEGORIES["real-valued"]:
         names.append(f"searchsorted<{t}>")
     return tuple(names)
 
 
-def _onesweep(key: DType, values: str) -> str:
-    """The pass for ``key`` writing ``values``: "void" (keys only), "uint32_t" or "int64_t"."""
-    return f"radix_onesweep<{key.c_type}, {values}>"
+def _onesweep(kin: str, kout: str, values: str) -> str:
+    """The pass reading ``kin`` and writing ``kout`` (C types, see radix_onesweep) and
+    ``values``: "void" (keys only), "uint32_t" or "int64_t"."""
+    return f"radix_onesweep<{kin}, {kout}, {values}>"
 
 
-_COMMON = (*(_onesweep(k, v) for k in (dtypes.uint32, dtypes.uint64) for v in ("void", "uint32_t", "int64_t")),
-           "segment_keys", "unique_counts<int64_t>")
+# The passes sorts take (see _radix): keys only, from the values' width to it through the key
+# type (uint32_t up to 4 bytes); with values, from the width or the key type to the key type.
+_KEYS_ONLY = (("uint8_t", "uint8_t"), ("uint16_t", "uint32_t"), ("uint32_t", "uint16_t"), ("uint32_t", "uint32_t"),
+              ("uint64_t", "uint64_t"))
+_COMMON = (*(_onesweep(i, o, "void") for i, o in _KEYS_ONLY),
+           *(_onesweep(b, "uint64_t" if b == "uint64_t" else "uint32_t", v) for b in _BITS.values()
+             for v in ("uint32_t", "int64_t")),
+           *(f"sort_counts<{b}>" for b in _BITS.values()), "segment_keys", "unique_counts<int64_t>")
 
 
 def kernel_sources() -> list[KernelSource]:
@@ -92,68 +120,86 @@ def _part(a: Array, start: int, size: int) -> Array:
     return a._view((size,), (1,), a.offset + start)
 
 
-def _make_keys(rt, name: str, group: tuple[str, ...], n: int, args: list, key: DType) -> Array:  # type: ignore[no-untyped-def]
-    """Launch a kernel that makes keys and counts their digits (``args`` then the counts);
-    returns the zeroed scratch of their LSD sort, the counts filled (see ``_radix``)."""
+def _counted(rt, name: str, n: int, args: list, key: DType) -> Array:  # type: ignore[no-untyped-def]
+    """Launch a kernel that counts the digits of keys (``args`` then the counts); returns the
+    zeroed scratch of their LSD sort, the counts filled (see ``_radix``)."""
     scratch = rt.empty((_STATUS_AT + 2 * _RADIX * _tiles(n, key),), _U32)
     rt.memset(scratch, 0)
     grid = min(-(-n // (_RADIX * _KEY_ITEMS)), rt.properties.compute_units * _COUNT_BLOCKS_PER_CU)
-    rt.launch(rt.kernel(SOURCE, name, group), (grid, 1, 1), (_RADIX, 1, 1),
+    rt.launch(rt.kernel(SOURCE, name, _COMMON), (grid, 1, 1), (_RADIX, 1, 1),
               [*args, pointer(rt, _part(scratch, 0, _MAX_DIGITS * _RADIX))])
     return scratch
 
 
-def _radix(rt, scratch: Array, keys: Array, digits: int, pairs: bool, vals: Array | None = None,  # type: ignore[no-untyped-def]
+def _value_keys(rt, x: Array, n: int, flags: int, imag: bool = False) -> tuple[_Keys, Array]:  # type: ignore[no-untyped-def]
+    """The keys of the (real or ``imag``) parts of ``x``'s values under ``flags``, as the first
+    pass reads them, and the scratch of their sort (their digits counted)."""
+    real = dtypes.real_of(x.dtype)
+    interleaved = _INTERLEAVED if x.dtype.kind == "c" else 0
+    ptr = ctypes.c_void_p(rt.pointer(x) + (real.itemsize if imag else 0))
+    flags |= _recipe(x.dtype) | interleaved
+    scratch = _counted(rt, f"sort_counts<{_BITS[real.itemsize]}>", n,
+                       [ptr, ctypes.c_int64(n), ctypes.c_int32(flags)], _key_dtype(real))
+    return _Keys(ptr, _BITS[real.itemsize], flags), scratch
+
+
+def _radix(rt, scratch: Array, n: int, src: _Keys, digits: int, pairs: bool, vals: Array | None = None,  # type: ignore[no-untyped-def]
            out: Array | None = None, length: int = 1) -> Array:
-    """``keys`` (uint32 or uint64) sorted stably on their low ``digits`` bytes; ``scratch`` from
-    ``_make_keys``: every position's digit counts, a tile counter per pass, then the look-back
-    status (two uint32 arrays of a word per tile and digit, the passes take turns). With ``pairs`` uint32 values ride along (``vals``, or
-    each key's position) and are returned (the last pass writes no keys); ``out`` (int64) then
-    takes the last pass's values as positions within rows of ``length``. Else the keys."""
-    n, key = keys.size, keys.dtype
+    """The keys ``src`` gives sorted stably on their low ``digits`` bytes; ``scratch`` from
+    ``_counted``: every position's digit counts, a tile counter per pass, then the look-back
+    status (two uint32 arrays of a word per tile and digit, the passes take turns). Keys
+    only: the last pass writes their values to ``out`` (``src``'s values' dtype), returned.
+    With ``pairs`` uint32 values ride along (``vals``, or each key's position) and are
+    returned (the last pass writes no keys); ``out`` (int64) then takes the last pass's
+    values as positions within rows of ``length``."""
+    key = dtypes.uint64 if src.bits == "uint64_t" else _U32
     status = pointer(rt, _part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
-    spare_keys = None if pairs and digits == 1 else rt.empty((n,), key)
+    kin, kin_bits, in_flags = src
+    spare_keys: list[Array] = []  # the two key buffers the passes between take turns on
     spare_vals = None
     for p in range(digits):
         last = p == digits - 1
-        kout = None if pairs and last else spare_keys
+        kout_bits, out_flags, kout = key.c_type, 0, None
+        if last and not pairs:
+            kout_bits, out_flags, kout = src.bits, src.flags & ~(_INTERLEAVED | _GATHER), out
+        elif not last:
+            if len(spare_keys) < 2:
+                spare_keys.append(rt.empty((n,), key))
+            kout = spare_keys[p % 2]
         vout = None
         if pairs:
             vout = out if last and out is not None else spare_vals if spare_vals is not None else rt.empty((n,), _U32)
         values = "void" if not pairs else "int64_t" if vout is out and out is not None else "uint32_t"
-        rt.launch(rt.kernel(SOURCE, _onesweep(key, values), _COMMON),
+        rt.launch(rt.kernel(SOURCE, _onesweep(kin_bits, kout_bits, values), _COMMON),
                   (_tiles(n, key), 1, 1), (_RADIX, 1, 1),
-                  [ptr_or_null(rt, kout), ptr_or_null(rt, vout), pointer(rt, keys), ptr_or_null(rt, vals),
-                   ctypes.c_int64(n), ctypes.c_int32(p), pointer(rt, _part(scratch, p * _RADIX, _RADIX)),
+                  [ptr_or_null(rt, kout), ptr_or_null(rt, vout), kin, ptr_or_null(rt, vals), ctypes.c_int64(n),
+                   ctypes.c_int32(p), ctypes.c_int32(in_flags), ctypes.c_int32(out_flags),
+                   pointer(rt, _part(scratch, p * _RADIX, _RADIX)),
                    pointer(rt, _part(scratch, _MAX_DIGITS * _RADIX + p, 1)), status, ctypes.c_uint32(length)])
-        if kout is not None:
-            keys, spare_keys = kout, keys
+        if kout is not None and not last:
+            kin, kin_bits, in_flags = pointer(rt, kout), key.c_type, 0
         if pairs:
             vals, spare_vals = vout, vals
-    return vals if pairs else keys  # type: ignore[return-value]
+    return vals if pairs else out  # type: ignore[return-value]
 
 
 def _argsort_rows(rt, x: Array, length: int, flags: int, out: Array | None = None) -> Array:  # type: ignore[no-untyped-def]
     """The stable order sorting each contiguous row of ``length`` of ``x``: uint32 flat indices,
     or with ``out`` (int64) the positions within each row, written there."""
     n, t = x.size, x.dtype
-    key = _key_dtype(t)
     rows = n // length
-    parts = (_IMAG_PART, 0) if t.kind == "c" else (0,)  # least significant key first
+    parts = (True, False) if t.kind == "c" else (False,)  # least significant key first: imag, real
     perm: Array | None = None  # the order so far, by the less significant keys
-    for i, part in enumerate(parts):
-        keys = rt.empty((n,), key)
-        scratch = _make_keys(rt, f"sort_keys<{t.c_type}>", _group(t), n,
-                             [pointer(rt, keys), pointer(rt, x), ptr_or_null(rt, perm), ctypes.c_int64(n),
-                              ctypes.c_int32(flags | part)], key)
+    for i, imag in enumerate(parts):
+        src, scratch = _value_keys(rt, x, n, flags | (_GATHER if perm is not None else 0), imag)
         final = out if rows == 1 and i == len(parts) - 1 else None
-        perm = idx = _radix(rt, scratch, keys, dtypes.real_of(t).itemsize, True, perm, final, length)
+        perm = idx = _radix(rt, scratch, n, src, dtypes.real_of(t).itemsize, True, perm, final, length)
     if rows > 1:
         digits = -(-(rows - 1).bit_length() // 8)
         seg = rt.empty((n,), _U32)
-        scratch = _make_keys(rt, "segment_keys", _COMMON, n,
-                             [pointer(rt, seg), pointer(rt, idx), *i64(n, length), ctypes.c_int32(digits)], _U32)
-        idx = _radix(rt, scratch, seg, digits, True, idx, out, length)
+        scratch = _counted(rt, "segment_keys", n,
+                           [pointer(rt, seg), pointer(rt, idx), *i64(n, length), ctypes.c_int32(digits)], _U32)
+        idx = _radix(rt, scratch, n, _Keys(pointer(rt, seg), "uint32_t"), digits, True, idx, out, length)
     return idx
 
 
@@ -166,15 +212,8 @@ def _sorted(rt, x: Array, flags: int) -> Array:  # type: ignore[no-untyped-def]
         _launch(rt, f"sort_gather<{t.c_type}>", _group(t), n, [pointer(rt, out), pointer(rt, x), pointer(rt, idx),
                                                                 ctypes.c_int64(n)])
         return out
-    key = _key_dtype(t)
-    keys = rt.empty((n,), key)
-    scratch = _make_keys(rt, f"sort_keys<{t.c_type}>", _group(t), n,
-                         [pointer(rt, keys), pointer(rt, x), ctypes.c_void_p(None), ctypes.c_int64(n),
-                          ctypes.c_int32(flags)], key)
-    keys = _radix(rt, scratch, keys, t.itemsize, False)
-    _launch(rt, f"sort_values<{t.c_type}>", _group(t), n,
-            [pointer(rt, out), pointer(rt, keys), ctypes.c_int64(n), ctypes.c_int32(flags)])
-    return out
+    src, scratch = _value_keys(rt, x, n, flags)
+    return _radix(rt, scratch, n, src, t.itemsize, False, out=out)
 
 
 # -- the backs --------------------------------------------------------------------------------------
