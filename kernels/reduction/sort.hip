@@ -172,6 +172,13 @@ sort_counts(const U* x, ra_index_t n, int flags, unsigned int* counts) {
   const ra_index_t step = ra_grid_stride() * RA_KEY_ITEMS;
   for (ra_index_t base = (ra_index_t)blockIdx.x * blockDim.x * RA_KEY_ITEMS + threadIdx.x; base < n; base += step) {
     U v[RA_KEY_ITEMS];
+    if (base + (RA_KEY_ITEMS - 1) * blockDim.x < n) {  // a full batch: no per-item checks (the kernel is issue-bound)
+#pragma unroll
+      for (int j = 0; j < RA_KEY_ITEMS; ++j) v[j] = x[(base + j * blockDim.x) * stride];
+#pragma unroll
+      for (int j = 0; j < RA_KEY_ITEMS; ++j) count.add(ra_key_bits(v[j], flags));
+      continue;
+    }
 #pragma unroll
     for (int j = 0; j < RA_KEY_ITEMS; ++j) {
       const ra_index_t i = base + j * blockDim.x;
