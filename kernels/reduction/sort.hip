@@ -18,7 +18,9 @@
 // window of earlier tiles' published counts for its global offset per digit (decoupled
 // look-back, 32-bit status words), and writes each digit's run coalesced; values are
 // loaded only after the look-back and follow their keys. The last pass of a keys-only
-// sort writes the values of its keys, not the keys.
+// sort writes the values of its keys, not the keys. Every tile but the last is full: its
+// per-item code is a variant without bound tests, valid-lane ballots or masked accesses
+// (ra_onesweep_tile<FULL>). Keys are made branch-free (flags folded into uniform masks).
 // Values ride along as uint32_t indices (a sort holds fewer than 2^32 elements, so all
 // index math is 32-bit); the last pass of an argsort writes them as int64 positions
 // within their row. Sorting by several keys is several LSD sorts, least significant key
@@ -41,11 +43,15 @@
 #define RA_INTERLEAVED 64  // x[2 * i]: a complex array's part (x then points at the part of element 0)
 #define RA_GATHER 128      // at vin[i] (the order by the less significant keys), not i
 
-template <int N> struct RaUint;
-template <> struct RaUint<1> { typedef unsigned char type; };
-template <> struct RaUint<2> { typedef unsigned short type; };
-template <> struct RaUint<4> { typedef unsigned int type; };
-template <> struct RaUint<8> { typedef unsigned long long type; };
+template <int N> struct RaUint;  // type: N bytes unsigned, signed_type: signed
+template <> struct RaUint<1> { typedef unsigned char type; typedef signed char signed_type; };
+template <> struct RaUint<2> { typedef unsigned short type; typedef short signed_type; };
+template <> struct RaUint<4> { typedef unsigned int type; typedef int signed_type; };
+template <> struct RaUint<8> { typedef unsigned long long type; typedef long long signed_type; };
+// All ones where b's top bit is set, else 0.
+template <typename U> RA_DEVICE U ra_top_bit_mask(U b) {
+  return (U)((typename RaUint<sizeof(U)>::signed_type)b >> (8 * sizeof(U) - 1));
+}
 // The key of the bits U of a value: 32-bit up to 4 bytes, else 64-bit.
 template <typename U> struct RaKeyOf { typedef typename RaUint<sizeof(U) <= 4 ? 4 : 8>::type type; };
 
@@ -56,37 +62,35 @@ template <typename U> RA_DEVICE U ra_inf_bits(int flags) {
   else return (U)0x7ff0000000000000ull;
 }
 
-// Branch-free but for the flags (uniform), in few instructions: the count kernel and the first
-// and last passes make and remake a key per element. A float's key flips every bit when
-// negative and the sign bit otherwise; a signed integer's the sign bit; descending order all.
+// Branch-free, the flags folded into masks (uniform, made once per kernel): the count kernel
+// and the first and last passes make and remake a key per element. A float's key flips every
+// bit when negative and the sign bit otherwise; a signed integer's the sign bit; descending
+// order all; a NaN's is all ones.
 template <typename U> RA_DEVICE typename RaKeyOf<U>::type ra_key_bits(U b, int flags) {
   typedef typename RaKeyOf<U>::type K;
-  constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-  const U desc = flags & RA_DESCENDING ? (U)~(U)0 : (U)0;
-  if constexpr (sizeof(U) > 1) {
-    if (flags & RA_KEY_FLOAT) {
-      const U mag = (U)(b & (U)~sign);
-      if (mag > ra_inf_bits<U>(flags)) return (K)(U)~(U)0;
-      if ((flags & RA_CANON_ZERO) && mag == 0) b = 0;
-      const U negative = b & sign ? (U)~(U)0 : (U)0;
-      return (K)(U)(b ^ (negative | sign) ^ desc);
-    }
-  }
-  return (K)(U)(b ^ ((flags & RA_KEY_SIGNED ? sign : (U)0) ^ desc));
+  constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1)), ones = (U)~(U)0;
+  const bool real = sizeof(U) > 1 && (flags & RA_KEY_FLOAT);
+  const U flip = (U)((real || (flags & RA_KEY_SIGNED) ? sign : (U)0) ^ (flags & RA_DESCENDING ? ones : (U)0));
+  const U negative_flip = real ? (U)~sign : (U)0;           // what a negative float flips besides
+  const U nan_above = real ? ra_inf_bits<U>(flags) : ones;  // no integer's magnitude is above it
+  const U mag = (U)(b & (U)~sign);
+  if (real && (flags & RA_CANON_ZERO) && mag == 0) b = 0;
+  const U negative = ra_top_bit_mask(b);
+  return (K)(mag > nan_above ? ones : (U)(b ^ flip ^ (negative & negative_flip)));
 }
 
 // The bits of the value of a key (keys-only sorts); a NaN comes back as a quiet NaN.
 template <typename U, typename K> RA_DEVICE U ra_value_bits(K key, int flags) {
-  constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-  const U desc = flags & RA_DESCENDING ? (U)~(U)0 : (U)0;
-  U b = (U)key;
-  if (flags & RA_KEY_FLOAT) {
-    if (b == (U)~(U)0) return (U)((U)~(U)0 >> 1);
-    b = (U)(b ^ desc);
-    const U positive = b & sign ? (U)~(U)0 : (U)0;
-    return (U)(b ^ ((U)~positive | sign));
-  }
-  return (U)(b ^ ((flags & RA_KEY_SIGNED ? sign : (U)0) ^ desc));
+  constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1)), ones = (U)~(U)0;
+  const bool real = sizeof(U) > 1 && (flags & RA_KEY_FLOAT);
+  const U desc = flags & RA_DESCENDING ? ones : (U)0;
+  const U flip = (U)((real || (flags & RA_KEY_SIGNED) ? sign : (U)0) ^ desc);
+  const U negative_flip = real ? (U)~sign : (U)0;
+  const U b = (U)key;
+  // The key of a negative float has its (ascending) sign bit clear.
+  const U negative = (U)~ra_top_bit_mask((U)(b ^ desc));
+  if (real && b == ones) return (U)(ones >> 1);
+  return (U)(b ^ flip ^ (negative & negative_flip));
 }
 
 // The real value a key is made of: the part named by the flags for complex types.
@@ -123,22 +127,30 @@ template <typename T> RA_DEVICE auto ra_sort_key(T v, int flags) {
 // copies of each counter (lane % SPREAD), side by side in the banks: lanes sharing a digit
 // in one instruction (the high digits of real data are often all equal) serialize less.
 // Each key costs a few instructions per position: the kernels keep up with their loads.
+template <int X> struct RaLog2 { static constexpr int value = 1 + RaLog2<X / 2>::value; };
+template <> struct RaLog2<1> { static constexpr int value = 0; };
+
 template <typename K, int SPREAD> struct RaDigitCounts {
-  unsigned int* table;  // [sizeof(K)][RA_RADIX][SPREAD], shared
-  unsigned int* mine;   // this lane's copy
+  static constexpr int SCALE = RaLog2<SPREAD * sizeof(unsigned int)>::value;  // a counter's bytes, log2
+  unsigned int* table;      // [sizeof(K)][RA_RADIX][SPREAD], shared
+  unsigned int lane_bytes;  // where this lane's copy is in a counter's
   int digits;
 
   RA_DEVICE RaDigitCounts(unsigned int* shared_table, int positions)
-      : table(shared_table), mine(shared_table + ra_lane() % SPREAD), digits(positions) {
+      : table(shared_table), lane_bytes(ra_lane() % SPREAD * sizeof(unsigned int)), digits(positions) {
     for (int i = threadIdx.x; i < digits * RA_RADIX * SPREAD; i += blockDim.x) table[i] = 0;
     __syncthreads();
   }
 
+  // The counter's byte offset made of the key in one shift and one mask-or (the count kernels
+  // are issue-bound).
   RA_DEVICE void add(K key) {
 #pragma unroll
     for (int p = 0; p < (int)sizeof(K); ++p) {
       if (p >= digits) break;
-      atomicAdd(&mine[(p * RA_RADIX + ((unsigned int)(key >> (8 * p)) & (RA_RADIX - 1))) * SPREAD], 1u);
+      const K at = 8 * p >= SCALE ? key >> (8 * p - SCALE) : key << (SCALE - 8 * p);
+      const unsigned int off = ((unsigned int)at & ((RA_RADIX - 1) << SCALE)) | lane_bytes;
+      atomicAdd((unsigned int*)((char*)table + (p * RA_RADIX << SCALE) + off), 1u);
     }
   }
 
@@ -276,43 +288,33 @@ RA_DEVICE ra_lanemask_t ra_digit_peers(unsigned int d, ra_lanemask_t lanes) {
   return peers;
 }
 
-// One stable pass on the digit at 8 * pass: keys (and values) of kin/vin go to kout/vout.
-// KI: what kin holds, keys or (the first pass) the bits of values, which in_flags make keys
-// of and say where they are (RA_INTERLEAVED, RA_GATHER); KO: what kout takes, keys or (the
-// last pass of a keys-only sort) the bits of their values, remade under out_flags.
-// counts: this position's row of the digit counts; tiles_taken: this pass's tile counter;
-// status: two zeroed arrays of [tiles][RA_RADIX] words, what each tile has published for
-// each digit; a pass uses array pass % 2 and zeroes the other for the next pass.
-// kout null: keys not written (an argsort's last pass); VO void: keys only; vin null: each
-// key's value is its position. Indices are 32-bit: a sort holds fewer than 2^32 elements.
-template <typename KI, typename KO, typename VO>
-__global__ void __launch_bounds__(RA_SORT_BLOCK, RaOnesweep<VO>::blocks)
-radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_index_t size, int pass,
-               int in_flags, int out_flags, const unsigned int* counts, unsigned int* tiles_taken,
-               unsigned int* status, unsigned int len) {
+// What a pass's block keeps in shared memory.
+template <typename K, bool PAIRS> struct RaOnesweepShared {
+  static constexpr int TILE = RA_SORT_BLOCK * RaTile<K>::items;
+  K key[TILE];
+  unsigned int value[PAIRS ? TILE : 1];
+  unsigned int wave_count[RA_SORT_BLOCK / RA_WAVE_SIZE][RA_RADIX];
+  unsigned int out_base[RA_RADIX];
+  unsigned int tile;
+};
+
+// Whether item i of a tile of n is there: always in a full tile (FULL: every tile but the last),
+// which then needs no bound test, ballot of valid lanes or masked load and store.
+template <bool FULL> RA_DEVICE bool ra_in_tile(unsigned int i, unsigned int n) { return FULL || i < n; }
+
+// The pass's work on one tile (see radix_onesweep), of tile_n elements (FULL: a whole tile).
+template <bool FULL, typename KI, typename KO, typename VO>
+RA_DEVICE void ra_onesweep_tile(RaOnesweepShared<typename RaKeyOf<KI>::type, !ra_same<VO, void>::value>& sh,
+                                KO* kout, VO* vout, const KI* kin, const unsigned int* vin, unsigned int n,
+                                unsigned int tile, unsigned int tile_n, int shift, int in_flags, int out_flags,
+                                unsigned int digit_count, volatile unsigned int* st, unsigned int len) {
   typedef typename RaKeyOf<KI>::type K;
   constexpr bool pairs = !ra_same<VO, void>::value;
   constexpr int ITEMS = RaTile<K>::items, TILE = RA_SORT_BLOCK * ITEMS;
   constexpr int WAVES = RA_SORT_BLOCK / RA_WAVE_SIZE, WAVE_TILE = RA_WAVE_SIZE * ITEMS;
   constexpr int LOOKBACK = RaOnesweep<VO>::lookback;
-  static_assert(RA_SORT_BLOCK == RA_RADIX, "thread t publishes and looks back for digit t");
-  static_assert(WAVE_TILE <= 0xffff, "a rank within the wave fits 16 bits");
-  __shared__ K skey[TILE];
-  __shared__ unsigned int sval[pairs ? TILE : 1];
-  __shared__ unsigned int wave_count[WAVES][RA_RADIX];
-  __shared__ unsigned int out_base[RA_RADIX];
-  __shared__ unsigned int tile_slot;
-  const int t = threadIdx.x, lane = ra_lane(), wave = t / RA_WAVE_SIZE, shift = 8 * pass;
-  const unsigned int n = (unsigned int)size, digit_count = counts[t];
-  const unsigned int table = gridDim.x * RA_RADIX;
-  volatile unsigned int* st = status + (pass & 1) * table;
-
-  // Tiles in the order blocks start, not blockIdx: a tile waits only on tiles already running.
-  if (t == 0) tile_slot = atomicAdd(tiles_taken, 1u);
-  for (int w = 0; w < WAVES; ++w) wave_count[w][t] = 0;
-  __syncthreads();
-  const unsigned int tile = tile_slot, base = tile * TILE;
-  const unsigned int tile_n = n - base < (unsigned int)TILE ? n - base : (unsigned int)TILE;
+  const int t = threadIdx.x, lane = ra_lane(), wave = t / RA_WAVE_SIZE;
+  const unsigned int base = tile * TILE;
   // Each wave holds a contiguous run of the tile, lane-fastest: loads coalesce, and item j's
   // lanes come before item j + 1's, so ranking in (item, lane) order is stable.
   const unsigned int first = wave * WAVE_TILE + lane;
@@ -324,37 +326,39 @@ radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_in
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
       const unsigned int i = first + j * RA_WAVE_SIZE;
-      key[j] = i < tile_n ? kin[(ra_index_t)vin[base + i] << shift_in] : 0;
+      key[j] = ra_in_tile<FULL>(i, tile_n) ? kin[(ra_index_t)vin[base + i] << shift_in] : 0;
     }
   } else if (in_flags & RA_INTERLEAVED) {
     const KI* src = kin + 2 * (ra_index_t)(base + first);
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) key[j] = first + j * RA_WAVE_SIZE < tile_n ? src[2 * j * RA_WAVE_SIZE] : 0;
+    for (int j = 0; j < ITEMS; ++j)
+      key[j] = ra_in_tile<FULL>(first + j * RA_WAVE_SIZE, tile_n) ? src[2 * j * RA_WAVE_SIZE] : 0;
   } else {
     const KI* src = kin + (base + first);
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) key[j] = first + j * RA_WAVE_SIZE < tile_n ? src[j * RA_WAVE_SIZE] : 0;
+    for (int j = 0; j < ITEMS; ++j)
+      key[j] = ra_in_tile<FULL>(first + j * RA_WAVE_SIZE, tile_n) ? src[j * RA_WAVE_SIZE] : 0;
   }
   if (in_flags & (RA_DESCENDING | RA_KEY_FLOAT | RA_KEY_SIGNED)) {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) key[j] = ra_key_bits((KI)key[j], in_flags);
   }
-  status[((pass + 1) & 1) * table + tile * RA_RADIX + t] = 0;
 
   // rank[j]: where item j goes among the wave's keys of its digit (low half), and the digit
   // (high half; past the end: RA_RADIX, never counted). The lanes sharing a digit find each
   // other and all read the wave's count of it; the lowest adds them to it, in item order
   // (the wave's counters are its own: no block barrier; no branch, no shuffle).
   const ra_lanemask_t below = (((ra_lanemask_t)1) << lane) - 1;
+  unsigned int* wave_count = sh.wave_count[wave];
   unsigned int rank[ITEMS];
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
-    const bool valid = first + j * RA_WAVE_SIZE < tile_n;
+    const bool valid = ra_in_tile<FULL>(first + j * RA_WAVE_SIZE, tile_n);
     const unsigned int d = ra_digit(key[j], shift);
-    const ra_lanemask_t peers = ra_digit_peers(d, ra_ballot(valid));
+    const ra_lanemask_t peers = ra_digit_peers(d, FULL ? ~(ra_lanemask_t)0 : ra_ballot(valid));
     const ra_lanemask_t ahead = peers & below;
-    const unsigned int before = wave_count[wave][d];
-    if (valid && ahead == 0) wave_count[wave][d] = before + ra_popc(peers);
+    const unsigned int before = wave_count[d];
+    if (valid && ahead == 0) wave_count[d] = before + ra_popc(peers);
     rank[j] = (before + ra_popc(ahead)) | (valid ? d : RA_RADIX) << 16;
     ra_wave_sync();
   }
@@ -366,8 +370,8 @@ radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_in
   unsigned int mine = 0;
 #pragma unroll
   for (int w = 0; w < WAVES; ++w) {
-    const unsigned int c = wave_count[w][t];
-    wave_count[w][t] = mine;
+    const unsigned int c = sh.wave_count[w][t];
+    sh.wave_count[w][t] = mine;
     mine += c;
   }
   st[tile * RA_RADIX + t] = tile == 0 ? RA_INCLUSIVE | mine : mine + 1;
@@ -375,16 +379,16 @@ radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_in
   ra_block_scan(RaTwo{mine, digit_count}, add_two(), RaTwo{0u, 0u}, &starts, &totals);
   const unsigned int start = starts.a;
 #pragma unroll
-  for (int w = 0; w < WAVES; ++w) wave_count[w][t] += start;
+  for (int w = 0; w < WAVES; ++w) sh.wave_count[w][t] += start;
   __syncthreads();
 
   // Keys to their place in the tile, in output order.
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const unsigned int d = rank[j] >> 16;
-    if (d < RA_RADIX) {
-      rank[j] = (rank[j] & 0xffffu) + wave_count[wave][d];
-      skey[rank[j]] = key[j];
+    if (FULL || d < RA_RADIX) {
+      rank[j] = (rank[j] & 0xffffu) + wave_count[d];
+      sh.key[rank[j]] = key[j];
     }
   }
 
@@ -410,7 +414,7 @@ radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_in
     earlier = lo + ((earlier - lo) & ~RA_INCLUSIVE);
     st[tile * RA_RADIX + t] = RA_INCLUSIVE | ((earlier + mine) & ~RA_INCLUSIVE);
   }
-  out_base[t] = starts.b + earlier - start;  // mod 2^32: the output index of the tile's element 0 of digit t
+  sh.out_base[t] = starts.b + earlier - start;  // mod 2^32: the output index of the tile's element 0 of digit t
 
   // The values follow their keys (loaded only now: the look-back and its publication, which
   // later tiles wait on, come first, and no registers hold keys and values at once).
@@ -419,11 +423,11 @@ radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_in
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
       const unsigned int i = first + j * RA_WAVE_SIZE;
-      if (i < tile_n) value[j] = vin ? vin[base + i] : base + i;
+      if (ra_in_tile<FULL>(i, tile_n)) value[j] = vin ? vin[base + i] : base + i;
     }
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j)
-      if (first + j * RA_WAVE_SIZE < tile_n) sval[rank[j]] = value[j];
+      if (ra_in_tile<FULL>(first + j * RA_WAVE_SIZE, tile_n)) sh.value[rank[j]] = value[j];
   }
   __syncthreads();
 
@@ -431,23 +435,60 @@ radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_in
   K k[ITEMS];
   unsigned int o[ITEMS];
 #pragma unroll
-  for (int r = 0; r < ITEMS; ++r) k[r] = skey[r * RA_SORT_BLOCK + t];
+  for (int r = 0; r < ITEMS; ++r) k[r] = sh.key[r * RA_SORT_BLOCK + t];
 #pragma unroll
-  for (int r = 0; r < ITEMS; ++r) o[r] = out_base[ra_digit(k[r], shift)] + r * RA_SORT_BLOCK + t;
+  for (int r = 0; r < ITEMS; ++r) o[r] = sh.out_base[ra_digit(k[r], shift)] + r * RA_SORT_BLOCK + t;
   if (kout && out_flags) {
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r)
-      if (r * RA_SORT_BLOCK + t < tile_n) kout[o[r]] = ra_value_bits<KO>(k[r], out_flags);
+      if (ra_in_tile<FULL>(r * RA_SORT_BLOCK + t, tile_n)) kout[o[r]] = ra_value_bits<KO>(k[r], out_flags);
   } else if (kout) {
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r)
-      if (r * RA_SORT_BLOCK + t < tile_n) kout[o[r]] = (KO)k[r];
+      if (ra_in_tile<FULL>(r * RA_SORT_BLOCK + t, tile_n)) kout[o[r]] = (KO)k[r];
   }
   if constexpr (pairs) {
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r)
-      if (r * RA_SORT_BLOCK + t < tile_n) vout[o[r]] = ra_value_out<VO>(sval[r * RA_SORT_BLOCK + t], len);
+      if (ra_in_tile<FULL>(r * RA_SORT_BLOCK + t, tile_n))
+        vout[o[r]] = ra_value_out<VO>(sh.value[r * RA_SORT_BLOCK + t], len);
   }
+}
+
+// One stable pass on the digit at 8 * pass: keys (and values) of kin/vin go to kout/vout.
+// KI: what kin holds, keys or (the first pass) the bits of values, which in_flags make keys
+// of and say where they are (RA_INTERLEAVED, RA_GATHER); KO: what kout takes, keys or (the
+// last pass of a keys-only sort) the bits of their values, remade under out_flags.
+// counts: this position's row of the digit counts; tiles_taken: this pass's tile counter;
+// status: two arrays of [tiles][RA_RADIX] words, what each tile has published for each
+// digit; a pass uses array pass % 2 (zeroed) and zeroes the other for the next pass.
+// kout null: keys not written (an argsort's last pass); VO void: keys only; vin null: each
+// key's value is its position. Indices are 32-bit: a sort holds fewer than 2^32 elements.
+template <typename KI, typename KO, typename VO>
+__global__ void __launch_bounds__(RA_SORT_BLOCK, RaOnesweep<VO>::blocks)
+radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_index_t size, int pass,
+               int in_flags, int out_flags, const unsigned int* counts, unsigned int* tiles_taken,
+               unsigned int* status, unsigned int len) {
+  typedef typename RaKeyOf<KI>::type K;
+  constexpr int TILE = RA_SORT_BLOCK * RaTile<K>::items;
+  static_assert(RA_SORT_BLOCK == RA_RADIX, "thread t publishes and looks back for digit t");
+  static_assert(RA_WAVE_SIZE * RaTile<K>::items <= 0xffff, "a rank within the wave fits 16 bits");
+  __shared__ RaOnesweepShared<K, !ra_same<VO, void>::value> sh;
+  const int t = threadIdx.x;
+  const unsigned int n = (unsigned int)size, digit_count = counts[t];
+  const unsigned int table = gridDim.x * RA_RADIX;
+
+  // Tiles in the order blocks start, not blockIdx: a tile waits only on tiles already running.
+  if (t == 0) sh.tile = atomicAdd(tiles_taken, 1u);
+  for (int w = 0; w < RA_SORT_BLOCK / RA_WAVE_SIZE; ++w) sh.wave_count[w][t] = 0;
+  __syncthreads();
+  const unsigned int tile = sh.tile, tile_n = n - tile * TILE < (unsigned int)TILE ? n - tile * TILE : TILE;
+  status[((pass + 1) & 1) * table + tile * RA_RADIX + t] = 0;
+  volatile unsigned int* st = status + (pass & 1) * table;
+  if (tile_n == TILE)
+    ra_onesweep_tile<true>(sh, kout, vout, kin, vin, n, tile, tile_n, 8 * pass, in_flags, out_flags, digit_count, st, len);
+  else
+    ra_onesweep_tile<false>(sh, kout, vout, kin, vin, n, tile, tile_n, 8 * pass, in_flags, out_flags, digit_count, st, len);
 }
 
 // ---- from sorted keys and indices to results ----------------------------------------------------

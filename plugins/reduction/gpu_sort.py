@@ -122,9 +122,10 @@ def _part(a: Array, start: int, size: int) -> Array:
 
 def _counted(rt, name: str, n: int, args: list, key: DType) -> Array:  # type: ignore[no-untyped-def]
     """Launch a kernel that counts the digits of keys (``args`` then the counts); returns the
-    zeroed scratch of their LSD sort, the counts filled (see ``_radix``)."""
-    scratch = rt.empty((_STATUS_AT + 2 * _RADIX * _tiles(n, key),), _U32)
-    rt.memset(scratch, 0)
+    scratch of their LSD sort, the counts filled, what the first pass reads zeroed (see ``_radix``)."""
+    tiles = _tiles(n, key)
+    scratch = rt.empty((_STATUS_AT + 2 * _RADIX * tiles,), _U32)
+    rt.memset(_part(scratch, 0, _STATUS_AT + _RADIX * tiles), 0)  # the first pass zeroes the second status array
     grid = min(-(-n // (_RADIX * _KEY_ITEMS)), rt.properties.compute_units * _COUNT_BLOCKS_PER_CU)
     rt.launch(rt.kernel(SOURCE, name, _COMMON), (grid, 1, 1), (_RADIX, 1, 1),
               [*args, pointer(rt, _part(scratch, 0, _MAX_DIGITS * _RADIX))])
