@@ -43,7 +43,8 @@ _U32 = dtypes.uint32
 _COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, identity_op, add_op>"
 
 
-_BITS = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}
+#: The unsigned dtype of each width: kernels read a value as its bits, of that type.
+_BITS = {d.itemsize: d for d in (dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64)}
 
 
 def _key_dtype(dtype: DType) -> DType:
@@ -60,12 +61,12 @@ def _recipe(dtype: DType) -> int:
 
 
 class _Keys(NamedTuple):
-    """What a sort's first pass reads: ``ptr`` to elements of the C type ``bits`` (a key
-    dtype's: the keys themselves, ``flags`` 0; or a real dtype's width: values, of which
+    """What a sort's first pass reads: ``ptr`` to elements of the unsigned dtype ``bits`` (a
+    key dtype: the keys themselves, ``flags`` 0; or of a real dtype's width: values, of which
     ``flags`` make keys)."""
 
     ptr: ctypes.c_void_p
-    bits: str
+    bits: DType
     flags: int = 0
 
 
@@ -83,20 +84,19 @@ def _group(dtype: DType) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _onesweep(kin: str, kout: str, values: str) -> str:
-    """The pass reading ``kin`` and writing ``kout`` (C types, see radix_onesweep) and
+def _onesweep(kin: DType, kout: DType, values: str) -> str:
+    """The pass reading ``kin`` and writing ``kout`` (unsigned dtypes, see radix_onesweep) and
     ``values``: "void" (keys only), "uint32_t" or "int64_t"."""
-    return f"radix_onesweep<{kin}, {kout}, {values}>"
+    return f"radix_onesweep<{kin.c_type}, {kout.c_type}, {values}>"
 
 
 # The passes sorts take (see _radix): keys only, from the values' width to it through the key
-# type (uint32_t up to 4 bytes); with values, from the width or the key type to the key type.
-_KEYS_ONLY = (("uint8_t", "uint8_t"), ("uint16_t", "uint32_t"), ("uint32_t", "uint16_t"), ("uint32_t", "uint32_t"),
-              ("uint64_t", "uint64_t"))
+# type (uint32 up to 4 bytes); with values, from the width or the key type to the key type.
+_KEYS_ONLY = ((dtypes.uint8, dtypes.uint8), (dtypes.uint16, _U32), (_U32, dtypes.uint16), (_U32, _U32),
+              (dtypes.uint64, dtypes.uint64))
 _COMMON = (*(_onesweep(i, o, "void") for i, o in _KEYS_ONLY),
-           *(_onesweep(b, "uint64_t" if b == "uint64_t" else "uint32_t", v) for b in _BITS.values()
-             for v in ("uint32_t", "int64_t")),
-           *(f"sort_counts<{b}>" for b in _BITS.values()), "segment_keys", "unique_counts<int64_t>")
+           *(_onesweep(b, _key_dtype(b), v) for b in _BITS.values() for v in ("uint32_t", "int64_t")),
+           *(f"sort_counts<{b.c_type}>" for b in _BITS.values()), "segment_keys", "unique_counts<int64_t>")
 
 
 def kernel_sources() -> list[KernelSource]:
@@ -139,7 +139,7 @@ def _value_keys(rt, x: Array, n: int, flags: int, imag: bool = False) -> tuple[_
     interleaved = _INTERLEAVED if x.dtype.kind == "c" else 0
     ptr = ctypes.c_void_p(rt.pointer(x) + (real.itemsize if imag else 0))
     flags |= _recipe(x.dtype) | interleaved
-    scratch = _counted(rt, f"sort_counts<{_BITS[real.itemsize]}>", n,
+    scratch = _counted(rt, f"sort_counts<{_BITS[real.itemsize].c_type}>", n,
                        [ptr, ctypes.c_int64(n), ctypes.c_int32(flags)], _key_dtype(real))
     return _Keys(ptr, _BITS[real.itemsize], flags), scratch
 
@@ -153,14 +153,14 @@ def _radix(rt, scratch: Array, n: int, src: _Keys, digits: int, pairs: bool, val
     With ``pairs`` uint32 values ride along (``vals``, or each key's position) and are
     returned (the last pass writes no keys); ``out`` (int64) then takes the last pass's
     values as positions within rows of ``length``."""
-    key = dtypes.uint64 if src.bits == "uint64_t" else _U32
+    key = _key_dtype(src.bits)
     status = pointer(rt, _part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
     kin, kin_bits, in_flags = src
     spare_keys: list[Array] = []  # the two key buffers the passes between take turns on
     spare_vals = None
     for p in range(digits):
         last = p == digits - 1
-        kout_bits, out_flags, kout = key.c_type, 0, None
+        kout_bits, out_flags, kout = key, 0, None
         if last and not pairs:
             kout_bits, out_flags, kout = src.bits, src.flags & ~(_INTERLEAVED | _GATHER), out
         elif not last:
@@ -178,7 +178,7 @@ def _radix(rt, scratch: Array, n: int, src: _Keys, digits: int, pairs: bool, val
                    pointer(rt, _part(scratch, p * _RADIX, _RADIX)),
                    pointer(rt, _part(scratch, _MAX_DIGITS * _RADIX + p, 1)), status, ctypes.c_uint32(length)])
         if kout is not None and not last:
-            kin, kin_bits, in_flags = pointer(rt, kout), key.c_type, 0
+            kin, kin_bits, in_flags = pointer(rt, kout), key, 0
         if pairs:
             vals, spare_vals = vout, vals
     return vals if pairs else out  # type: ignore[return-value]
@@ -200,7 +200,7 @@ def _argsort_rows(rt, x: Array, length: int, flags: int, out: Array | None = Non
         seg = rt.empty((n,), _U32)
         scratch = _counted(rt, "segment_keys", n,
                            [pointer(rt, seg), pointer(rt, idx), *i64(n, length), ctypes.c_int32(digits)], _U32)
-        idx = _radix(rt, scratch, n, _Keys(pointer(rt, seg), "uint32_t"), digits, True, idx, out, length)
+        idx = _radix(rt, scratch, n, _Keys(pointer(rt, seg), _U32), digits, True, idx, out, length)
     return idx
 
 
