@@ -7,6 +7,7 @@ rules differ from the standard's).
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 import ml_dtypes
@@ -213,6 +214,7 @@ def from_numpy(dtype: np.dtype) -> DType:
 
 
 
+@functools.cache  # asked per Python int operand
 def int_bounds(dtype: DType) -> tuple[int, int]:
     """The smallest and largest value of an integer dtype."""
     info = np.iinfo(dtype.numpy)

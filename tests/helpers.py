@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import ctypes
+import itertools
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 
 import rocm_array as xp
+from rocm_array.runtime.protocol import DeviceProperties, DriverOutOfMemory
 
 
 def host(x: xp.Array) -> np.ndarray:
@@ -29,3 +34,60 @@ def small_values(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarra
     else:
         a = rng.integers(-8, 9, shape) / 4
     return np.asarray(a).astype(storage(dtype))
+
+
+class _Rtc:
+    name = "fake"
+
+    def version(self) -> str:
+        return "0"
+
+
+class RecordingDriver:
+    """Records allocations, frees and launches; ``fail`` makes the next mallocs run out of memory."""
+
+    platform = "nvidia"
+    dlpack_device_type = 2
+    stream = 0
+
+    def __init__(self) -> None:
+        self.properties = DeviceProperties("nvidia", 0, "recorder", "sm_90", 32, 4, 1 << 30)
+        self._addresses = itertools.count(1 << 20, 1 << 21)
+        self.mallocs: list[int] = []
+        self.frees: list[int] = []
+        self.launches: list[tuple[Any, ...]] = []
+        self.fail = 0
+
+    def rtc(self) -> _Rtc:
+        return _Rtc()
+
+    def event_create(self) -> int:
+        return 0
+
+    def malloc_async(self, nbytes: int) -> int:
+        if self.fail:
+            self.fail -= 1
+            raise DriverOutOfMemory("out of memory")
+        self.mallocs.append(nbytes)
+        return next(self._addresses)
+
+    def free_async(self, ptr: int) -> None:
+        self.frees.append(ptr)
+
+    def synchronize(self) -> None:
+        pass
+
+    def pool_trim(self, keep: int) -> None:
+        pass
+
+    def pool_usage(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def sender(self, function: Any, block: tuple[int, int, int], shared: int) -> Any:
+        return lambda grid, params: self.launches.append((function, grid, block, shared, params))
+
+
+def read_argument(params: int, index: int, ctype: Any) -> Any:
+    """Argument ``index`` as the driver reads it: through the pointer array at ``params``."""
+    address = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))[index]
+    return ctype.from_address(address)

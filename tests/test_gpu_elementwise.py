@@ -73,6 +73,23 @@ def test_python_scalars_by_value_on_either_side(dev: str, value, dtype: str) -> 
         np.testing.assert_allclose(host(got).astype(np.complex128), want.astype(np.complex128), rtol=1e-3)
 
 
+def test_second_calls_through_the_lanes_match_the_first(dev: str) -> None:
+    a = np.arange(-6, 6, dtype=np.int8)
+    x = xp.asarray(a, device=dev)
+    z = xp.asarray(np.asarray([1 + 2j, -3j], np.complex64), device=dev)
+    s = xp.asarray(np.float32(1.5), device=dev)
+    for _ in range(2):  # the first call of each kind makes its lane, the second takes it
+        np.testing.assert_array_equal(host(x[3:] * x[:-3]), a[3:] * a[:-3])
+        np.testing.assert_array_equal(host(100 - x[1:]), 100 - a[1:])
+        np.testing.assert_array_equal(host(x // 4), a // 4)
+        np.testing.assert_array_equal(host(x < -x), a < -a)
+        np.testing.assert_allclose(host(xp.abs(z)), np.abs([1 + 2j, -3j]), rtol=1e-6)
+        assert float(s * s) == 2.25
+        assert (x[:0] + x[:0]).shape == (0,)
+        with pytest.raises(OverflowError):
+            x + 128
+
+
 def test_complex_scalar_promotes_a_real_array(dev: str) -> None:
     a = _rand((5,), seed=8)
     got = xp.multiply(xp.asarray(a, device=dev), 2j)

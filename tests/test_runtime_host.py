@@ -4,70 +4,18 @@ that make a small allocation cost no driver call, and the Launcher's argument bl
 from __future__ import annotations
 
 import ctypes
-import itertools
 import struct
 import threading
 from typing import Any
 
 import pytest
+from helpers import RecordingDriver, read_argument
 
 from rocm_array import dtypes
 from rocm_array.runtime import gpu
 from rocm_array.runtime.gpu import GpuRuntime
 from rocm_array.runtime.launcher import Launcher
 from rocm_array.runtime.layout import ctype_of
-from rocm_array.runtime.protocol import DeviceProperties, DriverOutOfMemory
-
-
-class _Rtc:
-    name = "fake"
-
-    def version(self) -> str:
-        return "0"
-
-
-class RecordingDriver:
-    """Records allocations, frees and launches; ``fail`` makes the next mallocs run out of memory."""
-
-    platform = "nvidia"
-    dlpack_device_type = 2
-    stream = 0
-
-    def __init__(self) -> None:
-        self.properties = DeviceProperties("nvidia", 0, "recorder", "sm_90", 32, 4, 1 << 30)
-        self._addresses = itertools.count(1 << 20, 1 << 21)
-        self.mallocs: list[int] = []
-        self.frees: list[int] = []
-        self.launches: list[tuple[Any, ...]] = []
-        self.fail = 0
-
-    def rtc(self) -> _Rtc:
-        return _Rtc()
-
-    def event_create(self) -> int:
-        return 0
-
-    def malloc_async(self, nbytes: int) -> int:
-        if self.fail:
-            self.fail -= 1
-            raise DriverOutOfMemory("out of memory")
-        self.mallocs.append(nbytes)
-        return next(self._addresses)
-
-    def free_async(self, ptr: int) -> None:
-        self.frees.append(ptr)
-
-    def synchronize(self) -> None:
-        pass
-
-    def pool_trim(self, keep: int) -> None:
-        pass
-
-    def pool_usage(self) -> tuple[int, int]:
-        return (0, 0)
-
-    def sender(self, function: Any, block: tuple[int, int, int], shared: int) -> Any:
-        return lambda grid, params: self.launches.append((function, grid, block, shared, params))
 
 
 @pytest.fixture
@@ -128,12 +76,6 @@ class _Pair(ctypes.Structure):
     _fields_ = [("x", ctypes.c_int32), ("y", ctypes.c_double)]
 
 
-def _read(params: int, index: int, ctype: Any) -> Any:
-    """Argument ``index`` as the driver reads it: through the pointer array at ``params``."""
-    address = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))[index]
-    return ctype.from_address(address)
-
-
 def test_launcher_lays_arguments_out_as_the_kernel_declares_them() -> None:
     d = RecordingDriver()
     complex128 = ctype_of(dtypes.complex128)
@@ -146,16 +88,16 @@ def test_launcher_lays_arguments_out_as_the_kernel_declares_them() -> None:
     assert (function, grid, block, shared) == ("f", (3, 1, 1), (256, 1, 1), 64)
     # Each pointer points at its argument's C offset: the same layout as a ctypes Structure.
     layout = type("L", (ctypes.Structure,), {"_fields_": [(f"a{i}", t) for i, t in enumerate(argtypes)]})
-    base = _read(params, 0, ctypes.c_void_p)
+    base = read_argument(params, 0, ctypes.c_void_p)
     first = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
     assert [first[i] - first[0] for i in range(len(argtypes))] == [
         getattr(layout, f"a{i}").offset for i in range(len(argtypes))]
-    assert base.value == 0xABC0 and _read(params, 1, ctypes.c_bool).value is True
-    assert _read(params, 2, ctypes.c_float).value == 0.25
-    got = _read(params, 3, _Pair)
+    assert base.value == 0xABC0 and read_argument(params, 1, ctypes.c_bool).value is True
+    assert read_argument(params, 2, ctypes.c_float).value == 0.25
+    got = read_argument(params, 3, _Pair)
     assert (got.x, got.y) == (-7, 2.5)
-    assert _read(params, 4, ctypes.c_int64).value == -(2**40)
-    c = _read(params, 5, complex128)
+    assert read_argument(params, 4, ctypes.c_int64).value == -(2**40)
+    c = read_argument(params, 5, complex128)
     assert (c.re, c.im) == (1.5, -2.0)
 
 
@@ -173,8 +115,8 @@ def test_launcher_packs_and_launches_as_one_step_across_threads() -> None:
     class Reader(RecordingDriver):
         def sender(self, function: Any, block: Any, shared: int) -> Any:
             def send(grid: Any, params: int) -> None:
-                a = _read(params, 0, ctypes.c_int64).value
-                b = _read(params, 1, ctypes.c_int64).value
+                a = read_argument(params, 0, ctypes.c_int64).value
+                b = read_argument(params, 1, ctypes.c_int64).value
                 seen.append(a == -b)
 
             return send

@@ -6,8 +6,8 @@ one program per (row, dtype) the first time it is needed. A call picks its layou
 broadcasting: ``contiguous`` (every operand row-major and of the result's shape: 16-byte
 vector accesses) or ``strided`` (any strides, dimensions merged first), and passes a
 Python scalar operand to the kernel by value. Resolved kernels are cached per (device,
-row, dtype, layout), as CuPy's loop table does, so a repeated call costs a dictionary
-lookup and a launch.
+row, dtype, layout), as CuPy's loop table does; a repeated contiguous call takes the
+``lane`` made for its operand kinds, which holds all of that already.
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ from rocm_array.devices import Device
 from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.runtime.gpu import import_dlpack
-from rocm_array.runtime.launcher import Launcher
 from rocm_array.runtime.layout import BLOCK, BLOCKS_PER_CU, MAX_DIMS, ctype_of, geometry, merge_dims, scalar_arg
 
 from . import creation
 from . import ufunc as ufunc_front
 from . import where as where_front
 from .table import UFUNCS
-from .ufunc import RESULT_RULES, Scalar, Ufunc
+from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
 SOURCE = "elementwise/elementwise.hip"
 LAYOUTS = ("contiguous", "strided")
@@ -170,32 +169,38 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
         ops = [None if type(a) is Scalar else broadcast_view(a, shape) for a in arrays]
         _strided(rt, fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value)  # type: ignore[arg-type]
         return out
-    launch = _CONTIGUOUS.get((rt, fn.functor, dtype, s))
-    if launch is None:
-        launch = _CONTIGUOUS[(rt, fn.functor, dtype, s)] = _contiguous_launch(rt, fn, dtype, out_dtype, s)
-    launcher, per_block, most = launch
-    blocks = -(-n // per_block)
     if fn.arity == 2:
         ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
     ptrs.append(n)
-    launcher((blocks if blocks < most else most, 1, 1), ptrs)
+    _contiguous(rt, fn, dtype, out_dtype, s)(ptrs)
     return out
 
 
-def _contiguous_launch(rt: Any, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> tuple[Launcher, int, int]:
-    """What a contiguous launch needs, resolved once: the launcher, elements per block, most blocks."""
-    # Pointers, the scalar's bytes (an array of one element: the kernel's size and alignment), the count.
-    argtypes = [ctypes.c_void_p] * (1 + fn.arity)
-    if fn.arity == 2:
-        argtypes.append(ctype_of(dtype) * 1)
-    argtypes.append(ctypes.c_int64)
-    width = 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
-    return (rt.launcher(_ufunc_kernel(rt, fn, dtype, "contiguous", s), argtypes, _THREADS), BLOCK * 2 * width,
-            rt.properties.compute_units * BLOCKS_PER_CU)
+def _contiguous(rt: Any, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> Callable[[list[Any]], None]:
+    """Row ``fn``'s contiguous kernel for ``dtype`` with the scalar at position ``s``, resolved once:
+    ``launch([out, *operands, (scalar bytes,) n])`` runs it over ``n`` elements."""
+    key = (rt, fn.functor, dtype, s)
+    launch = _CONTIGUOUS.get(key)
+    if launch is None:
+        # Pointers, the scalar's bytes (an array of one element: the kernel's size and alignment), the count.
+        argtypes: list[Any] = [ctypes.c_void_p] * (1 + fn.arity)
+        if fn.arity == 2:
+            argtypes.append(ctype_of(dtype) * 1)
+        argtypes.append(ctypes.c_int64)
+        launcher = rt.launcher(_ufunc_kernel(rt, fn, dtype, "contiguous", s), argtypes, _THREADS)
+        per_block = BLOCK * 2 * (16 // max(dtype.itemsize, out_dtype.itemsize) or 1)
+        most = rt.properties.compute_units * BLOCKS_PER_CU
+
+        def launch(values: list[Any]) -> None:
+            blocks = -(-values[-1] // per_block)
+            launcher((blocks if blocks < most else most, 1, 1), values)
+
+        launch = _CONTIGUOUS[key] = launch
+    return launch
 
 
-#: (runtime, functor, dtype, scalar position) -> what ``_contiguous_launch`` resolves.
-_CONTIGUOUS: dict[tuple[Any, ...], tuple[Launcher, int, int]] = {}
+#: (runtime, functor, dtype, scalar position) -> what ``_contiguous`` resolves.
+_CONTIGUOUS: dict[tuple[Any, ...], Callable[[list[Any]], None]] = {}
 
 
 def _strided(rt: Any, fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any) -> None:
@@ -215,6 +220,59 @@ def _strided(rt: Any, fn: Ufunc, dtype: DType, out: Array, ops: list[Array | Non
     args = [_ptr(out), *(_ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n),
             geometry(merged, *strides), narrow(merged, strides)]
     rt.launch(kernel, grid(rt, n), _THREADS, args)
+
+
+def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
+         out_dtype: DType) -> Callable[..., Array] | None:
+    """``ufunc_front.LANES``: ``ufunc`` for operands of ``kinds`` that need no cast, resolved now:
+    the result is new and contiguous, the operands are too, so the kernel is the contiguous one
+    with the scalar's position (if any) known."""
+    if any(k is not dtype for k in kinds if isinstance(k, DType)):
+        return None  # an operand is cast first: the general path
+    s = next((i + 1 for i, k in enumerate(kinds) if not isinstance(k, DType)), 0)
+    rt: Any = device._runtime
+    launch = _contiguous(rt, fn, dtype, out_dtype, s)
+    allocate, size, out_size = rt.allocate, dtype.itemsize, out_dtype.itemsize
+
+    def new(x: Array) -> tuple[Array, int]:
+        """The result for ``x``'s shape, and its element count."""
+        shape = x._shape
+        n = math.prod(shape)
+        return Array(allocate(n * out_size), shape, x._strides, 0, out_dtype, device), n
+
+    def unary(x: Array) -> Array:
+        out, n = new(x)
+        if n:
+            launch([out._buf.ptr, x._buf.ptr + x._offset * size, n])
+        return out
+
+    zero = _ZERO_BYTES[dtype.name]
+
+    def binary(x1: Array, x2: Array) -> Array:
+        out, n = new(x1)
+        if n:
+            launch([out._buf.ptr, x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero, n])
+        return out
+
+    def value(v: Any) -> bytes:
+        check_bounds(v, dtype)
+        return bytes(_scalar(dtype, v))
+
+    def scalar_first(v: Any, x: Array) -> Array:
+        b = value(v)
+        out, n = new(x)
+        if n:
+            launch([out._buf.ptr, 0, x._buf.ptr + x._offset * size, b, n])
+        return out
+
+    def scalar_second(x: Array, v: Any) -> Array:
+        b = value(v)
+        out, n = new(x)
+        if n:
+            launch([out._buf.ptr, x._buf.ptr + x._offset * size, 0, b, n])
+        return out
+
+    return unary if fn.arity == 1 else (binary, scalar_first, scalar_second)[s]
 
 
 # -- where, arange/linspace, tril/triu ----------------------------------------------------------------------
@@ -287,6 +345,7 @@ def triangle(x: Array, k: int, upper: bool) -> Array:
 
 
 ufunc_front.BACKS["gpu"] = ufunc
+ufunc_front.LANES["gpu"] = lane
 where_front.BACKS["gpu"] = where
 creation.SEQUENCE["gpu"] = sequence
 creation.TRIANGLE["gpu"] = triangle

@@ -3,7 +3,9 @@
 The front (argument kinds, Python scalars, dtype category, promotion,
 broadcasting, result dtype) is the same on every device; the back is chosen by
 the device kind: ``cpu`` runs the row's NumPy function, ``gpu`` launches the
-row's kernel functor.
+row's kernel functor. A back may also offer a lane (``LANES``): a call resolved
+for one combination of operand kinds, which later calls of that combination take
+without the front.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rocm_array import dtypes, memory
-from rocm_array.array import Array
+from rocm_array.array import Array, contiguous_strides
 from rocm_array.backs import Backs
 from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
@@ -34,6 +36,14 @@ RESULT_RULES: dict[str, Callable[[DType], DType]] = {
 }
 
 
+def check_bounds(value: bool | int | float | complex, dtype: DType) -> None:
+    """OverflowError when ``value`` is a Python int outside the integer dtype ``dtype``."""
+    if dtype.kind in "iu" and not isinstance(value, bool):
+        lo, hi = dtypes.int_bounds(dtype)
+        if not lo <= value <= hi:  # type: ignore[operator]
+            raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+
+
 class Scalar:
     """A Python scalar operand, with the dtype the standard gives it beside the arrays and their device.
 
@@ -46,10 +56,7 @@ class Scalar:
     ndim = 0
 
     def __init__(self, value: bool | int | float | complex, dtype: DType, device: Any) -> None:
-        if dtype.kind in "iu" and not isinstance(value, bool):
-            lo, hi = dtypes.int_bounds(dtype)
-            if not lo <= value <= hi:
-                raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+        check_bounds(value, dtype)
         self.value = value
         self.dtype = dtype
         self._device = device
@@ -83,6 +90,9 @@ class Ufunc:
     widen_half: bool = True
     # operand dtypes -> (promoted dtype, result dtype): each combination is checked once
     _types: dict[tuple[DType, ...], tuple[DType, DType]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    # (device runtime, operand dtypes) -> the back's lane for them, or None (see ``__call__``)
+    _lanes: dict[tuple[Any, ...], Callable[..., Array] | None] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -136,8 +146,19 @@ class Ufunc:
         return arrays, types[0], types[1], shape
 
     def __call__(self, *args: Any) -> Array:
+        # Operands of a kind the back has a lane for (see ``_lane_key``) skip the front's work,
+        # done once for their dtypes by the first call, and go straight to the lane.
+        key = _lane_key(args, self.arity)
+        if key is not None:
+            lane = self._lanes.get(key)
+            if lane is not None:
+                return lane(*args)
         arrays, dtype, out_dtype, shape = self._front(args)
-        return BACKS[arrays[0]._device.kind](self, arrays, dtype, out_dtype, shape)
+        kind = arrays[0]._device.kind
+        if key is not None and key not in self._lanes:
+            make = LANES.get(kind)
+            self._lanes[key] = make and make(self, arrays[0]._device, key[1:], dtype, out_dtype)
+        return BACKS[kind](self, arrays, dtype, out_dtype, shape)
 
     def into(self, out: Array, *args: Any) -> Array:
         """``out[...] = self(*args)``, written into ``out`` (the in-place operators): the result
@@ -150,6 +171,31 @@ class Ufunc:
             raise ValueError(f"in-place {self.name} would change the shape from {out.shape} to {shape}")
         check_same(out, arrays[0])
         return BACKS[out.device.kind](self, arrays, dtype, out_dtype, shape, out)
+
+
+def _lane_key(args: tuple[Any, ...], arity: int) -> tuple[Any, ...] | None:
+    """The device runtime and operand kinds (a dtype, or a Python scalar's type) of ``arity``
+    operands that a lane may take: row-major Arrays of one shape on one device, and a Python
+    scalar beside one; None for any other operands."""
+    if len(args) != arity:
+        return None
+    a0 = args[0]
+    if arity == 1:
+        if type(a0) is Array and a0._strides == contiguous_strides(a0._shape):
+            return (a0._device._runtime, a0._dtype)
+        return None
+    a1 = args[1]
+    if type(a0) is Array:
+        if a0._strides != contiguous_strides(a0._shape):
+            return None
+        if type(a1) is Array:
+            if a1._device is a0._device and a1._shape == a0._shape and a1._strides == a0._strides:
+                return (a0._device._runtime, a0._dtype, a1._dtype)
+            return None
+        return (a0._device._runtime, a0._dtype, type(a1)) if type(a1) in SCALARS else None
+    if type(a1) is Array and type(a0) in SCALARS and a1._strides == contiguous_strides(a1._shape):
+        return (a1._device._runtime, type(a0), a1._dtype)
+    return None
 
 
 def promote(name: str, arrays: list[Array] | list[Array | Scalar]) -> DType:
@@ -199,3 +245,9 @@ def scalar_array(value: bool | int | float | complex, dtype: DType, like: Array)
 
 
 BACKS = Backs("elementwise functions", cpu=cpu.ufunc)
+
+#: device kind -> ``make(ufunc, device, operand kinds, dtype, result dtype)``: a call taking the
+#: operands alone (those ``_lane_key`` admits, on ``device``, of those kinds) that does what the back
+#: would, resolved once for them; or None where the back gains nothing from one. Returning None for
+#: some kinds is fine: their calls take the full path. A tiny op's cost is all host work: this cuts it.
+LANES: dict[str, Callable[..., Callable[..., Array] | None]] = {}
