@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
@@ -91,13 +91,16 @@ class Ufunc:
     # operand dtypes -> (promoted dtype, result dtype): each combination is checked once
     _types: dict[tuple[DType, ...], tuple[DType, DType]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
-    # (device runtime, operand dtypes) -> the back's lane for them, or None (see ``__call__``)
-    _lanes: dict[tuple[Any, ...], Callable[..., Array] | None] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    if TYPE_CHECKING:  # (per instance, set by __post_init__; ClassVar keeps it out of the fields)
+        # (device runtime, operand kinds) -> the back's lane for them, or None (see ``__call__``)
+        _lanes: ClassVar[dict[tuple[Any, ...], Callable[..., Array] | None]]
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES or self.result not in RESULT_RULES:
             raise ValueError(f"row {self.name!r}: unknown category or result rule")
+        # Not a field: dataclasses.asdict (array-api-tests' reporting calls it on the rows it is
+        # given as parameters) deep-copies every field, and runtimes do not copy.
+        object.__setattr__(self, "_lanes", {})
 
     # Introspection (inspect.signature, help) sees the standard's positional-only parameters.
     @property
