@@ -97,6 +97,18 @@ def test_complex_scalar_promotes_a_real_array(dev: str) -> None:
     np.testing.assert_allclose(host(got), a * 2j)
 
 
+def test_operands_across_the_output_layout_are_read_through_a_copy(dev: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gpu, "ACROSS_MIN", 1 << 12)  # (the real threshold is hundreds of MiB)
+    a, b = _rand((300, 400), seed=11), _rand((400, 300), seed=12)
+    x, y = xp.asarray(a, device=dev), xp.asarray(b, device=dev)
+    np.testing.assert_array_equal(host(x.T + y), a.T + b)
+    np.testing.assert_array_equal(host(y - x.T), b - a.T)
+    np.testing.assert_array_equal(host(x.T[::-1, 1:] * y[::-1, 1:]), a.T[::-1, 1:] * b[::-1, 1:])
+    np.testing.assert_array_equal(host(xp.maximum(x.T, x.T)), a.T)
+    y += x.T  # in place: into the left operand's buffer, the copy read
+    np.testing.assert_array_equal(host(y), b + a.T)
+
+
 def test_inplace_writes_into_the_left_operand(dev: str) -> None:
     a, b = _rand((8, 6), seed=9), _rand((6,), seed=10)
     x = xp.asarray(a, device=dev)

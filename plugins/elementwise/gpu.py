@@ -119,6 +119,24 @@ def _overlaps(out: Array, a: Array) -> bool:
     return a._buf is out._buf and (a._offset != out._offset or a._strides != out._strides)
 
 
+#: Operands of at least this many bytes that run across the output's layout are copied first: on
+#: an H200, a.T + b (float32) gains 2.3x at 16384^2 and 1.2x at 8192^2, and loses 5% at 4096^2.
+ACROSS_MIN = 1 << 27
+
+
+def _across(a: Array, out: Array) -> bool:
+    """Whether ``a`` is large and, dimensions merged, a 2-D transpose of the row-major ``out``.
+
+    The strided kernel would read it one memory sector per element; the copy that ``_cast``
+    makes goes through the tiled transposing kernel, and the op then reads it contiguously.
+    """
+    shape = a._shape
+    if a._strides == out._strides or shape != out._shape or math.prod(shape) * a._dtype.itemsize < ACROSS_MIN:
+        return False
+    merged, (so, sa) = merge_dims(shape, out._strides, a._strides)
+    return len(merged) == 2 and 0 < abs(so[1]) < abs(so[0]) and 0 < abs(sa[0]) < abs(sa[1])
+
+
 def _cast(a: Array, dtype: DType) -> Array:
     out = memory.empty(a.shape, dtype, a.device)
     memory.copy_into(out, a)
@@ -159,8 +177,9 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
             s, value = i + 1, _scalar(dtype, a.value)
             ptrs.append(0)
             continue
-        if a._dtype is not dtype or (target is not None and _overlaps(target, a)):
-            a = arrays[i] = _cast(a, dtype)  # another dtype, or a partial overlap with the output: read a copy
+        if a._dtype is not dtype or (target is not None and _overlaps(target, a)) or _across(a, out):
+            # Another dtype, a partial overlap with the output, or a layout across the output's: read a copy.
+            a = arrays[i] = _cast(a, dtype)
         # (a fresh output is contiguous: an operand of its shape and strides is too)
         if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
             contiguous = False
