@@ -153,6 +153,14 @@ def test_merge_dims() -> None:
     assert layout.merge_dims((4, 5), (-5, -1)) == ((20,), [(-1,)])
 
 
+
+def test_crosses() -> None:
+    assert layout.crosses((400, 1), (1, 300))  # dst row-major, src its transpose
+    assert layout.crosses((400, 1), (-1, 300))  # negative strides count by size
+    assert not layout.crosses((400, 1), (300, 1))  # both fast along axis 1
+    assert not layout.crosses((1, 400), (1, 300))  # both fast along axis 0
+    assert not layout.crosses((400, 1), (0, 300))  # a broadcast source
+
 def test_geometry_layout() -> None:
     g = layout.geometry((3, 4), (4, 1), (1, 3))
     assert ctypes.sizeof(g) == 8 * 8 * 3 + 8

@@ -23,7 +23,8 @@ from rocm_array.devices import Device
 from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.runtime.gpu import import_dlpack
-from rocm_array.runtime.layout import BLOCK, BLOCKS_PER_CU, MAX_DIMS, ctype_of, geometry, merge_dims, scalar_arg
+from rocm_array.runtime.layout import (BLOCK, BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims,
+                                      scalar_arg)
 
 from . import creation
 from . import ufunc as ufunc_front
@@ -134,7 +135,7 @@ def _across(a: Array, out: Array) -> bool:
     if a._strides == out._strides or shape != out._shape or math.prod(shape) * a._dtype.itemsize < ACROSS_MIN:
         return False
     merged, (so, sa) = merge_dims(shape, out._strides, a._strides)
-    return len(merged) == 2 and 0 < abs(so[1]) < abs(so[0]) and 0 < abs(sa[0]) < abs(sa[1])
+    return len(merged) == 2 and crosses(so, sa)
 
 
 def _cast(a: Array, dtype: DType) -> Array:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..broadcast import broadcast_view
 from ..dtypes import ALL, DType
 from ..hookspecs import KernelSource
-from .layout import BLOCK, MAX_DIMS, geometry, grid_1d, merge_dims, scalar_arg
+from .layout import BLOCK, MAX_DIMS, crosses, geometry, grid_1d, merge_dims, scalar_arg
 
 if TYPE_CHECKING:
     from ..array import Array
@@ -112,10 +112,10 @@ def copy(rt: GpuRuntime, dst: Array, src: Array) -> None:
             fn = _copy_kernel(rt, "copy_contiguous", src.dtype, dst.dtype)
             rt.launch(fn, (grid_1d(n, cu, per_thread=4), 1, 1), (BLOCK, 1, 1), [dp, sp, ctypes.c_int64(n)])
         return
-    if len(shape) == 2 and 0 not in ss and 0 not in ds:
-        if abs(ss[1]) < abs(ss[0]) and abs(ds[0]) < abs(ds[1]):  # make the source fast along axis 0
+    if len(shape) == 2:
+        if crosses(ds[::-1], ss[::-1]):  # make the source fast along axis 0
             shape, ds, ss = shape[::-1], ds[::-1], ss[::-1]
-        if abs(ss[0]) < abs(ss[1]) and abs(ds[1]) < abs(ds[0]):
+        if crosses(ds, ss):
             rows, cols = shape
             fn = _copy_kernel(rt, "copy_transpose", src.dtype, dst.dtype)
             grid = (min(-(-cols // _TILE), _MAX_GRID_Y), min(-(-rows // _TILE), _MAX_GRID_Y), 1)

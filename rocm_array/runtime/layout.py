@@ -17,7 +17,7 @@ import numpy as np
 
 from ..dtypes import DType
 
-__all__ = ["MAX_DIMS", "merge_dims", "geometry", "geometry_struct", "ctype_of", "scalar_arg",
+__all__ = ["MAX_DIMS", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of", "scalar_arg",
            "grid_1d", "BLOCK"]
 
 #: RA_MAX_DIMS in kernels/common/indexing.h.
@@ -52,6 +52,12 @@ def merge_dims(shape: Sequence[int], *strides: Sequence[int]) -> tuple[tuple[int
             for o, s in zip(out_strides, strides):
                 o.append(s[d])
     return tuple(out_shape), [tuple(o) for o in out_strides]
+
+
+def crosses(dst: Sequence[int], src: Sequence[int]) -> bool:
+    """Whether 2-D strides (merged) have ``src`` fast along axis 0 and ``dst`` along axis 1, no
+    stride 0: a transpose, where reading along one walks across the other (the tiled copy's case)."""
+    return 0 < abs(src[0]) < abs(src[1]) and 0 < abs(dst[1]) < abs(dst[0])
 
 
 @functools.lru_cache(maxsize=None)
