@@ -254,43 +254,32 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
     launch = _contiguous(rt, fn, dtype, out_dtype, s)
     allocate, size, out_size = rt.allocate, dtype.itemsize, out_dtype.itemsize
 
-    def new(x: Array) -> tuple[Array, int]:
-        """The result for ``x``'s shape, and its element count."""
+    def run(x: Array, operands: tuple[Any, ...]) -> Array:
+        """A new result of ``x``'s shape, computed from the kernel's ``operands`` arguments."""
         shape = x._shape
         n = math.prod(shape)
-        return Array(allocate(n * out_size), shape, x._strides, 0, out_dtype, device), n
+        out = Array(allocate(n * out_size), shape, x._strides, 0, out_dtype, device)
+        if n:
+            launch([out._buf.ptr, *operands, n])
+        return out
 
     def unary(x: Array) -> Array:
-        out, n = new(x)
-        if n:
-            launch([out._buf.ptr, x._buf.ptr + x._offset * size, n])
-        return out
+        return run(x, (x._buf.ptr + x._offset * size,))
 
     zero = _ZERO_BYTES[dtype.name]
 
     def binary(x1: Array, x2: Array) -> Array:
-        out, n = new(x1)
-        if n:
-            launch([out._buf.ptr, x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero, n])
-        return out
+        return run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))
 
     def value(v: Any) -> bytes:
         check_bounds(v, dtype)
         return bytes(_scalar(dtype, v))
 
     def scalar_first(v: Any, x: Array) -> Array:
-        b = value(v)
-        out, n = new(x)
-        if n:
-            launch([out._buf.ptr, 0, x._buf.ptr + x._offset * size, b, n])
-        return out
+        return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
 
     def scalar_second(x: Array, v: Any) -> Array:
-        b = value(v)
-        out, n = new(x)
-        if n:
-            launch([out._buf.ptr, x._buf.ptr + x._offset * size, 0, b, n])
-        return out
+        return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
 
     return unary if fn.arity == 1 else (binary, scalar_first, scalar_second)[s]
 
