@@ -9,6 +9,7 @@ hip-python as ints, which its Pointer adapters accept as addresses.
 from __future__ import annotations
 
 import ctypes
+import inspect
 import threading
 from typing import Any, Callable
 
@@ -30,8 +31,17 @@ _MEMCPY = {"htod": hip.hipMemcpyHtoDAsync, "dtoh": hip.hipMemcpyDtoHAsync, "dtod
 
 _SUCCESS = hip.hipError_t.hipSuccess
 _LAUNCH = hip.hipModuleLaunchKernel
-_check = checker(_SUCCESS, hip.hipError_t.hipErrorOutOfMemory, hip.hipGetErrorName)
+_check = checker(_SUCCESS, hip.hipError_t.hipErrorOutOfMemory, hip.hipGetErrorString)
 _check_rtc = checker(hiprtc.hiprtcResult.HIPRTC_SUCCESS, None, hiprtc.hiprtcGetErrorString)
+
+
+def _device_properties(index: int) -> Any:
+    """hipGetDeviceProperties: hip-python 10 returns the struct; earlier versions fill one passed in."""
+    if "prop" in inspect.signature(hip.hipGetDeviceProperties).parameters:
+        props = hip.hipDeviceProp_t()
+        _check(hip.hipGetDeviceProperties(props, index), "hipGetDeviceProperties")
+        return props
+    return _check(hip.hipGetDeviceProperties(index), "hipGetDeviceProperties")
 
 
 class HiprtcRtc(BindingsRtc):
@@ -45,6 +55,10 @@ class HiprtcRtc(BindingsRtc):
     options = staticmethod(hiprtc_options)
     spell = staticmethod(hiprtc_name)
 
+    @staticmethod
+    def handle(prog: Any) -> Any:
+        return prog.createRef()  # hiprtcDestroyProgram takes a hiprtcProgram*
+
 
 class AmdDriver:
     """One HIP device: a stream on it, and the device's default memory pool."""
@@ -56,8 +70,7 @@ class AmdDriver:
     def __init__(self, index: int) -> None:
         self._index = index
         self.activate()
-        props = hip.hipDeviceProp_t()
-        _check(hip.hipGetDeviceProperties(props, index), "hipGetDeviceProperties")
+        props = _device_properties(index)
         full_arch = text(props.gcnArchName)  # "gfx90a:sramecc+:xnack-"
         if not int(_check(hip.hipDeviceGetAttribute(
                 hip.hipDeviceAttribute_t.hipDeviceAttributeMemoryPoolsSupported, index),

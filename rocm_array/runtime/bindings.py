@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from .protocol import DriverError, DriverOutOfMemory
 
-__all__ = ["text", "checker", "in_context", "BindingsRtc"]
+__all__ = ["text", "describe_status", "checker", "in_context", "BindingsRtc"]
 
 
 def text(value: Any) -> str:
@@ -23,14 +23,34 @@ def text(value: Any) -> str:
     return str(value)
 
 
-def checker(success: Any, out_of_memory: Any, describe: Callable[[Any], Any]) -> Callable[[tuple[Any, ...], str], Any]:
+def describe_status(status: Any, explain: Callable[[Any], Any] | None = None) -> str:
+    """A status as text: its enum name, and the library's own sentence for it where there is one.
+
+    ``explain`` is a ``*GetErrorString`` binding. Its result is ``(text,)`` in some hip-python
+    versions and ``(status, text)`` in others, so the last element is the text. It runs only on
+    an error path, so a failure of its own (a library that cannot be loaded) costs the sentence,
+    never the error being reported.
+    """
+    name = getattr(status, "name", None) or str(status)
+    if explain is None:
+        return name
+    try:
+        result = explain(status)
+        sentence = text(result[-1] if isinstance(result, tuple) else result)
+    except Exception:  # noqa: BLE001 - the status's name is still reported
+        return name
+    return name if not sentence or sentence in ("None", name) else f"{name} ({sentence})"
+
+
+def checker(success: Any, out_of_memory: Any,
+            explain: Callable[[Any], Any] | None = None) -> Callable[[tuple[Any, ...], str], Any]:
     """A function that returns a call's values, or raises naming the call and its status."""
 
     def check(result: tuple[Any, ...], call: str) -> Any:
         status, *values = result
         if status != success:
             cls = DriverOutOfMemory if out_of_memory is not None and status == out_of_memory else DriverError
-            raise cls(f"{call} failed: {text(describe(status))}")
+            raise cls(f"{call} failed: {describe_status(status, explain)}")
         return values[0] if len(values) == 1 else tuple(values)
 
     return check
@@ -61,6 +81,12 @@ class BindingsRtc:
     def spell(expr: str) -> str:
         """A name expression as this compiler looks it up."""
         return expr
+
+    @staticmethod
+    def handle(prog: Any) -> Any:
+        """What ``DestroyProgram`` takes for ``prog``: NVRTC's bindings take the program, hiprtc's a
+        pointer to it (``hiprtcProgram*``)."""
+        return prog
 
     @staticmethod
     def buffer(size: int) -> Any:
@@ -102,4 +128,4 @@ class BindingsRtc:
         return bytes(buf)
 
     def destroy(self, prog: Any) -> None:
-        getattr(self.api, self.name + "DestroyProgram")(prog)
+        self._call("DestroyProgram", self.handle(prog))

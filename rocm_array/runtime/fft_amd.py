@@ -21,8 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HipFft", "open_library"]
 
-_check = checker(hipfft.hipfftResult_t.HIPFFT_SUCCESS, hipfft.hipfftResult_t.HIPFFT_ALLOC_FAILED,
-                 lambda status: status)
+_check = checker(hipfft.hipfftResult_t.HIPFFT_SUCCESS, hipfft.hipfftResult_t.HIPFFT_ALLOC_FAILED)
 _T = hipfft.hipfftType_t
 #: (kind, double precision) -> (plan type, exec function name, takes a direction).
 _EXEC = {("c2c", False): (_T.HIPFFT_C2C, "hipfftExecC2C", True), ("c2c", True): (_T.HIPFFT_Z2Z, "hipfftExecZ2Z", True),

@@ -32,9 +32,8 @@ _MEMCPY = {"htod": cu.cuMemcpyHtoDAsync, "dtoh": cu.cuMemcpyDtoHAsync, "dtod": c
 
 _SUCCESS = cu.CUresult.CUDA_SUCCESS
 _LAUNCH = cu.cuLaunchKernel
-_check = checker(_SUCCESS, cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY,
-                 lambda status: cu.cuGetErrorName(status)[1])
-_check_rtc = checker(nvrtc.nvrtcResult.NVRTC_SUCCESS, None, lambda status: nvrtc.nvrtcGetErrorString(status)[1])
+_check = checker(_SUCCESS, cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY, cu.cuGetErrorString)
+_check_rtc = checker(nvrtc.nvrtcResult.NVRTC_SUCCESS, None, nvrtc.nvrtcGetErrorString)
 
 
 class NvrtcRtc(BindingsRtc):
