@@ -25,7 +25,7 @@ import pytest
 
 from binding_spy import HANDLE, CallRecord, Spy
 from rocm_array import dtypes
-from rocm_array.compiler import compile_program
+from rocm_array.runtime.compiler import compile_program
 from rocm_array.runtime import fft as fft_protocol
 
 REQUIRED = set(filter(None, os.environ.get("ROCM_ARRAY_REQUIRE_BINDINGS", "").split(",")))
