@@ -32,7 +32,7 @@ __all__ = ["Family", "address", "ptr", "i64", "grid_1d", "BLOCK"]
 BLOCK = layout.BLOCK
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one object per family: hashed by identity (backs key tables by it)
 class Family:
     """The kernels of ``kernels/<source>``, compiled with ``defines`` (name -> integer)."""
 
