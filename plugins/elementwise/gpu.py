@@ -104,7 +104,7 @@ ACROSS_MIN = 1 << 27
 def _across(a: Array, out: Array) -> bool:
     """Whether ``a`` is large and, dimensions merged, a 2-D transpose of the row-major ``out``.
 
-    The strided kernel would read it one memory sector per element; the copy that ``_cast``
+    The strided kernel would read it one memory sector per element; the copy that ``memory.copy``
     makes goes through the tiled transposing kernel, and the op then reads it contiguously.
     """
     shape = a._shape
@@ -112,12 +112,6 @@ def _across(a: Array, out: Array) -> bool:
         return False
     merged, (so, sa) = merge_dims(shape, out._strides, a._strides)
     return len(merged) == 2 and crosses(so, sa)
-
-
-def _cast(a: Array, dtype: DType) -> Array:
-    out = memory.empty(a.shape, dtype, a.device)
-    memory.copy_into(out, a)
-    return out
 
 
 # -- elementwise functions ------------------------------------------------------------------------------
@@ -147,7 +141,7 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
             continue
         if a._dtype is not dtype or (target is not None and _overlaps(target, a)) or _across(a, out):
             # Another dtype, a partial overlap with the output, or a layout across the output's: read a copy.
-            a = arrays[i] = _cast(a, dtype)
+            a = arrays[i] = memory.copy(a, dtype)
         # (a fresh output is contiguous: an operand of its shape and strides is too)
         if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
             contiguous = False
@@ -262,7 +256,7 @@ def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int
     n = out.size
     if n == 0:
         return out
-    ops = [condition, *(a if a.dtype is dtype else _cast(a, dtype) for a in (x1, x2))]
+    ops = [condition, *(a if a.dtype is dtype else memory.copy(a, dtype) for a in (x1, x2))]
     t = dtype.c_type
     if all(a.shape == shape and a.is_contiguous for a in ops):
         _fill(device, f"where_contiguous<{t}>", n, [ptr(out), *(ptr(a) for a in ops), ctypes.c_int64(n)])

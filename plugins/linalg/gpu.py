@@ -17,7 +17,7 @@ import functools
 import math
 from typing import Any
 
-from rocm_array import dtypes
+from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
@@ -62,12 +62,8 @@ def launch(x: Array, name: str, grid: tuple[int, int, int], block: tuple[int, in
 
 
 def cast(x: Array, dtype: DType) -> Array:
-    """``x`` itself when of ``dtype``, else a contiguous copy cast to it."""
-    if x.dtype is dtype:
-        return x
-    out = empty(x.shape, dtype, x.device)
-    copy_into(out, x)
-    return out
+    """``x`` itself when of ``dtype`` (any layout: BLAS reads strided operands), else a contiguous copy cast to it."""
+    return x if x.dtype is dtype else memory.copy(x, dtype)
 
 
 def _blas_layout(rows: int, cols: int, s_row: int, s_col: int, *, column: bool = False) -> tuple[str, int] | None:

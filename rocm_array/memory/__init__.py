@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..devices import Device
     from ..dtypes import DType
 
-__all__ = ["empty", "full", "fill", "copy_into", "contiguous", "from_host", "to_host", "dlpack_device",
+__all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "from_host", "to_host", "dlpack_device",
            "to_dlpack", "EMPTY", "FILL", "COPY", "FROM_HOST", "TO_HOST", "DLPACK_DEVICE", "TO_DLPACK"]
 
 #: ``back(shape, dtype, device)``: a new contiguous Array with unspecified contents.
@@ -71,14 +71,18 @@ def copy_into(dst: Array, src: Array) -> None:
         COPY[dst.device.kind](dst, src)
 
 
-def contiguous(x: Array, dtype: DType | None = None) -> Array:
-    """``x`` itself when row-major contiguous (and of ``dtype``, when given), else a contiguous copy cast to it."""
-    dtype = x.dtype if dtype is None else dtype
-    if x.dtype is dtype and x.is_contiguous:
-        return x
-    out = empty(x.shape, dtype, x.device)
+def copy(x: Array, dtype: DType | None = None) -> Array:
+    """A new contiguous array with ``x``'s elements, cast to ``dtype`` when given."""
+    out = empty(x.shape, x.dtype if dtype is None else dtype, x.device)
     copy_into(out, x)
     return out
+
+
+def contiguous(x: Array, dtype: DType | None = None) -> Array:
+    """``x`` itself when row-major contiguous (and of ``dtype``, when given), else a contiguous copy cast to it."""
+    if (dtype is None or x.dtype is dtype) and x.is_contiguous:
+        return x
+    return copy(x, dtype)
 
 
 def from_host(a: Any, dtype: DType, device: Device) -> Array:

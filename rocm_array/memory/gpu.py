@@ -18,6 +18,7 @@ from ..dtypes import DType
 from ..launch import address
 from ..runtime import dlpack
 from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST, contiguous
+from . import copy as copied
 from .copies import copy, fill
 
 __all__ = ["register", "import_dlpack"]
@@ -53,7 +54,7 @@ def to_dlpack(x: Array, stream: Any, max_version: tuple[int, int] | None, dl_dev
         raise BufferError(f"cannot export an array on {x.device} to DLPack device {dl_device}"
                           + (" without a copy" if copy is False else ""))
     if copy:
-        x = contiguous_copy(x)
+        x = copied(x)
     rt.order_before(stream)
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
     return dlpack.export(address(x), x.shape, x.strides, x.dtype, here, versioned, bool(copy), owner=x)
@@ -73,16 +74,9 @@ def import_dlpack(obj: Any, copy: bool | None = None) -> Array:
             capsule = obj.__dlpack__(stream=rt.driver.stream)
         t = dlpack.import_capsule(capsule, where, str(dev))
         x = Array(t.buffer, t.shape, t.strides, t.offset, t.dtype, dev)
-        return contiguous_copy(x) if copy else x
+        return copied(x) if copy else x
     raise BufferError(f"from_dlpack(): DLPack device {where} is not a GPU rocm_array found "
                       f"({', '.join(str(d) for d in gpus()) or 'none'})")
-
-
-def contiguous_copy(x: Array) -> Array:
-    """A new contiguous array with ``x``'s elements (never ``x`` itself)."""
-    out = empty(x.shape, x.dtype, x.device)
-    copy(out, x)
-    return out
 
 
 def register() -> None:
