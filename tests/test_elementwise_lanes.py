@@ -23,12 +23,16 @@ from rocm_array_plugins.elementwise.table import UFUNCS
 ROWS = {u.name: u for u in UFUNCS}
 
 
-@pytest.fixture
-def dev() -> Device:
+def _recording_device() -> Device:
     """A GPU device over a recording driver whose kernels are named, not compiled."""
     runtime = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
     runtime.kernel = lambda path, name, group=(), options=(): name  # type: ignore[method-assign]
     return Device("gpu", 0, runtime)
+
+
+@pytest.fixture
+def dev() -> Device:
+    return _recording_device()
 
 
 def new(dev: Device, shape: tuple[int, ...], dtype: DType) -> Array:
@@ -133,3 +137,12 @@ def test_a_row_with_lanes_is_still_plain_data(dev: Device) -> None:
     x + x
     assert ROWS["add"]._lanes
     assert dataclasses.asdict(ROWS["add"])["name"] == "add"  # array-api-tests' reporting does this
+
+
+def test_lanes_launch_on_their_own_runtime(dev: Device) -> None:
+    """Two runtimes of one device index (a real gpu:0 and this test's) never share a lane."""
+    other = _recording_device()
+    for _ in range(2):
+        new(dev, (4,), xp.float32) + new(dev, (4,), xp.float32)
+        new(other, (4,), xp.float32) + new(other, (4,), xp.float32)
+    assert len(dev.runtime.driver.launches) == len(other.runtime.driver.launches) == 2  # type: ignore[attr-defined]

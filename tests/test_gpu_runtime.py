@@ -345,7 +345,7 @@ def test_dlpack_torch(gpu: Device, name: str) -> None:
     host = (np.arange(12) % 2).astype(dtype.numpy).reshape(3, 4)
     x = _up(host, gpu)
     t = torch.from_dlpack(x)  # zero copy: same memory
-    assert t.device.type == "cuda" and t.dataptr() == address(x)
+    assert t.device.type == "cuda" and t.data_ptr() == address(x)
     assert tuple(t.shape) == (3, 4)
     if dtype.kind not in "b":
         t += 1
@@ -354,7 +354,7 @@ def test_dlpack_torch(gpu: Device, name: str) -> None:
     tt = torch.arange(20, device="cuda").reshape(4, 5).to(getattr(torch, name)).T  # strided producer
     y = import_dlpack(tt)
     assert y.device == gpu and y.shape == (5, 4) and y.strides == (1, 5)
-    assert address(y) == tt.dataptr()
+    assert address(y) == tt.data_ptr()
     want = tt.cpu().float().numpy() if name == "bfloat16" else tt.cpu().numpy()
     _equal(_down(y).astype(np.float32) if name == "bfloat16" else _down(y), want)
     del tt  # y keeps the memory alive

@@ -160,7 +160,7 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
 def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> Callable[[list[Any]], None]:
     """Row ``fn``'s contiguous kernel for ``dtype`` with the scalar at position ``s``, resolved once:
     ``launch([out, *operands, (scalar bytes,) n])`` runs it over ``n`` elements."""
-    key = (device, fn.functor, dtype, s)
+    key = (device._runtime, fn.functor, dtype, s)  # the runtime: Devices compare by kind and index only
     launch = _CONTIGUOUS.get(key)
     if launch is None:
         # Pointers, the scalar's bytes (an array of one element: the kernel's size and alignment), the count.
@@ -181,7 +181,7 @@ def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: in
     return launch
 
 
-#: (device, functor, dtype, scalar position) -> what ``_contiguous`` resolves.
+#: (runtime, functor, dtype, scalar position) -> what ``_contiguous`` resolves.
 _CONTIGUOUS: dict[tuple[Any, ...], Callable[[list[Any]], None]] = {}
 
 
