@@ -7,13 +7,16 @@ from the standard, a small wrapper here fixes it and the row names the wrapper.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, wrap_numpy
+from rocm_array.devices import Device
 from rocm_array.dtypes import DType
+
+from . import backs
 
 if TYPE_CHECKING:
     from .ufunc import Scalar, Ufunc
@@ -86,3 +89,41 @@ def tanh(x: np.ndarray) -> np.ndarray:
         r.real[m] = np.copysign(1, x.real[m])
         r.imag[m] = np.copysign(0, x.imag[m])
     return r
+
+
+def sequence(n: int, start: int | float | complex, step: int | float | complex,
+             dtype: DType, device: Device) -> Array:
+    if dtype.kind in "iu" and isinstance(start, int) and isinstance(step, int):
+        # Integers are exact in uint64 arithmetic modulo 2**64, then wrapped into the dtype.
+        r = np.arange(n, dtype=np.uint64) * np.uint64(step % 2**64) + np.uint64(start % 2**64)
+    else:
+        r = start + step * np.arange(n, dtype=np.complex128 if isinstance(start + step, complex) else np.float64)
+    with np.errstate(all="ignore"):
+        return wrap_numpy(r.astype(dtype.numpy), dtype)
+
+
+def triangle(x: Array, k: int, upper: bool) -> Array:
+    return wrap_numpy((np.triu if upper else np.tril)(x._np, k), x.dtype)
+
+
+def gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
+    return wrap_numpy(v._np[tuple(i._np for i in indices)], v.dtype)
+
+
+def scatter(v: Array, indices: list[Array], value: Array) -> None:
+    v._np[tuple(i._np for i in indices)] = value._np
+
+
+def mask_indices(mask: Array) -> tuple[Array, ...]:
+    return tuple(wrap_numpy(i.astype(np.int64), dtypes.int64) for i in np.nonzero(mask._np))
+
+
+def from_dlpack(obj: Any, copy: bool | None) -> Array:
+    return wrap_numpy(np.from_dlpack(obj, copy=copy))
+
+
+def register() -> None:
+    """Fill the ``cpu`` column of the plugin's tables."""
+    backs.UFUNC["cpu"], backs.WHERE["cpu"] = ufunc, where
+    backs.SEQUENCE["cpu"], backs.TRIANGLE["cpu"], backs.FROM_DLPACK["cpu"] = sequence, triangle, from_dlpack
+    backs.GATHER["cpu"], backs.SCATTER["cpu"], backs.MASK_INDICES["cpu"] = gather, scatter, mask_indices

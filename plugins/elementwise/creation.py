@@ -17,42 +17,16 @@ import numpy as np
 
 from rocm_array import devices, dtypes, memory
 from rocm_array.array import Array, wrap_numpy
-from rocm_array.backs import Backs
 from rocm_array.devices import Device, check_same
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 
+from .backs import FROM_DLPACK, SEQUENCE, TRIANGLE
 from .layout import copy_as
 from .ufunc import SCALARS
 
 # DLPack device types (dlpack.h) and the device kind whose back imports them.
 _DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}
-
-
-# -- backs --------------------------------------------------------------------------------------
-def _cpu_sequence(n: int, start: int | float | complex, step: int | float | complex,
-                  dtype: DType, device: Device) -> Array:
-    if dtype.kind in "iu" and isinstance(start, int) and isinstance(step, int):
-        # Integers are exact in uint64 arithmetic modulo 2**64, then wrapped into the dtype.
-        r = np.arange(n, dtype=np.uint64) * np.uint64(step % 2**64) + np.uint64(start % 2**64)
-    else:
-        r = start + step * np.arange(n, dtype=np.complex128 if isinstance(start + step, complex) else np.float64)
-    with np.errstate(all="ignore"):
-        return wrap_numpy(r.astype(dtype.numpy), dtype)
-
-
-def _cpu_triangle(x: Array, k: int, upper: bool) -> Array:
-    return wrap_numpy((np.triu if upper else np.tril)(x._np, k), x.dtype)
-
-
-#: ``(n, start, step, dtype, device) -> out``: out[i] = start + i*step; exact for an integer dtype with
-#: Python int start and step (modulo 2**64, then wrapped into dtype), else computed in float64 /
-#: complex128 and cast.
-SEQUENCE = Backs("arange/linspace fills", cpu=_cpu_sequence)
-#: ``(x, k, upper) -> out``: x with the elements below (upper) or above (lower) diagonal k zeroed.
-TRIANGLE = Backs("tril/triu", cpu=_cpu_triangle)
-#: ``(obj, copy) -> Array``: import a DLPack producer living on a device of this kind.
-FROM_DLPACK = Backs("DLPack imports", cpu=lambda obj, copy: wrap_numpy(np.from_dlpack(obj, copy=copy)))
 
 
 # -- argument checks ------------------------------------------------------------------------------

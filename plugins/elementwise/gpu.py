@@ -27,9 +27,7 @@ from rocm_array.launch import BLOCK, Family, grid_1d, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.runtime.layout import BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg
 
-from . import creation
-from . import ufunc as ufunc_front
-from . import where as where_front
+from . import backs
 from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
@@ -206,7 +204,7 @@ def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: in
 
 def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
          out_dtype: DType) -> Callable[..., Array] | None:
-    """``ufunc_front.LANES``: ``ufunc`` for operands of ``kinds`` that need no cast, resolved now:
+    """``backs.LANES``: ``ufunc`` for operands of ``kinds`` that need no cast, resolved now:
     the result is new and contiguous, the operands are too, so the kernel is the contiguous one
     with the scalar's position (if any) known."""
     if any(k is not dtype for k in kinds if isinstance(k, DType)):
@@ -273,7 +271,7 @@ def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int
 
 def sequence(n: int, start: int | float | complex, step: int | float | complex, dtype: DType,
              device: Device) -> Array:
-    """``creation.SEQUENCE``: out[i] = start + i*step, as the cpu back computes it."""
+    """``backs.SEQUENCE``: out[i] = start + i*step, as the cpu back computes it."""
     out = memory.empty((n,), dtype, device)
     if n == 0:
         return out
@@ -293,7 +291,7 @@ def sequence(n: int, start: int | float | complex, step: int | float | complex, 
 
 
 def triangle(x: Array, k: int, upper: bool) -> Array:
-    """``creation.TRIANGLE``: x with the elements below (upper) or above (lower) diagonal k zeroed."""
+    """``backs.TRIANGLE``: x with the elements below (upper) or above (lower) diagonal k zeroed."""
     out = memory.empty(x.shape, x.dtype, x.device)
     n = out.size
     if n == 0:
@@ -309,9 +307,7 @@ def triangle(x: Array, k: int, upper: bool) -> Array:
     return out
 
 
-ufunc_front.BACKS["gpu"] = ufunc
-ufunc_front.LANES["gpu"] = lane
-where_front.BACKS["gpu"] = where
-creation.SEQUENCE["gpu"] = sequence
-creation.TRIANGLE["gpu"] = triangle
-creation.FROM_DLPACK["gpu"] = import_dlpack
+def register() -> None:
+    """Fill the ``gpu`` column of the plugin's tables (indexing's is ``gpu_indexing.register``)."""
+    backs.UFUNC["gpu"], backs.LANES["gpu"], backs.WHERE["gpu"] = ufunc, lane, where
+    backs.SEQUENCE["gpu"], backs.TRIANGLE["gpu"], backs.FROM_DLPACK["gpu"] = sequence, triangle, import_dlpack

@@ -1,4 +1,4 @@
-"""The gpu backs of indexing (``indexing.GATHER``, ``SCATTER``, ``MASK_INDICES``).
+"""The gpu backs of indexing (``backs.GATHER``, ``SCATTER``, ``MASK_INDICES``).
 
 The kernels are those of ``kernels/indexing/indexing.hip``. Index arrays are checked on
 the device while their element offsets are computed; the host reads the flag (one
@@ -19,7 +19,7 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, grid_1d, ptr
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
 
-from . import indexing
+from . import backs
 
 _MASK_BLOCK, _MASK_ITEMS = 256, 16
 #: A mask block of _MASK_BLOCK threads counts _MASK_ITEMS elements each.
@@ -138,6 +138,6 @@ def mask_indices(mask: Array) -> tuple[Array, ...]:
     return tuple(out)
 
 
-indexing.GATHER["gpu"] = gather
-indexing.SCATTER["gpu"] = scatter
-indexing.MASK_INDICES["gpu"] = mask_indices
+def register() -> None:
+    """Fill the ``gpu`` column of the indexing tables."""
+    backs.GATHER["gpu"], backs.SCATTER["gpu"], backs.MASK_INDICES["gpu"] = gather, scatter, mask_indices

@@ -19,36 +19,13 @@ import numpy as np
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, wrap_numpy
-from rocm_array.backs import Backs
 from rocm_array.broadcast import broadcast_shapes, broadcast_view
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
+from .backs import GATHER, MASK_INDICES, SCATTER
 from .layout import copy_as, insert_unit, normalize_axis, permuted
 from .ufunc import SCALARS, scalar_array
-
-
-# -- backs ------------------------------------------------------------------------------------
-def _cpu_gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
-    return wrap_numpy(v._np[tuple(i._np for i in indices)], v.dtype)
-
-
-def _cpu_scatter(v: Array, indices: list[Array], value: Array) -> None:
-    v._np[tuple(i._np for i in indices)] = value._np
-
-
-def _cpu_mask_indices(mask: Array) -> tuple[Array, ...]:
-    return tuple(wrap_numpy(i.astype(np.int64), dtypes.int64) for i in np.nonzero(mask._np))
-
-
-#: ``(v, indices, shape) -> out``: out[i..., r...] = v[indices[0][i...], ..., indices[k-1][i...], r...];
-#: the indices are integer arrays already broadcast to ``shape``, each in ``[-n, n)`` of its axis.
-GATHER = Backs("integer-array gathers", cpu=_cpu_gather)
-#: ``(v, indices, value) -> None``: the assignment form of GATHER; ``value`` has GATHER's result
-#: shape and ``v``'s dtype. With repeated indices, which value lands is unspecified.
-SCATTER = Backs("integer-array scatters", cpu=_cpu_scatter)
-#: ``(mask) -> tuple of int64 1-D arrays``: the coordinates of the True elements, in row-major order.
-MASK_INDICES = Backs("boolean-mask indices", cpu=_cpu_mask_indices)
 
 
 # -- key parsing --------------------------------------------------------------------------------

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
-from rocm_array.backs import Backs
 from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
 from rocm_array.dtypes import CATEGORIES, DType
 
-from . import cpu
+from .backs import LANES, UFUNC
 
 #: The Python scalar types that mix with arrays (the standard's rules are in ``dtypes.scalar_dtype``).
 SCALARS = (bool, int, float, complex)
@@ -161,7 +160,7 @@ class Ufunc:
         if key is not None and key not in self._lanes:
             make = LANES.get(kind)
             self._lanes[key] = make and make(self, arrays[0]._device, key[1:], dtype, out_dtype)
-        return BACKS[kind](self, arrays, dtype, out_dtype, shape)
+        return UFUNC[kind](self, arrays, dtype, out_dtype, shape)
 
     def into(self, out: Array, *args: Any) -> Array:
         """``out[...] = self(*args)``, written into ``out`` (the in-place operators): the result
@@ -173,7 +172,7 @@ class Ufunc:
         if shape != out.shape:
             raise ValueError(f"in-place {self.name} would change the shape from {out.shape} to {shape}")
         check_same(out, arrays[0])
-        return BACKS[out.device.kind](self, arrays, dtype, out_dtype, shape, out)
+        return UFUNC[out.device.kind](self, arrays, dtype, out_dtype, shape, out)
 
 
 def _lane_key(args: tuple[Any, ...], arity: int) -> tuple[Any, ...] | None:
@@ -247,10 +246,3 @@ def scalar_array(value: bool | int | float | complex, dtype: DType, like: Array)
     return Scalar(value, dtype, like.device).array()
 
 
-BACKS = Backs("elementwise functions", cpu=cpu.ufunc)
-
-#: device kind -> ``make(ufunc, device, operand kinds, dtype, result dtype)``: a call taking the
-#: operands alone (those ``_lane_key`` admits, on ``device``, of those kinds) that does what the back
-#: would, resolved once for them; or None where the back gains nothing from one. Returning None for
-#: some kinds is fine: their calls take the full path. A tiny op's cost is all host work: this cuts it.
-LANES: dict[str, Callable[..., Callable[..., Array] | None]] = {}

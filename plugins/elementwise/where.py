@@ -6,12 +6,11 @@ from typing import Any
 
 from rocm_array import dtypes
 from rocm_array.array import Array
-from rocm_array.backs import Backs
 from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
-from . import cpu
+from .backs import WHERE
 from .ufunc import operands, promote
 
 
@@ -25,9 +24,6 @@ def where(condition: Array, x1: Any, x2: Any, /) -> Array:
     check_same(condition, a)
     dtype = promote("where", [a, b])
     shape = broadcast_shapes(condition.shape, a.shape, b.shape)
-    return BACKS[condition.device.kind](condition, a, b, dtype, shape)
-
-
-BACKS = Backs("where", cpu=cpu.where)
+    return WHERE[condition.device.kind](condition, a, b, dtype, shape)
 
 IMPLS: list[Impl] = [Impl("where", where)]
