@@ -1,19 +1,21 @@
 """The ``reduction`` plugin: statistical, searching, sorting, set and utility functions.
 
-Each module lists what it provides in ``IMPLS``; the hook only gathers them. The
-gpu modules add their backs to the modules' tables when imported (no GPU is
-touched until a kernel is launched).
+Each module lists what it provides in ``IMPLS``; the hook gathers them, after ``cpu``,
+``gpu`` and ``gpu_sort`` fill the tables of ``backs`` (no GPU is touched until a kernel is
+launched).
 """
 
 from __future__ import annotations
 
 from rocm_array.hookspecs import Impl, KernelSource, hookimpl
 
-from . import cumulative, diff, gpu, gpu_sort, searching, sets, sorting, table
+from . import cpu, cumulative, diff, gpu, gpu_sort, searching, sets, sorting, table
 
 
 @hookimpl
 def rocm_array_functions() -> list[Impl]:
+    for module in (cpu, gpu, gpu_sort):
+        module.register()
     return [*table.IMPLS, *cumulative.IMPLS, *searching.IMPLS, *sorting.IMPLS, *sets.IMPLS, *diff.IMPLS]
 
 

@@ -15,6 +15,8 @@ from rocm_array import dtypes
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
 
+from . import backs
+
 if TYPE_CHECKING:
     from .cumulative import Scan
     from .front import Reduction
@@ -94,3 +96,10 @@ def searchsorted(x1: Array, x2: Array, dtype: DType, side: str, sorter: Array | 
 
 def nonzero(x: Array) -> tuple[Array, ...]:
     return tuple(_wrap(i, dtypes.DEFAULT_INDEX) for i in np.nonzero(_host(x, x.dtype)))
+
+
+def register() -> None:
+    """Fill the ``cpu`` column of the plugin's tables."""
+    backs.REDUCE["cpu"], backs.SCAN["cpu"], backs.DIFF["cpu"] = reduce, scan, diff
+    backs.NONZERO["cpu"], backs.SEARCHSORTED["cpu"] = nonzero, searchsorted
+    backs.SORT["cpu"], backs.ARGSORT["cpu"], backs.UNIQUE["cpu"], backs.ISIN["cpu"] = sort, argsort, unique, isin

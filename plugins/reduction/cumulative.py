@@ -14,10 +14,9 @@ import numpy as np
 from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
-from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 
-from . import cpu
+from .backs import SCAN
 from .front import accumulation_dtype, accumulator, check_array, check_category, check_flag
 
 
@@ -63,6 +62,5 @@ SCANS = (
     Scan("cumulative_sum", 0, "add_op", np.cumsum),
     Scan("cumulative_prod", 1, "mul_op", np.cumprod),
 )
-SCAN = Backs("cumulative functions", cpu=cpu.scan)
 
 IMPLS = [Impl(s.name, s) for s in SCANS]

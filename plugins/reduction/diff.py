@@ -13,11 +13,10 @@ import operator
 from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
-from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
-from . import cpu
+from .backs import DIFF
 from .front import check_array, check_category
 
 
@@ -38,7 +37,5 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
         a = DIFF[a.device.kind](a, axis) if 0 not in shape else memory.empty(shape, a.dtype, a.device)
     return a
 
-
-DIFF = Backs("diff", cpu=cpu.diff)
 
 IMPLS = [Impl("diff", diff)]

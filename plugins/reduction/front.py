@@ -18,10 +18,9 @@ from typing import Any, Callable
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axes, normalize_axis
-from rocm_array.backs import Backs
 from rocm_array.dtypes import CATEGORIES, DType
 
-from . import cpu
+from .backs import REDUCE
 
 # The spec's "unsigned integer data type having the same number of bits as the default integer".
 _DEFAULT_UINT = next(d for d in CATEGORIES["unsigned integer"] if d.itemsize == dtypes.DEFAULT_INT.itemsize)
@@ -167,4 +166,3 @@ def _identity(value: Any, dtype: DType) -> Any:
     return value.real if isinstance(value, complex) and dtype.kind != "c" else value
 
 
-REDUCE = Backs("reductions", cpu=cpu.reduce)

@@ -28,10 +28,10 @@ from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.namespace import TABLE
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
 
-from .cumulative import SCAN
-from .searching import NONZERO
-from .diff import DIFF
-from .front import REDUCE, RESULT_RULES, accumulation_dtype, accumulator, reduced_shape
+from . import backs
+from .cumulative import SCANS
+from .front import RESULT_RULES, accumulation_dtype, accumulator, reduced_shape
+from .table import REDUCTIONS
 
 if TYPE_CHECKING:
     from rocm_array.devices import Device
@@ -138,9 +138,6 @@ def _nonzero_group() -> tuple[str, ...]:
 
 def kernel_sources() -> list[KernelSource]:
     """Every program of reduction.hip, grouped as they are compiled at run time."""
-    from .cumulative import SCANS
-    from .table import REDUCTIONS
-
     return REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
                               _nonzero_group()])
 
@@ -302,7 +299,6 @@ def diff(x: Array, axis: int) -> Array:
     return TABLE["subtract"](hi, lo)
 
 
-REDUCE["gpu"] = reduce
-SCAN["gpu"] = scan
-NONZERO["gpu"] = nonzero
-DIFF["gpu"] = diff
+def register() -> None:
+    """Fill the ``gpu`` column of the reduction, scan, nonzero and diff tables."""
+    backs.REDUCE["gpu"], backs.SCAN["gpu"], backs.NONZERO["gpu"], backs.DIFF["gpu"] = reduce, scan, nonzero, diff

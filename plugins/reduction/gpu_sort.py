@@ -26,7 +26,7 @@ from rocm_array.devices import Device
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 
-from . import searching, sets, sorting
+from . import backs
 from .gpu import REDUCTION, moved_back, moved_last, read_scalar, scan_rows
 
 __all__ = ["SORT_KERNELS", "kernel_sources", "sort", "argsort", "unique", "isin", "searchsorted"]
@@ -303,8 +303,7 @@ def searchsorted(x1: Array, x2: Array, dtype: DType, side: str, sorter: Array | 
     return out
 
 
-sorting.SORT["gpu"] = sort
-sorting.ARGSORT["gpu"] = argsort
-sets.UNIQUE["gpu"] = unique
-sets.ISIN["gpu"] = isin
-searching.SEARCHSORTED["gpu"] = searchsorted
+def register() -> None:
+    """Fill the ``gpu`` column of the sort, set and searchsorted tables."""
+    backs.SORT["gpu"], backs.ARGSORT["gpu"], backs.UNIQUE["gpu"], backs.ISIN["gpu"] = sort, argsort, unique, isin
+    backs.SEARCHSORTED["gpu"] = searchsorted

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from rocm_array import dtypes
 from rocm_array.array import Array
-from rocm_array.backs import Backs
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 from rocm_array_plugins.elementwise.ufunc import operands
 
-from . import cpu
+from .backs import NONZERO, SEARCHSORTED
 from .front import check_array, check_category
 
 
@@ -45,8 +44,5 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
     dtype = dtypes.result_type(a1.dtype, a2.dtype)
     return SEARCHSORTED[a1.device.kind](a1, a2, dtype, side, sorter)
 
-
-NONZERO = Backs("nonzero", cpu=cpu.nonzero)
-SEARCHSORTED = Backs("searchsorted", cpu=cpu.searchsorted)
 
 IMPLS = [Impl("nonzero", nonzero), Impl("searchsorted", searchsorted)]

@@ -12,11 +12,10 @@ from typing import NamedTuple
 
 from rocm_array import dtypes
 from rocm_array.array import Array
-from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 from rocm_array_plugins.elementwise.ufunc import operands
 
-from . import cpu
+from .backs import ISIN, UNIQUE
 from .front import check_array, check_flag
 
 
@@ -67,8 +66,5 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     dtype = dtypes.result_type(a1.dtype, a2.dtype)
     return ISIN[a1.device.kind](a1, a2, dtype, invert)
 
-
-UNIQUE = Backs("unique functions", cpu=cpu.unique)
-ISIN = Backs("isin", cpu=cpu.isin)
 
 IMPLS = [Impl(f.__name__, f) for f in (unique_all, unique_counts, unique_inverse, unique_values, isin)]

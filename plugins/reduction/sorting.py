@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
-from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 
-from . import cpu
+from .backs import ARGSORT, SORT
 from .front import check_array, check_category, check_flag
 
 
@@ -31,8 +30,5 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     args = _checked("sort", x, axis, descending, stable)
     return SORT[x.device.kind](x, *args)
 
-
-ARGSORT = Backs("argsort", cpu=cpu.argsort)
-SORT = Backs("sort", cpu=cpu.sort)
 
 IMPLS = [Impl("argsort", argsort), Impl("sort", sort)]
