@@ -302,8 +302,9 @@ def triangle(x: Array, k: int, upper: bool) -> Array:
         merged, (strides,) = merge_dims(x.shape, x.strides)
     rows, cols = x.shape[-2:]
     k = max(-rows - 1, min(k, cols + 1))  # beyond the matrix every k acts alike; keep it in int64
-    _fill(x.device, f"triangle<{x.dtype.c_type}>", n, [ptr(out), ptr(x), *(ctypes.c_int64(v) for v in (n, rows, cols, k)),
-                                                    ctypes.c_int(upper), geometry(merged, strides)])
+    _fill(x.device, f"triangle<{x.dtype.c_type}>", n,
+          [ptr(out), ptr(x), *(ctypes.c_int64(v) for v in (n, rows, cols, k)), ctypes.c_int(upper),
+           geometry(merged, strides)])
     return out
 
 

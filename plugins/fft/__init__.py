@@ -1,18 +1,18 @@
 """The ``fft`` plugin: the standard's ``fft`` extension.
 
-Each module lists what it provides in ``IMPLS``; the hook only gathers them.
-The transforms' gpu back is registered here (no GPU is touched until it is called).
+Each module lists what it provides in ``IMPLS``; the hook gathers them, after ``cpu`` and
+``gpu`` fill the table of ``backs`` (no GPU is touched until a transform is called).
 """
 
 from __future__ import annotations
 
 from rocm_array.hookspecs import Impl, hookimpl
 
-from . import gpu, helpers, transforms
-
-transforms.BACKS["gpu"] = gpu.transform
+from . import cpu, gpu, helpers, transforms
 
 
 @hookimpl
 def rocm_array_functions() -> list[Impl]:
+    cpu.register()
+    gpu.register()
     return [*transforms.IMPLS, *helpers.IMPLS]

@@ -13,6 +13,8 @@ from rocm_array import dtypes
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
 
+from . import backs
+
 if TYPE_CHECKING:
     from .transforms import Transform
 
@@ -28,3 +30,8 @@ def transform(t: Transform, x: Array, lengths: tuple[int, ...], axes: tuple[int,
     else:
         r = t.numpy(a, lengths[0], axes[0], norm)
     return wrap_numpy(r.astype(out_dtype.numpy, copy=False), out_dtype)
+
+
+def register() -> None:
+    """Fill the ``cpu`` column of the plugin's tables."""
+    backs.TRANSFORM["cpu"] = transform

@@ -28,6 +28,8 @@ from rocm_array.namespace import TABLE
 from rocm_array.runtime.fft import MAX_RANK
 from rocm_array.runtime.vendor import library
 
+from . import backs
+
 if TYPE_CHECKING:
     from .transforms import Transform
 
@@ -130,3 +132,7 @@ def transform(t: Transform, x: Array, lengths: tuple[int, ...], axes: tuple[int,
     scale = 1 / math.sqrt(total) if norm == "ortho" else 1 / total if (norm == "backward") == row.scaled else 1
     return TABLE["multiply"](x, scale) if scale != 1 else x
 
+
+def register() -> None:
+    """Fill the ``gpu`` column of the plugin's table."""
+    backs.TRANSFORM["gpu"] = transform

@@ -17,11 +17,10 @@ import numpy as np
 
 from rocm_array.array import Array
 from rocm_array.axes import integer, normalize_axes
-from rocm_array.backs import Backs
 from rocm_array.dtypes import CATEGORIES, DType, complex_of, real_of
 from rocm_array.hookspecs import Impl
 
-from . import cpu
+from .backs import TRANSFORM
 
 _NORMS = ("backward", "ortho", "forward")
 
@@ -69,7 +68,7 @@ class Transform:
         if len(lengths) != len(ax):
             raise ValueError(f"fft.{self.name}(): s has {len(lengths)} entries for {len(ax)} axes")
         n = tuple(self._length(lengths[i], x.shape[a], i == len(ax) - 1) for i, a in enumerate(ax))
-        return BACKS[x.device.kind](self, x, n, ax, norm, dtype, out_dtype)
+        return TRANSFORM[x.device.kind](self, x, n, ax, norm, dtype, out_dtype)
 
     def _length(self, n: int | None, m: int, last: bool) -> int:
         """The transform length along an axis of ``m`` points: ``n`` checked, or its default."""
@@ -80,9 +79,6 @@ class Transform:
         if n < 1:
             raise ValueError(f"fft.{self.name}(): the transform length must be at least 1, got {n}")
         return n
-
-
-BACKS = Backs("Fourier transforms", cpu=cpu.transform)
 
 
 def _one_axis(t: Transform) -> Callable[..., Array]:

@@ -1,4 +1,8 @@
-"""The linalg backs tables: device kind -> back. The GPU work adds ``gpu`` entries here."""
+"""The linalg plugin's backs tables: device kind -> back.
+
+``cpu.register``, ``gpu.register`` and ``gpu_lapack.register`` fill them when the plugin is
+registered, never when a module is imported.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +12,17 @@ from rocm_array.array import Array
 from rocm_array.backs import Backs
 from rocm_array.dtypes import DType
 
-from . import cpu
-
 #: Factorizations, solves, eigen- and singular values, norms: ``back(name, arrays, dtype, outs, **options)``.
-LAPACK = Backs("linalg's LAPACK-class functions", cpu=cpu.lapack)
+LAPACK = Backs("linalg's LAPACK-class functions")
 #: ``back(a, b, dtype)`` on broadcast batches of matrices.
-MATMUL = Backs("matrix products", cpu=cpu.matmul)
-VECDOT = Backs("vector dot products", cpu=cpu.vecdot)
-CROSS = Backs("cross products", cpu=cpu.cross)
+MATMUL = Backs("matrix products")
+VECDOT = Backs("vector dot products")
+CROSS = Backs("cross products")
 #: ``back(x, dtype)``: sums over the last axis (trace sums a diagonal view).
-SUM_LAST = Backs("trace sums", cpu=cpu.sum_last)
+SUM_LAST = Backs("trace sums")
+
+
+TABLES = (LAPACK, MATMUL, VECDOT, CROSS, SUM_LAST)
 
 
 def lapack(name: str, xs: list[Array], dtype: DType, outs: tuple[DType, ...], **options: Any) -> tuple[Array, ...]:

@@ -15,6 +15,7 @@ from rocm_array import dtypes
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
 
+from . import backs
 from .common import LinAlgError
 
 _COMPUTE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
@@ -88,3 +89,9 @@ def sum_last(x: Array, dtype: DType) -> Array:
     """Sums over the last axis, accumulated in ``dtype`` (trace sums a diagonal view)."""
     with np.errstate(all="ignore"):
         return _wrap(np.sum(_host(x, dtype), axis=-1, dtype=_COMPUTE.get(dtype, dtype).numpy), dtype)
+
+
+def register() -> None:
+    """Fill the ``cpu`` column of the plugin's tables."""
+    backs.LAPACK["cpu"], backs.MATMUL["cpu"], backs.VECDOT["cpu"] = lapack, matmul, vecdot
+    backs.CROSS["cpu"], backs.SUM_LAST["cpu"] = cross, sum_last

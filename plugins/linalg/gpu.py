@@ -27,7 +27,7 @@ from rocm_array.namespace import TABLE
 from rocm_array.runtime.vendor import library
 from rocm_array.runtime.layout import merge_dims
 
-from .backs import CROSS, MATMUL, SUM_LAST, VECDOT
+from . import backs
 from .common import drop_axis, insert_axis
 
 __all__ = ["LINALG", "kernel_sources", "product", "matmul", "vecdot", "cross", "sum_last", "cast"]
@@ -162,7 +162,7 @@ def sum_last(x: Array, dtype: DType) -> Array:
     return TABLE["sum"](x, axis=-1, dtype=dtype)
 
 
-MATMUL["gpu"] = matmul
-VECDOT["gpu"] = vecdot
-CROSS["gpu"] = cross
-SUM_LAST["gpu"] = sum_last
+def register() -> None:
+    """Fill the ``gpu`` column of the product tables (the LAPACK one is ``gpu_lapack.register``)."""
+    backs.MATMUL["gpu"], backs.VECDOT["gpu"] = matmul, vecdot
+    backs.CROSS["gpu"], backs.SUM_LAST["gpu"] = cross, sum_last

@@ -30,7 +30,7 @@ from rocm_array.launch import BLOCK, address, grid_1d, ptr
 from rocm_array.runtime.vendor import library
 
 from . import cpu
-from .backs import LAPACK
+from . import backs
 from .common import LinAlgError, diagonal_view, insert_axis
 from .gpu import cast, launch, product
 
@@ -341,4 +341,6 @@ def lapack(name: str, xs: list[Array], dtype: DType, outs: tuple[DType, ...], **
     return tuple(cast(r, d) for r, d in zip(results, outs))
 
 
-LAPACK["gpu"] = lapack
+def register() -> None:
+    """Fill the ``gpu`` column of the LAPACK table."""
+    backs.LAPACK["gpu"] = lapack

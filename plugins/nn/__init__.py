@@ -2,19 +2,21 @@
 
 Convolutions, pooling, upsampling, gather/scatter and index ops, softmax, norms
 and activations, in NCHW / NCL layouts, on every device. Each module lists what
-it provides in ``IMPLS``; the gpu module adds its backs to their tables when
-imported (no GPU is touched until a kernel is launched).
+it provides in ``IMPLS``; the hook gathers them, after ``cpu`` and ``gpu`` fill the
+tables of ``backs`` (no GPU is touched until a kernel is launched).
 """
 
 from __future__ import annotations
 
 from rocm_array.hookspecs import Impl, KernelSource, hookimpl
 
-from . import conv, gpu, index, pointwise, pool, rows
+from . import conv, cpu, gpu, index, pointwise, pool, rows
 
 
 @hookimpl
 def rocm_array_functions() -> list[Impl]:
+    cpu.register()
+    gpu.register()
     return [*pointwise.IMPLS, *rows.IMPLS, *conv.IMPLS, *pool.IMPLS, *index.IMPLS]
 
 

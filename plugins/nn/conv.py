@@ -14,11 +14,10 @@ from typing import Sequence
 
 from rocm_array import memory
 from rocm_array.array import Array
-from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
-from . import cpu
+from .backs import CONV
 from .common import flat_view, floating, ints
 
 IntOrSeq = int | Sequence[int]
@@ -53,10 +52,6 @@ class ConvSpec:
         if self.transposed:
             return self.k, self.oh, self.ow, self.ih, self.iw
         return self.c, self.ih, self.iw, self.oh, self.ow
-
-
-#: ``back(spec, x, w) -> y``: x (N, C, IH, IW) and w contiguous, of one dtype; y (N, K, OH, OW).
-CONV = Backs("nn convolutions", cpu=cpu.conv)
 
 
 def _convolution(name: str, spatial: int, x: Array, weight: Array, bias: Array | None, stride: IntOrSeq,

@@ -14,6 +14,7 @@ from numpy.lib.stride_tricks import as_strided
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
 
+from . import backs
 from .common import COMPUTE
 
 if TYPE_CHECKING:
@@ -147,3 +148,10 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
     np.add.at(acc, tuple(where), values.astype(acc.dtype, copy=False))
     if wide:
         o[...] = acc.astype(o.dtype)
+
+
+def register() -> None:
+    """Fill the ``cpu`` column of the plugin's tables."""
+    backs.POINTWISE["cpu"], backs.SOFTMAX["cpu"], backs.NORM["cpu"] = pointwise, softmax, norm
+    backs.CONV["cpu"], backs.POOL["cpu"], backs.UPSAMPLE["cpu"] = conv, pool, upsample
+    backs.GATHER["cpu"], backs.SCATTER["cpu"] = gather, scatter

@@ -30,11 +30,8 @@ from rocm_array.namespace import TABLE
 from rocm_array.runtime import dnn, vendor
 from rocm_array.runtime.layout import geometry, merge_dims
 
-from . import conv as conv_front
-from . import index as index_front
+from . import backs
 from . import pointwise as pointwise_front
-from . import pool as pool_front
-from . import rows as rows_front
 from .common import flat_view, vendor_enabled
 
 if TYPE_CHECKING:
@@ -313,11 +310,8 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
         [ptr(ov), ptr(sv), ptr(iv), *i64(n), geometry(shape, *st), *i64(size, step), err]))
 
 
-pointwise_front.POINTWISE["gpu"] = pointwise
-rows_front.SOFTMAX["gpu"] = softmax
-rows_front.NORM["gpu"] = norm
-conv_front.CONV["gpu"] = conv
-pool_front.POOL["gpu"] = pool
-pool_front.UPSAMPLE["gpu"] = upsample
-index_front.GATHER["gpu"] = gather
-index_front.SCATTER["gpu"] = scatter
+def register() -> None:
+    """Fill the ``gpu`` column of the plugin's tables."""
+    backs.POINTWISE["gpu"], backs.SOFTMAX["gpu"], backs.NORM["gpu"] = pointwise, softmax, norm
+    backs.CONV["gpu"], backs.POOL["gpu"], backs.UPSAMPLE["gpu"] = conv, pool, upsample
+    backs.GATHER["gpu"], backs.SCATTER["gpu"] = gather, scatter

@@ -12,18 +12,14 @@ from __future__ import annotations
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
-from rocm_array.backs import Backs
 from rocm_array.dtypes import CATEGORIES
 from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
-from . import cpu
+from .backs import GATHER, SCATTER
 from .common import arrays
 
-#: ``back(x, index, dim) -> out``: out has index's shape; x.shape[d] >= index.shape[d] for d != dim.
-GATHER = Backs("nn.gather", cpu=cpu.gather)
 #: ``back(out, src, index, dim, add)``: in place into ``out``; src.shape[d] >= index.shape[d] for every d.
-SCATTER = Backs("nn.scatter", cpu=cpu.scatter)
 
 
 def _index(name: str, x: Array, index: Array, dim: int) -> tuple[int, Array]:

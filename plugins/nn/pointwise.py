@@ -16,10 +16,9 @@ import numpy as np
 
 from rocm_array import memory
 from rocm_array.array import Array
-from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 
-from . import cpu
+from .backs import POINTWISE
 from .common import floating
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -52,9 +51,6 @@ ELU = Pointwise("elu", "elu_op", lambda x, a, b: np.where(x > 0, x, a * np.expm1
 AFFINE = Pointwise("affine", "affine_op", lambda x, a, b: x * x.dtype.type(a) + x.dtype.type(b))
 POWF = Pointwise("powf", "powf_op", lambda x, a, b: np.power(x, x.dtype.type(a)))
 ROWS = (RELU, GELU, GELU_TANH, SIGMOID, SILU, ELU, AFFINE, POWF)
-
-#: ``back(row, x, a, b)`` on a contiguous array of the result dtype.
-POINTWISE = Backs("nn activations", cpu=cpu.pointwise)
 
 
 def relu(x: Array, /) -> Array:

@@ -18,10 +18,9 @@ import numpy as np
 
 from rocm_array import memory
 from rocm_array.array import Array
-from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 
-from . import cpu
+from .backs import POOL, UPSAMPLE
 from .common import arrays, flat_view, floating, ints
 
 IntOrSeq = int | Sequence[int]
@@ -44,10 +43,7 @@ class PoolSpec:
     pw: int = 0
 
 
-#: ``back(spec, x, is_max, include_pad) -> y`` on contiguous (planes, H, W) arrays.
-POOL = Backs("nn pooling", cpu=cpu.pool)
 #: ``back(spec, x, scale_h, scale_w) -> y``; the scales are float32 values.
-UPSAMPLE = Backs("nn upsampling", cpu=cpu.upsample)
 
 
 def _pool(name: str, x: Array, kernel_size: IntOrSeq, stride: IntOrSeq | None, padding: IntOrSeq,

@@ -16,16 +16,12 @@ import ml_dtypes
 from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.axes import integer, normalize_axis
-from rocm_array.backs import Backs
 from rocm_array.hookspecs import Impl
 
-from . import cpu
+from .backs import NORM, SOFTMAX
 from .common import flat_view, floating, moved_back, moved_last
 
-#: ``back(x, log)`` on contiguous (rows, n) arrays.
-SOFTMAX = Backs("nn.softmax", cpu=cpu.softmax)
 #: ``back(x, weight, bias, eps, rms)``: x contiguous (rows, n); weight and bias None or contiguous (n,).
-NORM = Backs("nn.layer_norm and nn.rms_norm", cpu=cpu.norm)
 
 
 def _softmax(name: str, x: Array, axis: int, log: bool) -> Array:

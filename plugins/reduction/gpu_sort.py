@@ -178,7 +178,8 @@ def _radix(device: Device, scratch: Array, n: int, src: _Keys, digits: int, pair
         SORT_KERNELS.launch(device, _onesweep(kin_bits, kout_bits, values), _COMMON, (_tiles(n, key), 1, 1),
                             (_RADIX, 1, 1),
                             [ptr(kout), ptr(vout), kin, ptr(vals), ctypes.c_int64(n), ctypes.c_int32(p),
-                             ctypes.c_int32(in_flags), ctypes.c_int32(out_flags), ptr(_part(scratch, p * _RADIX, _RADIX)),
+                             ctypes.c_int32(in_flags), ctypes.c_int32(out_flags),
+                             ptr(_part(scratch, p * _RADIX, _RADIX)),
                              ptr(_part(scratch, _MAX_DIGITS * _RADIX + p, 1)), status, ctypes.c_uint32(length)])
         if kout is not None and not last:
             kin, kin_bits, in_flags = ptr(kout), key, 0

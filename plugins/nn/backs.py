@@ -1,0 +1,28 @@
+"""The nn plugin's backs tables: device kind -> back.
+
+``cpu.register`` and ``gpu.register`` fill them when the plugin is registered, never when a
+module is imported.
+"""
+
+from __future__ import annotations
+
+from rocm_array.backs import Backs
+
+#: ``(row, x, a, b) -> out``: an activation of ``pointwise.py``'s table.
+POINTWISE = Backs("nn activations")
+#: ``(x, log) -> out`` over the rows of a 2-D ``x``.
+SOFTMAX = Backs("nn.softmax")
+#: ``(x, weight, bias, eps, rms) -> out`` over the rows of a 2-D ``x``.
+NORM = Backs("nn.layer_norm and nn.rms_norm")
+#: ``(spec, x, w) -> out``: a (transposed) convolution of NCHW ``x``.
+CONV = Backs("nn convolutions")
+#: ``(spec, x, is_max, include_pad) -> out`` over (planes, H, W).
+POOL = Backs("nn pooling")
+#: ``(spec, x, sh, sw) -> out``: nearest-neighbour upsampling over (planes, H, W).
+UPSAMPLE = Backs("nn upsampling")
+#: ``(x, index, dim) -> out``.
+GATHER = Backs("nn.gather")
+#: ``(out, src, index, dim, add) -> None``.
+SCATTER = Backs("nn.scatter")
+
+TABLES = (POINTWISE, SOFTMAX, NORM, CONV, POOL, UPSAMPLE, GATHER, SCATTER)
