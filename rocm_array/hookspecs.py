@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence
 
 import pluggy
 
-__all__ = ["hookspec", "hookimpl", "Impl", "KernelSource", "rocm_array_functions", "rocm_array_kernels"]
+__all__ = ["hookspec", "hookimpl", "Impl", "KernelSource", "Own", "rocm_array_functions", "rocm_array_kernels",
+           "rocm_array_needs"]
 
 hookspec = pluggy.HookspecMarker("rocm_array")
 hookimpl = pluggy.HookimplMarker("rocm_array")
@@ -48,6 +49,27 @@ class KernelSource:
     options: tuple[str, ...] = ()
 
 
+class Own:
+    """A plugin's own implementations by public name, for the plugins that need it.
+
+    A plugin that uses another's functions calls them through this, never through the
+    namespace table: a third-party plugin that overrides a name in the namespace then
+    changes what users call, not what rocm_array's own functions compute (``linalg.trace``
+    sums the same way on every device whatever ``xp.sum`` is), and a plugin the user turned
+    off still serves the plugins that need it. A provider sets ``own = Own(impls)``, with
+    ``impls`` its ``rocm_array_functions``; a dependent calls ``own("multiply")(a, b)``.
+    """
+
+    def __init__(self, impls: Callable[[], Sequence[Impl]]) -> None:
+        self._impls = impls
+        self._table: dict[str, Callable[..., Any]] | None = None
+
+    def __call__(self, name: str) -> Callable[..., Any]:
+        if self._table is None:
+            self._table = {impl.name: impl.func for impl in self._impls()}
+        return self._table[name]
+
+
 @hookspec
 def rocm_array_functions() -> Sequence[Impl]:
     """Return the functions this plugin provides to the namespace.
@@ -66,4 +88,15 @@ def rocm_array_kernels() -> Sequence[KernelSource]:
     The compile check (``python -m rocm_array compile-check``) compiles them all
     for each target architecture without a GPU, so a kernel that fails to build
     for any target fails CI rather than a user's first call.
+    """
+
+
+@hookspec
+def rocm_array_needs() -> Sequence[str]:
+    """Return the names of the plugins whose functions this plugin calls (through their ``Own``).
+
+    Assembly checks them: a plugin whose need is not installed, or failed to load, fails to
+    load itself, with a ``PluginLoadWarning`` naming the missing plugin. A need the user
+    turned off with ``ROCM_ARRAY_PLUGINS`` or ``ROCM_ARRAY_DISABLE_PLUGINS`` still serves
+    its dependents: its names leave the namespace, its code stays installed.
     """

@@ -48,6 +48,7 @@ class PluginStatus:
     reason: str = ""
     functions: list[str] = field(default_factory=list)
     impls: list[Impl] = field(default_factory=list, repr=False)
+    needs: list[str] = field(default_factory=list)
 
 
 def statuses() -> list[PluginStatus]:
@@ -97,6 +98,7 @@ def _load(ep: EntryPoint, pm: pluggy.PluginManager, reason: str) -> PluginStatus
         else:
             pm.register(obj, name=ep.name)  # checks its hook implementations against the specs
         impls = _provided(obj)
+        st.needs = list(obj.rocm_array_needs()) if hasattr(obj, "rocm_array_needs") else []
     except Exception as exc:  # a broken plugin must not break ``import rocm_array``
         if not reason:
             st.status, st.reason = "failed", f"{type(exc).__name__}: {exc}"
@@ -107,6 +109,21 @@ def _load(ep: EntryPoint, pm: pluggy.PluginManager, reason: str) -> PluginStatus
     if not reason:
         st.impls = impls
     return st
+
+
+def _check_needs(found: list[PluginStatus]) -> None:
+    """Fail every loaded plugin that needs one not installed or failed (and, in turn, its dependents)."""
+    changed = True
+    while changed:
+        changed = False
+        usable = {st.name for st in found if st.status != "failed"}
+        for st in found:
+            missing = [n for n in st.needs if n not in usable]
+            if st.status == "loaded" and missing:
+                st.status, st.impls, changed = "failed", [], True
+                st.reason = (f"it needs the plugin(s) {', '.join(missing)}, not installed or failed to load; "
+                             "install or repair them")
+                warnings.warn(f"rocm_array plugin '{st.name}' is off: {st.reason}", PluginLoadWarning, stacklevel=3)
 
 
 def _resolve(loaded: list[PluginStatus]) -> dict[str, Impl]:
@@ -138,6 +155,7 @@ def assemble(env: Mapping[str, str] | None = None, table: FunctionTable = TABLE)
     pm.add_hookspecs(hookspecs)
     eps = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
     found = [_load(ep, pm, _block_reason(ep.name, allow, block)) for ep in eps]
+    _check_needs(found)
     winners = _resolve([st for st in found if st.status == "loaded"])
 
     table.clear()

@@ -7,17 +7,28 @@ and ``gpu_indexing`` fill the tables of ``backs`` (no GPU is touched until a gpu
 
 from __future__ import annotations
 
-from rocm_array.hookspecs import Impl, KernelSource, hookimpl
+import functools
+
+from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
 from . import cpu, creation, data_types, gpu, gpu_indexing, indexing, manipulation, operators, where
 
 
-@hookimpl
-def rocm_array_functions() -> list[Impl]:
+@functools.cache
+def _register() -> None:
     for module in (cpu, gpu, gpu_indexing):
         module.register()
+
+
+@hookimpl
+def rocm_array_functions() -> list[Impl]:
+    _register()
     return [*operators.IMPLS, *data_types.IMPLS, *creation.IMPLS, *manipulation.IMPLS, *indexing.IMPLS,
             *where.IMPLS]
+
+
+#: This plugin's own functions, for the plugins that need them (see ``Own``).
+own = Own(rocm_array_functions)
 
 
 @hookimpl

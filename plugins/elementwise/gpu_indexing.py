@@ -20,6 +20,7 @@ from rocm_array.launch import BLOCK, Family, grid_1d, ptr
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
 
 from . import backs
+from .table import BY_NAME
 
 _MASK_BLOCK, _MASK_ITEMS = 256, 16
 #: A mask block of _MASK_BLOCK threads counts _MASK_ITEMS elements each.
@@ -127,14 +128,12 @@ def mask_indices(mask: Array) -> tuple[Array, ...]:
     if mask.ndim <= 1:
         return (flat,)
     # Coordinates from flat positions: (flat // inner) % size along each axis.
-    from rocm_array.namespace import TABLE
-
     out = []
     inner = n
     for d, size in enumerate(mask.shape):
         inner //= size
-        c = TABLE["floor_divide"](flat, inner) if inner > 1 else flat
-        out.append(c if d == 0 else TABLE["remainder"](c, size))
+        c = BY_NAME["floor_divide"](flat, inner) if inner > 1 else flat
+        out.append(c if d == 0 else BY_NAME["remainder"](c, size))
     return tuple(out)
 
 

@@ -91,3 +91,6 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("logical_or", 2, "bool", np.logical_or, "logical_or_op", result="bool"),
     Ufunc("logical_xor", 2, "bool", np.logical_xor, "logical_xor_op", result="bool"),
 )
+
+#: The rows by name, for the plugin's own modules (sibling plugins use ``elementwise.own``).
+BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}

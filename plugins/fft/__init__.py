@@ -6,13 +6,25 @@ Each module lists what it provides in ``IMPLS``; the hook gathers them, after ``
 
 from __future__ import annotations
 
+import functools
+
 from rocm_array.hookspecs import Impl, hookimpl
 
 from . import cpu, gpu, helpers, transforms
 
 
-@hookimpl
-def rocm_array_functions() -> list[Impl]:
+@functools.cache
+def _register() -> None:
     cpu.register()
     gpu.register()
+
+
+@hookimpl
+def rocm_array_functions() -> list[Impl]:
+    _register()
     return [*transforms.IMPLS, *helpers.IMPLS]
+
+
+@hookimpl
+def rocm_array_needs() -> list[str]:
+    return ['elementwise']

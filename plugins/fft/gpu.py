@@ -24,9 +24,9 @@ from rocm_array.array import Array
 from rocm_array.dtypes import CATEGORIES, DType, complex_of, real_of
 from rocm_array.launch import address
 from rocm_array.memory import copy_into, empty, full
-from rocm_array.namespace import TABLE
 from rocm_array.runtime.fft import MAX_RANK
 from rocm_array.runtime.vendor import library
+from rocm_array_plugins.elementwise import own as elementwise
 
 from . import backs
 
@@ -109,7 +109,7 @@ def transform(t: Transform, x: Array, lengths: tuple[int, ...], axes: tuple[int,
     dtype, ``out_dtype``, is the compute precision's (float16 and bfloat16 read as float32)."""
     row = _ROWS[t.name]
     if row.conj_input and x.dtype in CATEGORIES["complex floating"]:
-        x, owned = TABLE["conj"](x), True
+        x, owned = elementwise("conj")(x), True
     else:
         owned = False
     sizes = dict(zip(axes, lengths))
@@ -127,10 +127,10 @@ def transform(t: Transform, x: Array, lengths: tuple[int, ...], axes: tuple[int,
         x = _pass(x, group, tuple(n[a] for a in group), kind, row.inverse, sizes, owned)
         sizes, owned = {}, True
     if row.conj_output:
-        x = TABLE["conj"](x)
+        x = elementwise("conj")(x)
     total = math.prod(lengths)
     scale = 1 / math.sqrt(total) if norm == "ortho" else 1 / total if (norm == "backward") == row.scaled else 1
-    return TABLE["multiply"](x, scale) if scale != 1 else x
+    return elementwise("multiply")(x, scale) if scale != 1 else x
 
 
 def register() -> None:

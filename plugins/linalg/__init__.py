@@ -7,20 +7,36 @@ is called). ``linalg.LinAlgError`` (a ValueError) is what singular input raises.
 
 from __future__ import annotations
 
-from rocm_array.hookspecs import Impl, KernelSource, hookimpl
+import functools
+
+from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
 from . import cpu, decompositions, gpu, gpu_lapack, norms, products, solvers
 from .common import LinAlgError
 
 
-@hookimpl
-def rocm_array_functions() -> list[Impl]:
+@functools.cache
+def _register() -> None:
     for module in (cpu, gpu, gpu_lapack):
         module.register()
+
+
+@hookimpl
+def rocm_array_functions() -> list[Impl]:
+    _register()
     return [*products.IMPLS, *decompositions.IMPLS, *solvers.IMPLS, *norms.IMPLS,
             Impl("linalg.LinAlgError", LinAlgError)]
+
+
+#: This plugin's own functions, for the plugins that need them (see ``Own``).
+own = Own(rocm_array_functions)
 
 
 @hookimpl
 def rocm_array_kernels() -> list[KernelSource]:
     return gpu.kernel_sources()
+
+
+@hookimpl
+def rocm_array_needs() -> list[str]:
+    return ['elementwise', 'reduction']

@@ -23,9 +23,10 @@ from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import Family, address, i64, ptr
 from rocm_array.memory import contiguous, copy_into, empty, full
-from rocm_array.namespace import TABLE
 from rocm_array.runtime.vendor import library
 from rocm_array.runtime.layout import merge_dims
+from rocm_array_plugins.elementwise import own as elementwise
+from rocm_array_plugins.reduction import own as reduction
 
 from . import backs
 from .common import drop_axis, insert_axis
@@ -151,15 +152,15 @@ def _component(v: Array, i: int) -> Array:
 def cross(a: Array, b: Array, dtype: DType) -> Array:
     """The cross products from the elementwise plugin's multiply, subtract and stack."""
     a, b = cast(a, dtype), cast(b, dtype)
-    mul, sub = TABLE["multiply"], TABLE["subtract"]
+    mul, sub = elementwise("multiply"), elementwise("subtract")
     parts = [sub(mul(_component(a, i), _component(b, j)), mul(_component(a, j), _component(b, i)))
              for i, j in ((1, 2), (2, 0), (0, 1))]
-    return TABLE["stack"](parts, axis=-1)
+    return elementwise("stack")(parts, axis=-1)
 
 
 def sum_last(x: Array, dtype: DType) -> Array:
     """The reduction plugin's sum over the last axis, in ``dtype``."""
-    return TABLE["sum"](x, axis=-1, dtype=dtype)
+    return reduction("sum")(x, axis=-1, dtype=dtype)
 
 
 def register() -> None:

@@ -25,9 +25,10 @@ from rocm_array.array import Array, wrap_numpy
 from rocm_array.broadcast import broadcast_view
 from rocm_array.dtypes import DType, complex_of, real_of
 from rocm_array.memory import copy_into, empty, from_host, full, to_host
-from rocm_array.namespace import TABLE
 from rocm_array.launch import BLOCK, address, grid_1d, ptr
 from rocm_array.runtime.vendor import library
+from rocm_array_plugins.elementwise import own as elementwise
+from rocm_array_plugins.reduction import own as reduction
 
 from . import cpu
 from . import backs
@@ -267,40 +268,40 @@ def _tolerance(s: Array, rtol: float | Array | None, shape: tuple[int, ...]) -> 
         rtol = max(shape[-2:]) * float(np.finfo(s.dtype.numpy).eps)
     elif isinstance(rtol, Array):
         rtol = insert_axis(rtol, rtol.ndim)
-    return TABLE["multiply"](TABLE["max"](s, axis=-1, keepdims=True), rtol)
+    return elementwise("multiply")(reduction("max")(s, axis=-1, keepdims=True), rtol)
 
 
 def pinv(x: Array, dtype: DType, rtol: float | Array | None) -> tuple[Array, ...]:
     sv, u, vh = _svd(x, dtype, "S")
     assert u is not None and vh is not None
-    keep = TABLE["greater"](sv, _tolerance(sv, rtol, x.shape))
-    inv_s = TABLE["where"](keep, TABLE["divide"](1, sv), full(sv.shape, 0, sv.dtype, sv.device))
-    conj = TABLE["conj"] if dtype in dtypes.CATEGORIES["complex floating"] else (lambda v: v)
-    v_scaled = TABLE["multiply"](conj(vh).mT, insert_axis(inv_s, inv_s.ndim - 1))
+    keep = elementwise("greater")(sv, _tolerance(sv, rtol, x.shape))
+    inv_s = elementwise("where")(keep, elementwise("divide")(1, sv), full(sv.shape, 0, sv.dtype, sv.device))
+    conj = elementwise("conj") if dtype in dtypes.CATEGORIES["complex floating"] else (lambda v: v)
+    v_scaled = elementwise("multiply")(conj(vh).mT, insert_axis(inv_s, inv_s.ndim - 1))
     return (product(v_scaled, conj(u).mT, dtype),)
 
 
 def matrix_rank(x: Array, dtype: DType, rtol: float | Array | None) -> tuple[Array, ...]:
     sv = _svd(x, dtype, "N")[0]
-    above = TABLE["greater"](sv, _tolerance(sv, rtol, x.shape))
-    return (TABLE["sum"](TABLE["astype"](above, dtypes.DEFAULT_INT), axis=-1),)
+    above = elementwise("greater")(sv, _tolerance(sv, rtol, x.shape))
+    return (reduction("sum")(elementwise("astype")(above, dtypes.DEFAULT_INT), axis=-1),)
 
 
 def vector_norm(x: Array, dtype: DType, axis: tuple[int, ...], keepdims: bool, ord: float) -> tuple[Array, ...]:
-    a = TABLE["abs"](x)
+    a = elementwise("abs")(x)
     if ord == math.inf:
-        return (TABLE["max"](a, axis=axis, keepdims=keepdims),)
+        return (reduction("max")(a, axis=axis, keepdims=keepdims),)
     if ord == -math.inf:
-        return (TABLE["min"](a, axis=axis, keepdims=keepdims),)
+        return (reduction("min")(a, axis=axis, keepdims=keepdims),)
     if ord == 0:
-        nonzero = TABLE["astype"](TABLE["not_equal"](a, 0), a.dtype)
-        return (TABLE["sum"](nonzero, axis=axis, keepdims=keepdims),)
+        nonzero = elementwise("astype")(elementwise("not_equal")(a, 0), a.dtype)
+        return (reduction("sum")(nonzero, axis=axis, keepdims=keepdims),)
     if ord == 1:
-        return (TABLE["sum"](a, axis=axis, keepdims=keepdims),)
+        return (reduction("sum")(a, axis=axis, keepdims=keepdims),)
     if ord == 2:
-        return (TABLE["sqrt"](TABLE["sum"](TABLE["multiply"](a, a), axis=axis, keepdims=keepdims)),)
-    total = TABLE["sum"](TABLE["pow"](a, float(ord)), axis=axis, keepdims=keepdims)
-    return (TABLE["pow"](total, 1.0 / ord),)
+        return (elementwise("sqrt")(reduction("sum")(elementwise("multiply")(a, a), axis=axis, keepdims=keepdims)),)
+    total = reduction("sum")(elementwise("pow")(a, float(ord)), axis=axis, keepdims=keepdims)
+    return (elementwise("pow")(total, 1.0 / ord),)
 
 
 def matrix_norm(x: Array, dtype: DType, keepdims: bool, ord: Any) -> tuple[Array, ...]:
@@ -308,10 +309,10 @@ def matrix_norm(x: Array, dtype: DType, keepdims: bool, ord: Any) -> tuple[Array
         out = vector_norm(x, dtype, (x.ndim - 2, x.ndim - 1), False, 2)[0]
     elif ord in ("nuc", 2, -2):
         sv = _svd(x, dtype, "N")[0]
-        out = TABLE[{"nuc": "sum", 2: "max", -2: "min"}[ord]](sv, axis=-1)
+        out = reduction({"nuc": "sum", 2: "max", -2: "min"}[ord])(sv, axis=-1)
     else:  # 1, -1: the largest/smallest column sum; inf, -inf: row sum
-        sums = TABLE["sum"](TABLE["abs"](x), axis=-2 if abs(ord) == 1 else -1)
-        out = TABLE["max" if ord > 0 else "min"](sums, axis=-1)
+        sums = reduction("sum")(elementwise("abs")(x), axis=-2 if abs(ord) == 1 else -1)
+        out = reduction("max" if ord > 0 else "min")(sums, axis=-1)
     if keepdims:
         out = insert_axis(insert_axis(out, out.ndim), out.ndim + 1)
     return (out,)

@@ -18,7 +18,7 @@ from rocm_array.broadcast import broadcast_view
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 from rocm_array.memory import copy_into, empty, full
-from rocm_array.namespace import TABLE
+from rocm_array_plugins.elementwise import own as elementwise
 
 from .backs import CROSS, MATMUL, SUM_LAST, VECDOT, lapack
 from .common import (broadcast_batch, diagonal_view, drop_axis, floating_matrices, insert_axis, matrices,
@@ -130,7 +130,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     operands("outer", x1, x2, category="numeric")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer() needs two 1-D arrays, got shapes {x1.shape} and {x2.shape}")
-    return TABLE["multiply"](insert_axis(x1, 1), insert_axis(x2, 0))
+    return elementwise("multiply")(insert_axis(x1, 1), insert_axis(x2, 0))
 
 
 def _identity(shape: tuple[int, ...], dtype: DType, like: Array) -> Array:

@@ -8,18 +8,30 @@ tables of ``backs`` (no GPU is touched until a kernel is launched).
 
 from __future__ import annotations
 
+import functools
+
 from rocm_array.hookspecs import Impl, KernelSource, hookimpl
 
 from . import conv, cpu, gpu, index, pointwise, pool, rows
 
 
-@hookimpl
-def rocm_array_functions() -> list[Impl]:
+@functools.cache
+def _register() -> None:
     cpu.register()
     gpu.register()
+
+
+@hookimpl
+def rocm_array_functions() -> list[Impl]:
+    _register()
     return [*pointwise.IMPLS, *rows.IMPLS, *conv.IMPLS, *pool.IMPLS, *index.IMPLS]
 
 
 @hookimpl
 def rocm_array_kernels() -> list[KernelSource]:
     return gpu.kernel_sources()
+
+
+@hookimpl
+def rocm_array_needs() -> list[str]:
+    return ['elementwise', 'linalg']

@@ -15,7 +15,7 @@ from typing import Sequence
 from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.hookspecs import Impl
-from rocm_array.namespace import TABLE
+from rocm_array_plugins.elementwise import own as elementwise
 
 from .backs import CONV
 from .common import flat_view, floating, ints
@@ -97,7 +97,7 @@ def _convolution(name: str, spatial: int, x: Array, weight: Array, bias: Array |
     if bias is None:
         return y
     b = memory.contiguous(bias, dt)
-    return TABLE["add"](y, b._view((k,) + (1,) * spatial, (1,) + (0,) * spatial, b.offset))
+    return elementwise("add")(y, b._view((k,) + (1,) * spatial, (1,) + (0,) * spatial, b.offset))
 
 
 def conv1d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,

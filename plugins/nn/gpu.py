@@ -26,9 +26,9 @@ from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
-from rocm_array.namespace import TABLE
 from rocm_array.runtime import dnn, vendor
 from rocm_array.runtime.layout import geometry, merge_dims
+from rocm_array_plugins.linalg import own as linalg
 
 from . import backs
 from . import pointwise as pointwise_front
@@ -208,13 +208,13 @@ def conv(spec: ConvSpec, x: Array, w: Array) -> Array:
         cg = spec.c // g
         cols = memory.empty((spec.n, spec.c * taps, gh * gw), x.dtype, device)
         _launch(device, CONV, c, f"im2col<{c}>", cols.size, [ptr(cols), ptr(x), geo])
-        prod = TABLE["matmul"](flat_view(w, (g, spec.k // g, cg * taps)), flat_view(cols, (spec.n, g, cg * taps, gh * gw)))
+        prod = linalg("matmul")(flat_view(w, (g, spec.k // g, cg * taps)), flat_view(cols, (spec.n, g, cg * taps, gh * gw)))
         memory.copy_into(flat_view(y, prod.shape), prod)
         return y
     # transposed: cols[n, g] = w[g]^T @ x[n, g], then every output pixel gathers its columns
     cg, kg = spec.c // g, spec.k // g
     wt = w._view((g, kg * taps, cg), (cg * kg * taps, 1, kg * taps), w.offset)
-    cols = memory.contiguous(TABLE["matmul"](wt, flat_view(x, (spec.n, g, cg, spec.ih * spec.iw))), x.dtype)
+    cols = memory.contiguous(linalg("matmul")(wt, flat_view(x, (spec.n, g, cg, spec.ih * spec.iw))), x.dtype)
     _launch(device, CONV, c, f"col2im<{c}>", y.size, [ptr(y), ptr(cols), geo])
     return y
 

@@ -14,7 +14,7 @@ from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
 from rocm_array.dtypes import CATEGORIES
 from rocm_array.hookspecs import Impl
-from rocm_array.namespace import TABLE
+from rocm_array_plugins.elementwise import own as elementwise
 
 from .backs import GATHER, SCATTER
 from .common import arrays
@@ -98,7 +98,7 @@ def index_add(x: Array, dim: int, index: Array, source: Array, /, *, alpha: int 
     if source.shape != shape:
         raise ValueError(f"nn.index_add(): source has shape {source.shape}, expected {shape}")
     if alpha != 1:
-        source = TABLE["multiply"](source, alpha)
+        source = elementwise("multiply")(source, alpha)
     return _scatter("index_add", x, d, _along("index_add", idx, shape, d), source, True)
 
 

@@ -7,18 +7,34 @@ launched).
 
 from __future__ import annotations
 
-from rocm_array.hookspecs import Impl, KernelSource, hookimpl
+import functools
+
+from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
 from . import cpu, cumulative, diff, gpu, gpu_sort, searching, sets, sorting, table
 
 
-@hookimpl
-def rocm_array_functions() -> list[Impl]:
+@functools.cache
+def _register() -> None:
     for module in (cpu, gpu, gpu_sort):
         module.register()
+
+
+@hookimpl
+def rocm_array_functions() -> list[Impl]:
+    _register()
     return [*table.IMPLS, *cumulative.IMPLS, *searching.IMPLS, *sorting.IMPLS, *sets.IMPLS, *diff.IMPLS]
+
+
+#: This plugin's own functions, for the plugins that need them (see ``Own``).
+own = Own(rocm_array_functions)
 
 
 @hookimpl
 def rocm_array_kernels() -> list[KernelSource]:
     return [*gpu.kernel_sources(), *gpu_sort.kernel_sources()]
+
+
+@hookimpl
+def rocm_array_needs() -> list[str]:
+    return ['elementwise']

@@ -14,7 +14,7 @@ from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
 from rocm_array.hookspecs import Impl
-from rocm_array.namespace import TABLE
+from rocm_array_plugins.elementwise import own as elementwise
 
 from .backs import DIFF
 from .front import check_array, check_category
@@ -31,7 +31,7 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"diff(): n must be non-negative, got {n}")
-    a = TABLE["concat"](parts, axis=axis) if len(parts) > 1 else x
+    a = elementwise("concat")(parts, axis=axis) if len(parts) > 1 else x
     for _ in range(n):
         shape = tuple(max(m - 1, 0) if i == axis else m for i, m in enumerate(a.shape))
         a = DIFF[a.device.kind](a, axis) if 0 not in shape else memory.empty(shape, a.dtype, a.device)

@@ -25,8 +25,8 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
-from rocm_array.namespace import TABLE
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
+from rocm_array_plugins.elementwise import own as elementwise
 
 from . import backs
 from .cumulative import SCANS
@@ -296,7 +296,7 @@ def diff(x: Array, axis: int) -> Array:
     shape = tuple(n - 1 if d == axis else n for d, n in enumerate(x.shape))
     lo = x._view(shape, x.strides, x.offset)
     hi = x._view(shape, x.strides, x.offset + x.strides[axis])
-    return TABLE["subtract"](hi, lo)
+    return elementwise("subtract")(hi, lo)
 
 
 def register() -> None:
