@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = [
     "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-    "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "compute_dtype",
     "ALL", "CATEGORIES", "result_type", "isdtype", "from_numpy", "check_dtype",
 ]
 
@@ -219,6 +219,16 @@ def int_bounds(dtype: DType) -> tuple[int, int]:
     """The smallest and largest value of an integer dtype."""
     info = np.iinfo(dtype.numpy)
     return int(info.min), int(info.max)
+
+
+def compute_dtype(dtype: DType) -> DType:
+    """The dtype arithmetic on ``dtype`` is carried out in, rounding once to the result.
+
+    float16 and bfloat16 compute in float32: every value of either is exact in it, a float16
+    sum of 2048 ones is already wrong, and NumPy has few bfloat16 loops. Every other dtype
+    computes in itself. The one rule for every plugin and device.
+    """
+    return float32 if dtype is float16 or dtype is bfloat16 else dtype
 
 
 def real_of(dtype: DType) -> DType:

@@ -21,13 +21,11 @@ from . import backs
 if TYPE_CHECKING:
     from .ufunc import Scalar, Ufunc
 
-# Half types compute in float32 and round once at the end (NumPy has few bfloat16 loops).
-_WIDEN = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 
 
 def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
           out: Array | None = None) -> Array:
-    compute = (_WIDEN.get(dtype, dtype) if fn.widen_half else dtype).numpy
+    compute = (dtypes.compute_dtype(dtype) if fn.widen_half else dtype).numpy
     args = [(a if isinstance(a, Array) else a.array())._np.astype(compute, copy=False) for a in arrays]
     with np.errstate(all="ignore"):
         r = np.asarray(fn.numpy(*args))

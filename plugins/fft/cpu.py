@@ -18,13 +18,12 @@ from . import backs
 if TYPE_CHECKING:
     from .transforms import Transform
 
-_COMPUTE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 
 
 def transform(t: Transform, x: Array, lengths: tuple[int, ...], axes: tuple[int, ...], norm: str,
               dtype: DType, out_dtype: DType) -> Array:
     """``t`` of ``x`` (read as ``dtype``) over ``axes``, with ``lengths`` as NumPy's n or s."""
-    a = x._np.astype(_COMPUTE.get(dtype, dtype).numpy, copy=False)
+    a = x._np.astype(dtypes.compute_dtype(dtype).numpy, copy=False)
     if t.ndim:
         r = t.numpy(a, lengths, axes, norm)
     else:

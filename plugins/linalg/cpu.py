@@ -18,7 +18,6 @@ from rocm_array.dtypes import DType
 from . import backs
 from .common import LinAlgError
 
-_COMPUTE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 
 #: The LAPACK-class functions, by name: each takes NumPy arrays and the options the front passes.
 LAPACK: dict[str, Callable[..., Any]] = {
@@ -43,7 +42,7 @@ LAPACK: dict[str, Callable[..., Any]] = {
 
 def _host(x: Array, dtype: DType) -> np.ndarray:
     """``x``'s elements in the dtype NumPy computes ``dtype`` in."""
-    return x._np.astype(_COMPUTE.get(dtype, dtype).numpy, copy=False)
+    return x._np.astype(dtypes.compute_dtype(dtype).numpy, copy=False)
 
 
 def _wrap(r: Any, dtype: DType) -> Array:
@@ -88,7 +87,7 @@ def cross(a: Array, b: Array, dtype: DType) -> Array:
 def sum_last(x: Array, dtype: DType) -> Array:
     """Sums over the last axis, accumulated in ``dtype`` (trace sums a diagonal view)."""
     with np.errstate(all="ignore"):
-        return _wrap(np.sum(_host(x, dtype), axis=-1, dtype=_COMPUTE.get(dtype, dtype).numpy), dtype)
+        return _wrap(np.sum(_host(x, dtype), axis=-1, dtype=dtypes.compute_dtype(dtype).numpy), dtype)
 
 
 def register() -> None:

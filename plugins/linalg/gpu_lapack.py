@@ -37,7 +37,6 @@ from .gpu import cast, launch, product
 
 __all__ = ["lapack"]
 
-_COMPUTE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 _I64 = ctypes.c_int64
 
 
@@ -336,7 +335,7 @@ def lapack(name: str, xs: list[Array], dtype: DType, outs: tuple[DType, ...], **
                 for x in xs]
         opts = {k: wrap_numpy(to_host(v), v.dtype) if isinstance(v, Array) else v for k, v in options.items()}
         return tuple(from_host(r._np, r.dtype, xs[0].device) for r in cpu.lapack(name, host, dtype, outs, **opts))
-    compute = _COMPUTE.get(dtype, dtype)
+    compute = dtypes.compute_dtype(dtype)
     results = ROUTINES[name](*(cast(x, compute) if name in ("vector_norm", "matrix_norm") else x for x in xs),
                              compute, **options)
     return tuple(cast(r, d) for r, d in zip(results, outs))

@@ -13,14 +13,13 @@ from rocm_array.devices import check_same
 from rocm_array.dtypes import CATEGORIES, DType
 
 __all__ = ["VENDOR_VAR", "vendor_enabled", "arrays", "floating", "ints", "moved_last",
-           "moved_back", "flat_view", "COMPUTE"]
+           "moved_back", "flat_view"]
 
 #: ``ROCM_ARRAY_NN_VENDOR=0`` makes the gpu backs use the project's own kernels even where
 #: cuDNN or MIOpen is present (the tests run both paths this way).
 VENDOR_VAR = "ROCM_ARRAY_NN_VENDOR"
 
 #: The dtype NumPy computes a float dtype in on the cpu device (16-bit floats go through float32).
-COMPUTE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 
 
 def vendor_enabled() -> bool:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from rocm_array import dtypes
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
 
 from . import backs
-from .common import COMPUTE
 
 if TYPE_CHECKING:
     from .conv import ConvSpec
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def _f(x: Array) -> np.ndarray:
     """x's elements in the dtype NumPy computes in."""
-    return x._np.astype(COMPUTE.get(x.dtype, x.dtype).numpy, copy=False)
+    return x._np.astype(dtypes.compute_dtype(x.dtype).numpy, copy=False)
 
 
 def _out(a: np.ndarray, dtype: DType) -> Array:
@@ -143,10 +143,10 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
     if not add:
         o[tuple(where)] = values
         return
-    wide = COMPUTE.get(out.dtype)  # the 16-bit floats accumulate in float32
-    acc = o.astype(wide.numpy) if wide else o
+    wide = dtypes.compute_dtype(out.dtype)  # the 16-bit floats accumulate in float32
+    acc = o if wide is out.dtype else o.astype(wide.numpy)
     np.add.at(acc, tuple(where), values.astype(acc.dtype, copy=False))
-    if wide:
+    if acc is not o:
         o[...] = acc.astype(o.dtype)
 
 

@@ -21,14 +21,12 @@ if TYPE_CHECKING:
     from .cumulative import Scan
     from .front import Reduction
 
-# NumPy has few bfloat16 loops: compute those in float32 (exact for every bfloat16 value).
-_COMPUTE = {dtypes.bfloat16: dtypes.float32}
 
 
 def _host(x: Array, dtype: DType) -> np.ndarray:
-    """``x``'s elements as ``dtype`` (bfloat16 as float32), a NumPy view where no cast is needed."""
+    """``x``'s elements in ``dtype``'s compute dtype, a NumPy view where no cast is needed."""
     with np.errstate(all="ignore"):
-        return x._np.astype(_COMPUTE.get(dtype, dtype).numpy, copy=False)
+        return x._np.astype(dtypes.compute_dtype(dtype).numpy, copy=False)
 
 
 def _wrap(r: Any, dtype: DType) -> Array:

@@ -24,8 +24,6 @@ from .backs import REDUCE
 
 # The spec's "unsigned integer data type having the same number of bits as the default integer".
 _DEFAULT_UINT = next(d for d in CATEGORIES["unsigned integer"] if d.itemsize == dtypes.DEFAULT_INT.itemsize)
-# Half-precision data is accumulated in float32: a float16 sum of 2048 ones is already wrong.
-_WIDE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 
 
 def check_array(name: str, x: Any) -> Array:
@@ -64,8 +62,8 @@ def accumulation_dtype(name: str, dtype: DType, requested: Any) -> DType:
 
 
 def accumulator(dtype: DType) -> DType:
-    """The dtype a reduction to ``dtype`` combines in: float32 for float16 and bfloat16."""
-    return _WIDE.get(dtype, dtype)
+    """The dtype a reduction to ``dtype`` combines in (``dtypes.compute_dtype``)."""
+    return dtypes.compute_dtype(dtype)
 
 
 def _correction(name: str, value: Any) -> float:
