@@ -1,37 +1,40 @@
 """``python -m rocm_array compile-check``: compile every kernel instantiation, without a GPU.
 
 Gathers the programs the project can build (the core's copy kernels and every
-plugin's ``rocm_array_kernels`` hook) and compiles each one through the real
-run-time compilers for each target: hiprtc (ROCm's ``libamdhip64``, called
-through ctypes, so no hip-python and no GPU are needed) for a wave64 and a
-wave32 AMD architecture, and NVRTC (cuda-bindings) for sm_90. Exits non-zero,
-printing the compiler's log, when anything fails to compile.
+plugin's ``rocm_array_kernels`` hook) and compiles each one for each target
+through the run-time compiler classes the runtime itself uses: ``HiprtcRtc``
+(hiprtc through hip-python, ROCm 6 or later) for wave64 and wave32 AMD
+architectures, ``NvrtcRtc`` (NVRTC through cuda-bindings) for sm_90. Neither
+needs a driver or a GPU. Exits non-zero, printing the compiler's log, when
+anything fails to compile, and when a named target's compiler cannot be loaded.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
-import ctypes.util
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Sequence
 
-from .runtime.compiler import CompileError, compile_program
+from .runtime.compiler import CompileError, Compiler, Rtc, compile_program, kernel_source
 from .hookspecs import KernelSource
-from .runtime.targets import hiprtc_name, hiprtc_options
+from .runtime import INSTALL
 
-__all__ = ["main", "HiprtcCtypes", "kernel_sources", "TARGETS", "PORTABILITY"]
+__all__ = ["main", "kernel_sources", "TARGETS", "PORTABILITY"]
 
 #: target name -> (compiler, architecture, wave size)
 TARGETS: dict[str, tuple[str, str, int]] = {
-    "gfx90a": ("hiprtc", "gfx90a", 64),
-    "gfx1030": ("hiprtc", "gfx1030", 32),
+    "gfx90a": ("hiprtc", "gfx90a", 64),  # CDNA2 (MI210, MI250)
+    "gfx942": ("hiprtc", "gfx942", 64),  # CDNA3 (MI300)
+    "gfx1030": ("hiprtc", "gfx1030", 32),  # RDNA2
+    "gfx1100": ("hiprtc", "gfx1100", 32),  # RDNA3
     "sm_90": ("nvrtc", "sm_90", 32),
 }
-_HIP_LIBRARIES = ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5")
+#: The platform whose bindings bring each compiler (what to install when it is missing).
+_PLATFORM = {"hiprtc": "amd", "nvrtc": "nvidia"}
 #: The portability layer's own check (the GPU tests launch it too).
 PORTABILITY = KernelSource("check/portability.hip", (
     "wave_sum<float>", "wave_sum<double>", "wave_sum<int>",
@@ -41,83 +44,26 @@ PORTABILITY = KernelSource("check/portability.hip", (
 ))
 
 
-class HiprtcCtypes:
-    """hiprtc called directly in ``libamdhip64`` through ctypes (ROCm 5.2 and later)."""
-
-    name = "hiprtc"
-
-    def __init__(self, library: str | None = None) -> None:
-        errors = []
-        for lib in [library] if library else [ctypes.util.find_library("amdhip64"), *_HIP_LIBRARIES]:
-            if not lib:
-                continue
-            try:
-                self._lib = ctypes.CDLL(lib)
-                self.library = lib
-                break
-            except OSError as exc:
-                errors.append(str(exc))
-        else:
-            raise OSError("no ROCm HIP library (libamdhip64) found: " + "; ".join(errors))
-        self._lib.hiprtcGetErrorString.restype = ctypes.c_char_p
-
-    def _call(self, fn: str, *args: Any) -> None:
-        err = getattr(self._lib, fn)(*args)
-        if err:
-            raise RuntimeError(f"{fn} failed: {self._lib.hiprtcGetErrorString(err).decode()}")
-
-    def version(self) -> str:
-        major, minor = ctypes.c_int(), ctypes.c_int()
-        self._call("hiprtcVersion", ctypes.byref(major), ctypes.byref(minor))
-        return f"{major.value}.{minor.value} ({os.path.realpath(self.library) if '/' in self.library else self.library})"
-
-    def target_options(self, arch: str, wave_size: int) -> list[str]:
-        return hiprtc_options(arch, wave_size)
-
-    def create(self, source: str, filename: str, headers: dict[str, str]) -> Any:
-        prog = ctypes.c_void_p()
-        texts = (ctypes.c_char_p * len(headers))(*[h.encode() for h in headers.values()])
-        names = (ctypes.c_char_p * len(headers))(*[n.encode() for n in headers])
-        self._call("hiprtcCreateProgram", ctypes.byref(prog), source.encode(), filename.encode(),
-                   len(headers), texts, names)
-        return prog
-
-    def add_name(self, prog: Any, expr: str) -> None:
-        self._call("hiprtcAddNameExpression", prog, hiprtc_name(expr).encode())
-
-    def compile(self, prog: Any, options: list[str]) -> bool:
-        opts = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
-        return self._lib.hiprtcCompileProgram(prog, len(options), opts) == 0
-
-    def log(self, prog: Any) -> str:
-        size = ctypes.c_size_t()
-        self._call("hiprtcGetProgramLogSize", prog, ctypes.byref(size))
-        buf = ctypes.create_string_buffer(size.value + 1)
-        self._call("hiprtcGetProgramLog", prog, buf)
-        return buf.value.decode(errors="replace")
-
-    def lowered(self, prog: Any, expr: str) -> str:
-        name = ctypes.c_char_p()
-        self._call("hiprtcGetLoweredName", prog, hiprtc_name(expr).encode(), ctypes.byref(name))
-        return (name.value or b"").decode()
-
-    def code(self, prog: Any) -> bytes:
-        size = ctypes.c_size_t()
-        self._call("hiprtcGetCodeSize", prog, ctypes.byref(size))
-        buf = ctypes.create_string_buffer(size.value)
-        self._call("hiprtcGetCode", prog, buf)
-        return buf.raw
-
-    def destroy(self, prog: Any) -> None:
-        self._lib.hiprtcDestroyProgram(ctypes.byref(prog))
-
-
-def _rtc(kind: str) -> Any:
+def _rtc(kind: str) -> Rtc:
+    """The run-time compiler the runtime itself uses; neither needs a driver or a GPU to compile."""
     if kind == "hiprtc":
-        return HiprtcCtypes()
-    from .runtime.nvidia import NvrtcRtc  # NVRTC needs no driver and no GPU
+        from .runtime.amd import HiprtcRtc
+
+        return HiprtcRtc()
+    from .runtime.nvidia import NvrtcRtc
 
     return NvrtcRtc()
+
+
+def _loaded_library(rtc_name: str) -> str:
+    """The file of ``lib<rtc_name>`` this process has loaded ("" if none is found): hiprtc reports
+    version 9.0 whatever the ROCm release, and the file's name carries the release."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            paths = {line.split()[-1] for line in maps if f"/lib{rtc_name}" in line}
+    except OSError:  # not Linux
+        return ""
+    return min((p for p in paths if os.path.basename(p).startswith(f"lib{rtc_name}.")), default="")
 
 
 def kernel_sources() -> list[KernelSource]:
@@ -149,20 +95,25 @@ def batched(sources: Sequence[KernelSource], chunk: int = CHUNK) -> list[KernelS
             for (path, options), names in merged.items() for i in range(0, len(names), chunk)]
 
 
-def _compile_one(target: str, ks: KernelSource) -> tuple[str, str, int, float, str]:
-    """Compile one program for one target: (target, path, names, seconds, error log or "")."""
-    from .runtime.compiler import kernel_source
-
+def _compile_one(target: str, ks: KernelSource, cache: str | None) -> tuple[str, str, int, float, str, bool]:
+    """Compile one program for one target: (target, path, names, seconds, error log or "", whether
+    it came from ``cache``: a compile of exactly these sources, options and compiler, kept there)."""
     kind, arch, wave = TARGETS[target]
     rtc = _rtc(kind)
     start = time.perf_counter()
+    cached = False
     try:
-        code, _ = compile_program(rtc, kernel_source(ks.path), ks.path, ks.names,
-                                  [*rtc.target_options(arch, wave), *ks.options], target)
+        if cache is None:
+            code, _ = compile_program(rtc, kernel_source(ks.path), ks.path, ks.names,
+                                      [*rtc.target_options(arch, wave), *ks.options], target)
+        else:
+            compiler = Compiler(rtc, arch, wave, Path(cache))
+            cached = compiler.cached(ks.path, ks.names, ks.options)
+            code = compiler.compile(ks.path, ks.names, ks.options).code
         error = "" if code else f"{ks.path}: the compiler returned no code"
     except CompileError as exc:
         error = str(exc)
-    return target, ks.path, len(ks.names), time.perf_counter() - start, error
+    return target, ks.path, len(ks.names), time.perf_counter() - start, error, cached
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -175,29 +126,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compiler processes")
     parser.add_argument("--path", action="append",
                         help="only the kernels of this file under kernels/, e.g. reduction/sort.hip (repeatable)")
+    parser.add_argument("--cache", metavar="DIR",
+                        help="keep each program's code in DIR, as the runtime's kernel cache does (keyed by the "
+                             "source, headers, options, target and compiler version), and take it from there "
+                             "when nothing of that changed; the log counts both")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     targets = args.target or list(TARGETS)
     sources = batched([ks for ks in kernel_sources() if not args.path or ks.path in args.path])
     total = sum(len(ks.names) for ks in sources)
     print(f"compile-check: {len(sources)} programs, {total} instantiations, targets {', '.join(targets)}")
+    versions: dict[str, str] = {}
     for target in targets:
+        kind = TARGETS[target][0]
         try:
-            rtc = _rtc(TARGETS[target][0])
-            print(f"  {target}: {rtc.name} {rtc.version()}")
-        except Exception as exc:  # a compiler that is not installed fails the check too
-            print(f"  {target}: compiler unavailable: {type(exc).__name__}: {exc}")
+            rtc = _rtc(kind)
+            versions[target] = f"{rtc.name} {rtc.version()}"
+        except Exception as exc:  # a compiler that is not installed fails the check too, never a skip
+            print(f"compile-check: {target}: the {kind} compiler is unavailable ({type(exc).__name__}: {exc}); "
+                  f"install {INSTALL[_PLATFORM[kind]]}")
             return 1
+        library = _loaded_library(rtc.name)
+        versions[target] += f" ({library})" if library else ""
     failures = 0
     spent: dict[str, float] = dict.fromkeys(targets, 0.0)
+    from_cache: dict[str, int] = dict.fromkeys(targets, 0)
+    start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        jobs = [pool.submit(_compile_one, t, ks) for t in targets for ks in sources]
+        jobs = [pool.submit(_compile_one, t, ks, args.cache) for t in targets for ks in sources]
         for job in jobs:
-            target, path, n, seconds, error = job.result()
+            target, path, n, seconds, error, cached = job.result()
             spent[target] += seconds
+            from_cache[target] += cached
             if error:
                 failures += 1
                 print(f"FAILED {target} {path} ({n} names):\n{error}\n")
     for target in targets:
-        print(f"  {target}: {len(sources)} programs compiled in {spent[target]:.1f} s of compiler time")
-    print("compile-check: " + (f"{failures} program(s) FAILED" if failures else "all kernels compiled"))
+        cached = f" ({from_cache[target]} of them from {args.cache})" if args.cache else ""
+        print(f"  {target}: {len(sources)} programs{cached}, {total} instantiations, {versions[target]}, "
+              f"{spent[target]:.1f} s of compiler time")
+    print(f"compile-check: {time.perf_counter() - start:.1f} s with {max(1, args.jobs)} processes: "
+          + (f"{failures} program(s) FAILED" if failures else "all kernels compiled"))
     return 1 if failures else 0

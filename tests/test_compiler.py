@@ -87,6 +87,16 @@ def test_key_covers_everything(rtc: CountingRtc, tmp_path: Path) -> None:
     assert base != Compiler(rtc, "sm_90", 32, tmp_path).key(SOURCE, FILL)
 
 
+def test_cached_says_whether_a_compile_would_run(rtc: CountingRtc, tmp_path: Path) -> None:
+    c = Compiler(rtc, "sm_90", 32, tmp_path)
+    assert not c.cached(SOURCE, FILL, OPTIONS)
+    c.compile(SOURCE, FILL, OPTIONS)
+    again = Compiler(rtc, "sm_90", 32, tmp_path)
+    assert again.cached(SOURCE, FILL, OPTIONS) and not again.cached(SOURCE, FILL[:1], OPTIONS)
+    again.compile(SOURCE, FILL, OPTIONS)
+    assert rtc.compiles == 1
+
+
 def test_key_covers_headers(rtc: CountingRtc, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     c = Compiler(rtc, "sm_90", 32, tmp_path)
     base = c.key(SOURCE, FILL)

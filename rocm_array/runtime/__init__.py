@@ -14,11 +14,12 @@ import os
 from .gpu import GpuRuntime
 from .protocol import Runtime
 
-__all__ = ["discover", "PLATFORMS"]
+__all__ = ["discover", "PLATFORMS", "INSTALL"]
 
 PLATFORMS = ("amd", "nvidia")
-_INSTALL = {"amd": "hip-python (pip install rocm_array[amd])",
-            "nvidia": "cuda-bindings with NVRTC (pip install rocm_array[nvidia])"}
+#: What to install for each platform (its bindings), as error messages say it.
+INSTALL = {"amd": "hip-python (pip install rocm_array[amd])",
+           "nvidia": "cuda-bindings with NVRTC (pip install rocm_array[nvidia])"}
 
 
 def discover() -> tuple[list[Runtime], list[str]]:
@@ -31,7 +32,7 @@ def discover() -> tuple[list[Runtime], list[str]]:
         try:
             module = importlib.import_module(f"{__name__}.{name}")
         except ImportError as exc:
-            problems.append(f"{name}: {_INSTALL[name]} is not importable ({exc})")
+            problems.append(f"{name}: {INSTALL[name]} is not importable ({exc})")
             continue
         try:
             found = [GpuRuntime(d) for d in module.open_devices()]

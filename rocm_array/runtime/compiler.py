@@ -144,6 +144,11 @@ class Compiler:
         h.update(json.dumps(parts).encode())
         return h.hexdigest()
 
+    def cached(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> bool:
+        """Whether ``compile`` would find this program in memory or on disk (and compile nothing)."""
+        key = self.key(path, list(names), options)
+        return key in self._memory or self._load(key) is not None
+
     def compile(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> Program:
         """The program for ``names`` of ``kernels/<path>``: from memory, from disk, or compiled."""
         names = list(names)
