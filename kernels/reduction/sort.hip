@@ -358,6 +358,7 @@ RA_DEVICE void ra_onesweep_tile(RaOnesweepShared<typename RaKeyOf<KI>::type, !ra
     const ra_lanemask_t peers = ra_digit_peers(d, FULL ? ~(ra_lanemask_t)0 : ra_ballot(valid));
     const ra_lanemask_t ahead = peers & below;
     const unsigned int before = wave_count[d];
+    ra_wave_sync();  // every lane has read its count before the lowest of each digit adds to it
     if (valid && ahead == 0) wave_count[d] = before + ra_popc(peers);
     rank[j] = (before + ra_popc(ahead)) | (valid ? d : RA_RADIX) << 16;
     ra_wave_sync();
