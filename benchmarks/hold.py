@@ -28,7 +28,7 @@ extern "C" __global__ void {NAME}(long long cycles) {{
 
 def rocm_array_kernel(runtime: Any) -> Any:
     """A callable ``hold(cycles)`` on rocm_array's stream, compiled by the runtime's own compiler."""
-    from rocm_array.compiler import compile_program
+    from rocm_array.runtime.compiler import compile_program
 
     c = runtime.compiler
     code, lowered = compile_program(c.rtc, SOURCE, "hold.hip", [NAME], c.options(), c.target)

@@ -13,6 +13,7 @@ from typing import Any as _Any
 
 from . import plugin_manager as _plugin_manager
 from .array import Array
+from .memory import cpu as _memory_cpu, gpu as _memory_gpu
 from .constants import e, inf, nan, newaxis, pi
 from .dtypes import (
     bfloat16, bool, complex64, complex128, float16, float32, float64,
@@ -27,6 +28,8 @@ __version__ = "0.1.0"
 #: The sub-namespaces (extensions) plugins may fill: ``linalg.solve`` lands in ``rocm_array.linalg``.
 _EXTENSIONS = ("linalg", "fft", "nn")
 
+_memory_cpu.register()
+_memory_gpu.register()
 _table = _plugin_manager.assemble()
 
 

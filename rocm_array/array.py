@@ -7,32 +7,22 @@ itself computes nothing but its own metadata.
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
+import sys
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from . import devices
+from . import devices, memory
 from .devices import Device
 from .dtypes import DType, from_numpy
 from .namespace import TABLE
+from .runtime.layout import contiguous_strides
 
 __all__ = ["Array", "wrap_numpy", "contiguous_strides"]
 
 _SUPPORTED_VERSIONS = ("2023.12", "2024.12", "2025.12")
-
-
-@functools.lru_cache(maxsize=1024)  # every new array asks; most programs use few shapes
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Row-major strides, in elements, for ``shape``."""
-    strides = []
-    step = 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 class Array:
@@ -135,38 +125,20 @@ class Array:
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         if api_version is not None and api_version not in _SUPPORTED_VERSIONS:
             raise ValueError(f"unsupported api_version {api_version!r}; supported: {_SUPPORTED_VERSIONS}")
-        import rocm_array
-
-        return rocm_array
+        return sys.modules["rocm_array"]  # the package is imported whenever an Array exists
 
     def to_device(self, device: Device | str, /, *, stream: Any = None) -> Array:
         target = devices.parse(device)
         if target == self._device:
             return self
-        from .memory import from_host
-
-        return from_host(_host(self), self._dtype, target)
+        return memory.from_host(memory.to_host(self), self._dtype, target)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        if self._device.kind == "cpu":
-            return (1, 0)
-        return self._device.runtime.dlpack_device()
+        return memory.dlpack_device(self._device)
 
     def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        if self._device.kind == "cpu":
-            kwargs: dict[str, Any] = {}
-            if max_version is not None:
-                kwargs["max_version"] = max_version
-            if dl_device is not None:
-                kwargs["dl_device"] = dl_device
-            if copy is not None:
-                kwargs["copy"] = copy
-            if stream is not None:
-                raise ValueError("stream must be None for the cpu device")
-            return self._np.__dlpack__(**kwargs)
-        return self._device.runtime.dlpack(self, stream=stream, max_version=max_version,
-                                           dl_device=dl_device, copy=copy)
+        return memory.to_dlpack(self, stream, max_version, dl_device, copy)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if self._device.kind != "cpu":
@@ -183,7 +155,7 @@ class Array:
             raise TypeError(f"only 0-D arrays convert to {what}; this one has shape {self._shape}")
         if self._dtype.kind not in kinds:
             raise TypeError(f"a {self._dtype.name} array does not convert to {what}")
-        return to(_host(self).item())
+        return to(memory.to_host(self).item())
 
     def __bool__(self) -> bool:
         return self._scalar("biufc", bool, "bool")
@@ -218,7 +190,7 @@ class Array:
         TABLE["Array.__setitem__"](self, key, value)
 
     def __repr__(self) -> str:
-        body = np.array2string(_host(self), separator=", ", prefix="Array(")
+        body = np.array2string(memory.to_host(self), separator=", ", prefix="Array(")
         return f"Array({body}, dtype={self._dtype.name}, device={self._device})"
 
     __str__ = __repr__
@@ -275,12 +247,6 @@ for _op, _fn in _UNARY.items():
     _u.__name__ = _u.__qualname__ = f"__{_op}__"
     setattr(Array, f"__{_op}__", _u)
 Array.__hash__ = None  # type: ignore[assignment]  # arrays compare elementwise
-
-
-def _host(x: Array) -> np.ndarray:
-    from .memory import to_host  # memory builds on this module
-
-    return to_host(x)
 
 
 def wrap_numpy(a: np.ndarray, dtype: DType | None = None) -> Array:

@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Sequence
 
-from .compiler import CompileError, compile_program
+from .runtime.compiler import CompileError, compile_program
 from .hookspecs import KernelSource
 from .runtime.targets import hiprtc_name, hiprtc_options
 
@@ -123,7 +123,7 @@ def _rtc(kind: str) -> Any:
 def kernel_sources() -> list[KernelSource]:
     """Every program the project can build: the core's copy kernels, then each plugin's."""
     from . import plugin_manager
-    from .runtime import copies
+    from .memory import copies
 
     found = [PORTABILITY, *copies.kernel_sources()]
     for batch in plugin_manager.plugin_manager_hooks().hook.rocm_array_kernels():
@@ -151,7 +151,7 @@ def batched(sources: Sequence[KernelSource], chunk: int = CHUNK) -> list[KernelS
 
 def _compile_one(target: str, ks: KernelSource) -> tuple[str, str, int, float, str]:
     """Compile one program for one target: (target, path, names, seconds, error log or "")."""
-    from .compiler import kernel_source
+    from .runtime.compiler import kernel_source
 
     kind, arch, wave = TARGETS[target]
     rtc = _rtc(kind)

@@ -1,18 +1,17 @@
 """Devices: ``cpu`` (NumPy does the work) and ``gpu:N`` (a runtime platform does).
 
-A device object knows how to move an Array's data to and from host NumPy
-arrays; everything else a device does is in the plugins' backs (``cpu`` or
-``gpu``, chosen by ``Device.kind``).
+A GPU device holds its runtime (bytes, kernels, streams). What a device does with
+Arrays is in the backs chosen by ``Device.kind``: the memory package's and the
+plugins'.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-
-if TYPE_CHECKING:
-    from .runtime.protocol import Runtime
+from . import runtime
+from .runtime.protocol import Runtime
 
 __all__ = ["Device", "cpu", "available", "default", "parse", "check_same"]
 
@@ -56,8 +55,6 @@ def gpus() -> tuple[Device, ...]:
     """The GPUs the runtime found (discovered once, on first use)."""
     global _gpus
     if _gpus is None:
-        from . import runtime
-
         found, problems = runtime.discover()
         _gpu_problems[:] = problems
         _gpus = tuple(Device("gpu", i, rt) for i, rt in enumerate(found))

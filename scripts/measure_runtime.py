@@ -24,7 +24,7 @@ from rocm_array import devices, dtypes, memory
 _COMPILE = """
 import json, time
 from rocm_array import devices, dtypes
-from rocm_array.runtime import copies
+from rocm_array.memory import copies
 rt = devices.parse("gpu:0").runtime
 compiled = []
 real = rt.compiler.rtc.compile
@@ -33,10 +33,10 @@ out = {}
 for ks in copies.kernel_sources()[-2:]:  # copies from float64 and from complex128: 45 kernels each
     src = ks.names[0].split("<")[1].split(",")[0]
     start = time.perf_counter()
-    rt.load(rt.compile(ks.path, ks.names))
+    rt.load(rt.compile(ks.path, ks.names, ks.options))
     out[f"copies from {src} ({len(ks.names)} kernels)"] = time.perf_counter() - start
 start = time.perf_counter()
-rt.compile(ks.path, ks.names)
+rt.compile(ks.path, ks.names, ks.options)
 out["again in the same process"] = time.perf_counter() - start
 out["programs compiled"] = len(compiled)
 out["cache"] = str(rt.compiler.cache)
@@ -67,13 +67,14 @@ def _best(fn, repeat: int = 5) -> float:  # type: ignore[no-untyped-def]
     return min(times)
 
 
-def host_bandwidth(rt, sizes: list[int]) -> list[dict[str, float]]:  # type: ignore[no-untyped-def]
+def host_bandwidth(gpu: devices.Device, sizes: list[int]) -> list[dict[str, float]]:
+    rt = gpu.runtime
     d = rt.driver
     rows = []
     for n in sizes:
         host = np.ones(n, np.uint8)
         back = np.empty_like(host)
-        dev = memory.from_host(host, dtypes.uint8, rt.device)
+        dev = memory.from_host(host, dtypes.uint8, gpu)
         ptr = dev._buf.ptr
         pinned = d.host_alloc(n)
         pview = np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(pinned))
@@ -84,7 +85,7 @@ def host_bandwidth(rt, sizes: list[int]) -> list[dict[str, float]]:  # type: ign
 
         row = {
             "MiB": n / 2**20,
-            "h2d rocm_array": _rate(n, _best(sync_after(lambda: memory.from_host(host, dtypes.uint8, rt.device)))),
+            "h2d rocm_array": _rate(n, _best(sync_after(lambda: memory.from_host(host, dtypes.uint8, gpu)))),
             "d2h rocm_array": _rate(n, _best(lambda: memory.to_host(dev))),
             "h2d pageable": _rate(n, _best(sync_after(lambda: d.memcpy(ptr, host.ctypes.data, n, "htod")))),
             "d2h pageable": _rate(n, _best(sync_after(lambda: d.memcpy(back.ctypes.data, ptr, n, "dtoh")))),
@@ -98,8 +99,8 @@ def host_bandwidth(rt, sizes: list[int]) -> list[dict[str, float]]:  # type: ign
     return rows
 
 
-def device_bandwidth(rt) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    dev = rt.device
+def device_bandwidth(dev: devices.Device) -> dict[str, float]:
+    rt = dev.runtime
     n = 1 << 28  # 256 Mi elements
     a = memory.full((n,), 1.0, dtypes.float32, dev)
     out = {}
@@ -139,8 +140,8 @@ def main() -> int:
     print(f"{p.name} ({p.platform} {p.arch}, wave {p.wave_size}, {p.compute_units} CUs, "
           f"{p.total_memory / 2**30:.0f} GiB), compiler {rt.compiler.target}")
     result = {"device": p.name, "compile_seconds": compile_times(),
-              "host_GBps": host_bandwidth(rt, [1 << 20, 4 << 20, 16 << 20, 32 << 20, 64 << 20, 1 << 30]),
-              "device_GBps": device_bandwidth(rt)}
+              "host_GBps": host_bandwidth(gpus[0], [1 << 20, 4 << 20, 16 << 20, 32 << 20, 64 << 20, 1 << 30]),
+              "device_GBps": device_bandwidth(gpus[0])}
     c = result["compile_seconds"]
     for what in c["cold"]:
         cold, warm = c["cold"][what], c["warm"][what]

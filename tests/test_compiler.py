@@ -13,9 +13,10 @@ import pytest
 
 from rocm_array import dtypes
 from rocm_array.array import Array, contiguous_strides
-from rocm_array.compiler import CompileError, Compiler, compile_program, kernel_headers, kernel_source
+from rocm_array.runtime.compiler import CompileError, Compiler, compile_program, kernel_headers, kernel_source
 from rocm_array.hookspecs import KernelSource
-from rocm_array.runtime import copies, dlpack, layout
+from rocm_array.memory import copies
+from rocm_array.runtime import dlpack, layout
 from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.runtime.targets import hiprtc_name
 
@@ -38,6 +39,7 @@ class CountingRtc(nvidia.NvrtcRtc):
 
 
 FILL = ["fill<float>", "fill<int8_t>"]
+SOURCE, OPTIONS = copies.COPIES.source, copies.COPIES.options
 
 
 @pytest.fixture()
@@ -52,56 +54,56 @@ def rtc() -> CountingRtc:
 
 def test_compile_and_lowered_names(rtc: CountingRtc, tmp_path: Path) -> None:
     c = Compiler(rtc, "sm_90", 32, tmp_path)
-    prog = c.compile(copies.SOURCE, FILL)
+    prog = c.compile(SOURCE, FILL, OPTIONS)
     assert prog.code[:4] == b"\x7fELF"  # a cubin
     assert set(prog.lowered) == set(FILL)
     assert prog.lowered["fill<float>"].startswith("_Z4fillIfE")
 
 
 def test_memory_and_disk_cache(rtc: CountingRtc, tmp_path: Path) -> None:
-    first = Compiler(rtc, "sm_90", 32, tmp_path).compile(copies.SOURCE, FILL)
+    first = Compiler(rtc, "sm_90", 32, tmp_path).compile(SOURCE, FILL, OPTIONS)
     again = Compiler(rtc, "sm_90", 32, tmp_path)
-    assert again.compile(copies.SOURCE, FILL) == first  # from disk, after a "restart"
-    assert again.compile(copies.SOURCE, FILL) is again.compile(copies.SOURCE, FILL)  # from memory
+    assert again.compile(SOURCE, FILL, OPTIONS) == first  # from disk, after a "restart"
+    assert again.compile(SOURCE, FILL, OPTIONS) is again.compile(SOURCE, FILL, OPTIONS)  # from memory
     assert rtc.compiles == 1
     assert [p.name for p in tmp_path.iterdir()] == [f"{first.key}.bin"]  # no temp files left
 
 
 def test_cache_dir_from_environment(rtc: CountingRtc, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ROCM_ARRAY_CACHE_DIR", str(tmp_path / "env"))
-    prog = Compiler(rtc, "sm_90", 32).compile(copies.SOURCE, ["fill<bool>"])
+    prog = Compiler(rtc, "sm_90", 32).compile(SOURCE, ["fill<bool>"], OPTIONS)
     assert (tmp_path / "env" / f"{prog.key}.bin").is_file()
 
 
 def test_key_covers_everything(rtc: CountingRtc, tmp_path: Path) -> None:
     c = Compiler(rtc, "sm_90", 32, tmp_path)
-    base = c.key(copies.SOURCE, FILL)
-    assert base == c.key(copies.SOURCE, list(FILL))
-    assert base != c.key(copies.SOURCE, FILL[:1])
-    assert base != c.key(copies.SOURCE, FILL, ["-DEXTRA=1"])
-    assert base != Compiler(rtc, "sm_80", 32, tmp_path).key(copies.SOURCE, FILL)
-    assert base != Compiler(rtc, "sm_90", 64, tmp_path).key(copies.SOURCE, FILL)
+    base = c.key(SOURCE, FILL)
+    assert base == c.key(SOURCE, list(FILL))
+    assert base != c.key(SOURCE, FILL[:1])
+    assert base != c.key(SOURCE, FILL, ["-DEXTRA=1"])
+    assert base != Compiler(rtc, "sm_80", 32, tmp_path).key(SOURCE, FILL)
+    assert base != Compiler(rtc, "sm_90", 64, tmp_path).key(SOURCE, FILL)
     rtc.version = lambda: "999.0"  # type: ignore[method-assign]
-    assert base != Compiler(rtc, "sm_90", 32, tmp_path).key(copies.SOURCE, FILL)
+    assert base != Compiler(rtc, "sm_90", 32, tmp_path).key(SOURCE, FILL)
 
 
 def test_key_covers_headers(rtc: CountingRtc, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     c = Compiler(rtc, "sm_90", 32, tmp_path)
-    base = c.key(copies.SOURCE, FILL)
+    base = c.key(SOURCE, FILL)
     edited = {**kernel_headers(), "common/types.h": kernel_headers()["common/types.h"] + "\n// edit"}
-    monkeypatch.setattr("rocm_array.compiler.kernel_headers", lambda: edited)
-    assert c.key(copies.SOURCE, FILL) != base
+    monkeypatch.setattr("rocm_array.runtime.compiler.kernel_headers", lambda: edited)
+    assert c.key(SOURCE, FILL) != base
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])
 def test_corrupt_entry_is_recompiled(rtc: CountingRtc, tmp_path: Path, damage: str) -> None:
-    prog = Compiler(rtc, "sm_90", 32, tmp_path).compile(copies.SOURCE, FILL)
+    prog = Compiler(rtc, "sm_90", 32, tmp_path).compile(SOURCE, FILL, OPTIONS)
     entry = tmp_path / f"{prog.key}.bin"
     data = entry.read_bytes()
     entry.write_bytes({"truncate": data[: len(data) // 2],
                        "flip": data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:],
                        "garbage": os.urandom(64), "empty": b""}[damage])
-    again = Compiler(rtc, "sm_90", 32, tmp_path).compile(copies.SOURCE, FILL)
+    again = Compiler(rtc, "sm_90", 32, tmp_path).compile(SOURCE, FILL, OPTIONS)
     assert again == prog and rtc.compiles == 2
     assert entry.read_bytes() == data  # replaced by a good entry
 
@@ -109,7 +111,7 @@ def test_corrupt_entry_is_recompiled(rtc: CountingRtc, tmp_path: Path, damage: s
 def test_unwritable_cache_still_compiles(rtc: CountingRtc, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    prog = Compiler(rtc, "sm_90", 32, blocker / "cache").compile(copies.SOURCE, FILL)
+    prog = Compiler(rtc, "sm_90", 32, blocker / "cache").compile(SOURCE, FILL, OPTIONS)
     assert prog.lowered
 
 
@@ -117,9 +119,9 @@ def test_compile_error_names_kernel_and_log(tmp_path: Path) -> None:
     bad = CountingRtc('#include "common/types.h"\ntemplate <typename T> __global__ void fill(T* x) '
                       '{ x[0] = undefined_symbol; }\n')
     with pytest.raises(CompileError) as info:
-        Compiler(bad, "sm_90", 32, tmp_path).compile(copies.SOURCE, ["fill<float>"])
+        Compiler(bad, "sm_90", 32, tmp_path).compile(SOURCE, ["fill<float>"], OPTIONS)
     err = info.value
-    assert "fill<float>" in err.kernel and copies.SOURCE in err.kernel
+    assert "fill<float>" in err.kernel and SOURCE in err.kernel
     assert "undefined_symbol" in err.log and "undefined_symbol" in str(err)
     assert "sm_90" in str(err)
     assert list(tmp_path.iterdir()) == []  # nothing cached
@@ -128,8 +130,8 @@ def test_compile_error_names_kernel_and_log(tmp_path: Path) -> None:
 def test_wave_size_must_be_given() -> None:
     rtc = nvidia.NvrtcRtc()
     with pytest.raises(CompileError, match="RA_WAVE_SIZE"):
-        compile_program(rtc, kernel_source(copies.SOURCE), copies.SOURCE, ["fill<float>"],
-                        ["--gpu-architecture=sm_90", "--std=c++17"], "sm_90")
+        compile_program(rtc, kernel_source(SOURCE), SOURCE, ["fill<float>"],
+                        ["--gpu-architecture=sm_90", "--std=c++17", *OPTIONS], "sm_90")
 
 
 def test_unknown_kernel_file() -> None:
@@ -197,8 +199,9 @@ class _HostExport:
         return (dlpack.DL_CPU, 0)
 
     def __dlpack__(self, **kwargs: object) -> object:
-        ptr = self.x._buf.ptr + self.x.offset * self.x.dtype.itemsize
-        return dlpack.export(self.x, ptr, (dlpack.DL_CPU, 0), self.versioned, False)
+        x = self.x
+        ptr = x._buf.ptr + x.offset * x.dtype.itemsize
+        return dlpack.export(ptr, x.shape, x.strides, x.dtype, (dlpack.DL_CPU, 0), self.versioned, False, owner=x)
 
 
 def _host_array(a: np.ndarray, dtype: dtypes.DType) -> tuple[Array, np.ndarray]:
@@ -231,13 +234,14 @@ def test_dlpack_unconsumed_capsule_releases() -> None:
 def test_dlpack_import_roundtrip(versioned: bool) -> None:
     x, _ = _host_array(np.arange(24, dtype=np.int32).reshape(2, 3, 4), dtypes.int32)
     view = x._view((2, 4), (12, -1), 3)  # negative strides: the buffer starts below the data
-    capsule = dlpack.export(view, x._buf.ptr + 3 * 4, (dlpack.DL_CPU, 0), versioned, False)
+    capsule = dlpack.export(x._buf.ptr + 3 * 4, view.shape, view.strides, view.dtype, (dlpack.DL_CPU, 0), versioned,
+                            False, owner=view)
     exported = len(dlpack._exported)
-    y = dlpack.import_capsule(capsule, "host", (dlpack.DL_CPU, 0))
+    y = dlpack.import_capsule(capsule, (dlpack.DL_CPU, 0), "host")
     assert (y.shape, y.strides, y.dtype) == ((2, 4), (12, -1), dtypes.int32)
-    assert y._buf.ptr + y.offset * 4 == x._buf.ptr + 3 * 4
+    assert y.buffer.ptr + y.offset * 4 == x._buf.ptr + 3 * 4
     with pytest.raises(BufferError, match="consumed"):
-        dlpack.import_capsule(capsule, "host", (dlpack.DL_CPU, 0))
+        dlpack.import_capsule(capsule, (dlpack.DL_CPU, 0), "host")
     del capsule
     assert len(dlpack._exported) == exported  # the consumer (y) owns it now
     del y
@@ -247,7 +251,7 @@ def test_dlpack_import_roundtrip(versioned: bool) -> None:
 def test_dlpack_import_wrong_device() -> None:
     capsule = np.arange(3.0).__dlpack__()
     with pytest.raises(BufferError, match="not on"):
-        dlpack.import_capsule(capsule, "gpu:0", (2, 0))
+        dlpack.import_capsule(capsule, (2, 0), "gpu:0")
 
 
 def test_compile_check_batches_keep_every_instantiation_once() -> None:

@@ -12,8 +12,10 @@ import pytest
 from helpers import RecordingDriver, read_argument
 
 import rocm_array as xp
+from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.devices import Device
+from rocm_array.dtypes import DType
 from rocm_array.runtime.gpu import GpuRuntime
 from rocm_array_plugins.elementwise import gpu, ufunc
 from rocm_array_plugins.elementwise.table import UFUNCS
@@ -21,105 +23,126 @@ from rocm_array_plugins.elementwise.table import UFUNCS
 ROWS = {u.name: u for u in UFUNCS}
 
 
-@pytest.fixture
-def rt(monkeypatch: pytest.MonkeyPatch) -> GpuRuntime:
-    """A runtime over a recording driver whose kernels are named, not compiled."""
+def _recording_device() -> Device:
+    """A GPU device over a recording driver whose kernels are named, not compiled."""
     runtime = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
-    runtime._device = Device("gpu", 0, runtime)
-    monkeypatch.setattr(gpu, "_ufunc_kernel", lambda rt, fn, dtype, layout, s: f"{fn.functor}<{dtype.name}>/{s}")
-    return runtime
+    runtime.kernel = lambda path, name, group=(), options=(): name  # type: ignore[method-assign]
+    return Device("gpu", 0, runtime)
 
 
-def _launch(rt: GpuRuntime, argtypes: list[Any]) -> tuple[str, list[Any]]:
+@pytest.fixture
+def dev() -> Device:
+    return _recording_device()
+
+
+def new(dev: Device, shape: tuple[int, ...], dtype: DType) -> Array:
+    return memory.empty(shape, dtype, dev)
+
+
+def _launch(dev: Device, argtypes: list[Any]) -> tuple[str, list[Any]]:
     """The last launch's kernel and its arguments, read as the kernel declares them."""
-    function, _, _, _, params = rt.driver.launches[-1]  # type: ignore[attr-defined]
+    function, _, _, _, params = dev.runtime.driver.launches[-1]  # type: ignore[attr-defined]
     return function, [read_argument(params, i, t).value for i, t in enumerate(argtypes)]
+
+
+def _contiguous(row: str, dtype: DType, s: int) -> str:
+    """The name of ``row``'s contiguous kernel for ``dtype`` with the scalar at position ``s``."""
+    return gpu.ufunc_names(ROWS[row], dtype, "contiguous")[s]
 
 
 def _ptr(x: Array) -> int:
     return x._buf.ptr + x._offset * x.dtype.itemsize
 
 
-def test_a_repeated_call_skips_the_front(rt: GpuRuntime, monkeypatch: pytest.MonkeyPatch) -> None:
-    x, y = rt.empty((5, 3), xp.float32), rt.empty((5, 3), xp.float32)
+def test_a_repeated_call_skips_the_front(dev: Device, monkeypatch: pytest.MonkeyPatch) -> None:
+    x, y = new(dev, (5, 3), xp.float32), new(dev, (5, 3), xp.float32)
     first = x + y
     monkeypatch.setattr(ufunc.Ufunc, "_front", lambda self, args: pytest.fail("the front ran again"))
     out = x + y
     assert (out.shape, out.dtype, out.device) == (first.shape, first.dtype, first.device)
     args = [ctypes.c_void_p] * 3 + [ctypes.c_int64]  # (the scalar slot is skipped: read up to n)
-    kernel, (o, a, b, _) = _launch(rt, args)
-    assert kernel == f"{ROWS['add'].functor}<float32>/0"
+    kernel, (o, a, b, _) = _launch(dev, args)
+    assert kernel == _contiguous("add", xp.float32, 0)
     assert (o, a, b) == (_ptr(out), _ptr(x), _ptr(y))
-    assert len(rt.driver.launches) == 2  # type: ignore[attr-defined]
+    assert len(dev.runtime.driver.launches) == 2  # type: ignore[attr-defined]
 
 
-def test_views_and_scalars_on_either_side(rt: GpuRuntime) -> None:
-    x = rt.empty((10,), xp.float32)
+def test_views_and_scalars_on_either_side(dev: Device) -> None:
+    x = new(dev, (10,), xp.float32)
     for _ in range(2):  # the first call makes the lane, the second takes it
         out = x[3:] - x[:-3]
         argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_float, ctypes.c_int64]
-        assert _launch(rt, argtypes)[1] == [_ptr(out), _ptr(x) + 12, _ptr(x), 0.0, 7]
+        assert _launch(dev, argtypes)[1] == [_ptr(out), _ptr(x) + 12, _ptr(x), 0.0, 7]
         out = x[2:] * 2.5
-        assert _launch(rt, argtypes) == (f"{ROWS['multiply'].functor}<float32>/2", [_ptr(out), _ptr(x) + 8, None, 2.5, 8])
+        assert _launch(dev, argtypes) == (_contiguous("multiply", xp.float32, 2), [_ptr(out), _ptr(x) + 8, None, 2.5, 8])
         out = 0.5 - x
-        assert _launch(rt, argtypes) == (f"{ROWS['subtract'].functor}<float32>/1", [_ptr(out), None, _ptr(x), 0.5, 10])
+        assert _launch(dev, argtypes) == (_contiguous("subtract", xp.float32, 1), [_ptr(out), None, _ptr(x), 0.5, 10])
 
 
-def test_a_lane_checks_a_python_int_against_the_dtype(rt: GpuRuntime) -> None:
-    x = rt.empty((4,), xp.int8)
+def test_a_lane_checks_a_python_int_against_the_dtype(dev: Device) -> None:
+    x = new(dev, (4,), xp.int8)
     for _ in range(2):
         x + 1
         1 - x
-    launches = len(rt.driver.launches)  # type: ignore[attr-defined]
+    launches = len(dev.runtime.driver.launches)  # type: ignore[attr-defined]
     for call in (lambda: x + 128, lambda: -129 * x, lambda: xp.add(x, 2**70)):
         with pytest.raises(OverflowError, match="out of bounds for int8"):
             call()
-    assert len(rt.driver.launches) == launches  # type: ignore[attr-defined]
+    assert len(dev.runtime.driver.launches) == launches  # type: ignore[attr-defined]
 
 
-def test_results_of_another_dtype_empty_and_0d(rt: GpuRuntime) -> None:
-    x = rt.empty((6,), xp.complex64)
+def test_results_of_another_dtype_empty_and_0d(dev: Device) -> None:
+    x = new(dev, (6,), xp.complex64)
     for _ in range(2):
         assert (x == x).dtype == xp.bool and xp.abs(x).dtype == xp.float32
-    launches = len(rt.driver.launches)  # type: ignore[attr-defined]
-    e = rt.empty((0, 3), xp.float32)
+    launches = len(dev.runtime.driver.launches)  # type: ignore[attr-defined]
+    e = new(dev, (0, 3), xp.float32)
     for _ in range(2):
         assert (e + e).shape == (0, 3)
-    assert len(rt.driver.launches) == launches  # type: ignore[attr-defined]  # nothing to launch
-    s = rt.empty((), xp.float32)
+    assert len(dev.runtime.driver.launches) == launches  # type: ignore[attr-defined]  # nothing to launch
+    s = new(dev, (), xp.float32)
     for _ in range(2):
         assert (s * s).shape == ()
-        assert _launch(rt, [ctypes.c_void_p] * 3 + [ctypes.c_float, ctypes.c_int64])[1][-1] == 1
+        assert _launch(dev, [ctypes.c_void_p] * 3 + [ctypes.c_float, ctypes.c_int64])[1][-1] == 1
 
 
 @pytest.mark.parametrize("operands", [
-    lambda rt: (rt.empty((4, 3), xp.float32), rt.empty((3,), xp.float32)),  # broadcast
-    lambda rt: (rt.empty((3, 4), xp.float32).mT, rt.empty((4, 3), xp.float32)),  # not row-major
-    lambda rt: (rt.empty((3,), xp.float32), xp.ones(3, device="cpu")),  # another device
-    lambda rt: (rt.empty((3,), xp.int8), xp.float32),  # not an operand at all
+    lambda dev: (new(dev, (4, 3), xp.float32), new(dev, (3,), xp.float32)),  # broadcast
+    lambda dev: (new(dev, (3, 4), xp.float32).mT, new(dev, (4, 3), xp.float32)),  # not row-major
+    lambda dev: (new(dev, (3,), xp.float32), xp.ones(3, device="cpu")),  # another device
+    lambda dev: (new(dev, (3,), xp.int8), xp.float32),  # not an operand at all
 ])
-def test_other_operands_take_the_full_path(rt: GpuRuntime, operands: Any) -> None:
-    assert ufunc._lane_key(operands(rt), 2) is None
+def test_other_operands_take_the_full_path(dev: Device, operands: Any) -> None:
+    assert ufunc._lane_key(operands(dev), 2) is None
 
 
-def test_operands_that_need_a_cast_get_no_lane(rt: GpuRuntime) -> None:
-    x, y = rt.empty((3,), xp.int8), rt.empty((3,), xp.int16)
-    assert ufunc._lane_key((x, y), 2) == (rt, xp.int8, xp.int16)
-    assert gpu.lane(ROWS["add"], rt.device, (xp.int8, xp.int16), xp.int16, xp.int16) is None
-    assert gpu.lane(ROWS["add"], rt.device, (xp.int16, int), xp.int16, xp.int16) is not None
+def test_operands_that_need_a_cast_get_no_lane(dev: Device) -> None:
+    x, y = new(dev, (3,), xp.int8), new(dev, (3,), xp.int16)
+    assert ufunc._lane_key((x, y), 2) == (dev.runtime, xp.int8, xp.int16)
+    assert gpu.lane(ROWS["add"], dev, (xp.int8, xp.int16), xp.int16, xp.int16) is None
+    assert gpu.lane(ROWS["add"], dev, (xp.int16, int), xp.int16, xp.int16) is not None
 
 
-def test_what_the_front_refuses_it_refuses_every_time(rt: GpuRuntime) -> None:
-    x = rt.empty((3,), xp.int8)
+def test_what_the_front_refuses_it_refuses_every_time(dev: Device) -> None:
+    x = new(dev, (3,), xp.int8)
     for _ in range(2):
         with pytest.raises(TypeError, match="cannot be combined with a int8 array"):
             x + 1.5
         with pytest.raises(TypeError, match="does not accept float32"):
-            xp.bitwise_and(rt.empty((3,), xp.float32), rt.empty((3,), xp.float32))
+            xp.bitwise_and(new(dev, (3,), xp.float32), new(dev, (3,), xp.float32))
 
 
-def test_a_row_with_lanes_is_still_plain_data(rt: GpuRuntime) -> None:
-    x = rt.empty((3,), xp.float32)
+def test_a_row_with_lanes_is_still_plain_data(dev: Device) -> None:
+    x = new(dev, (3,), xp.float32)
     x + x
     assert ROWS["add"]._lanes
     assert dataclasses.asdict(ROWS["add"])["name"] == "add"  # array-api-tests' reporting does this
+
+
+def test_lanes_launch_on_their_own_runtime(dev: Device) -> None:
+    """Two runtimes of one device index (a real gpu:0 and this test's) never share a lane."""
+    other = _recording_device()
+    for _ in range(2):
+        new(dev, (4,), xp.float32) + new(dev, (4,), xp.float32)
+        new(other, (4,), xp.float32) + new(other, (4,), xp.float32)
+    assert len(dev.runtime.driver.launches) == len(other.runtime.driver.launches) == 2  # type: ignore[attr-defined]

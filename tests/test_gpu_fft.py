@@ -29,17 +29,18 @@ def _complex(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
 
 
 def test_library_once_per_stream_and_plans_once_per_problem() -> None:
-    from rocm_array.runtime.fft import Problem, library
+    from rocm_array.runtime.fft import Problem
+    from rocm_array.runtime.vendor import library
 
     rt = GPU.runtime
     a = _on(_complex((4, 24)))
     xp.fft.fft(a)
-    lib = library(rt)
+    lib = library("fft", rt)
     key = Problem("c2c", True, (24,), 4)
     plan = lib._plans[key]
     for _ in range(3):
         xp.fft.fft(a)
-    assert library(rt) is lib
+    assert library("fft", rt) is lib
     assert lib._plans[key] is plan  # the same plan, not one per call
     xp.fft.rfft(_on(_complex((3, 25)).real))
     assert Problem("r2c", True, (25,), 3) in lib._plans
@@ -48,14 +49,15 @@ def test_library_once_per_stream_and_plans_once_per_problem() -> None:
 
 
 def test_plan_cache_is_bounded() -> None:
-    from rocm_array.runtime.fft import PLAN_CACHE, library
+    from rocm_array.runtime.fft import PLAN_CACHE
+    from rocm_array.runtime.vendor import library
 
     a = _complex((2, 8), 1)
     x = _on(a)
     for n in range(2, PLAN_CACHE + 6):
         out = xp.fft.ifft(x, n=n)
     np.testing.assert_allclose(host(out), np.fft.ifft(a, n=PLAN_CACHE + 5), atol=1e-12)
-    assert len(library(GPU.runtime)._plans) <= PLAN_CACHE
+    assert len(library("fft", GPU.runtime)._plans) <= PLAN_CACHE
 
 
 @pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])

@@ -36,17 +36,15 @@ def test_float32_matmul_is_ieee_not_tf32() -> None:
 
 
 def test_library_handles_are_made_once_on_the_runtime_stream() -> None:
-    from rocm_array.runtime.blas import library
+    from rocm_array.runtime import vendor
 
     rt = _gpu().runtime
     a = _on(np.ones((8, 8)) + np.eye(8))
     a @ a
-    lib = library(rt)
+    lib = vendor.library("blas", rt)
     xp.linalg.solve(a, a)
-    assert library(rt) is lib
-    from rocm_array.runtime.blas import _LIBRARIES
-
-    assert list(_LIBRARIES) == [(id(rt), rt.driver.stream)]
+    assert vendor.library("blas", rt) is lib
+    assert [k for k in vendor._OPEN if k[0] == "blas"] == [("blas", id(rt), rt.driver.stream)]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "float16"])

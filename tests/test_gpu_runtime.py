@@ -24,8 +24,9 @@ from rocm_array.array import Array
 from rocm_array.compile_check import PORTABILITY
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
+from rocm_array.launch import address, ptr
+from rocm_array.memory.gpu import import_dlpack
 from rocm_array.runtime import staging
-from rocm_array.runtime.gpu import import_dlpack
 
 GPUS = devices.gpus()
 pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU: " + "; ".join(devices.gpu_problems()))
@@ -115,10 +116,6 @@ def test_from_another_thread(gpu: Device) -> None:
 
 
 # -- the portability layer on the device ---------------------------------------------------------
-def _ptr(x: Array) -> ctypes.c_void_p:
-    return ctypes.c_void_p(x.device.runtime.pointer(x))
-
-
 def test_wave_primitives(gpu: Device) -> None:
     rt = gpu.runtime
     w = rt.properties.wave_size
@@ -129,7 +126,7 @@ def test_wave_primitives(gpu: Device) -> None:
     masks = memory.full((4,), 0, dtypes.uint64, gpu)
     lanes = memory.empty((n,), dtypes.int32, gpu)
     fn = rt.kernel(PORTABILITY.path, "wave_sum<float>", PORTABILITY.names)
-    rt.launch(fn, (1, 1, 1), (n, 1, 1), [_ptr(sums), _ptr(masks), _ptr(lanes), _ptr(x)])
+    rt.launch(fn, (1, 1, 1), (n, 1, 1), [ptr(sums), ptr(masks), ptr(lanes), ptr(x)])
     _equal(_down(lanes), np.arange(n, dtype=np.int32) % w)  # RA_WAVE_SIZE is the hardware's
     _equal(_down(sums), host.reshape(4, w).sum(axis=1))
     want = [sum(1 << k for k in range(w) if row[k] > 0) for row in host.reshape(4, w)]
@@ -145,7 +142,7 @@ def test_atomics(gpu: Device, kind: str) -> None:
     acc = memory.full((), start, dtype, gpu)
     n = host.size
     rt.launch(rt.kernel(PORTABILITY.path, kind, PORTABILITY.names), (64, 1, 1), (256, 1, 1),
-              [_ptr(acc), _ptr(_up(host, gpu)), ctypes.c_int64(n)])
+              [ptr(acc), ptr(_up(host, gpu)), ctypes.c_int64(n)])
     assert _down(acc)[()] == (host.max() if kind.startswith("atomic_max") else host.sum())
 
 
@@ -153,14 +150,14 @@ def test_atomics(gpu: Device, kind: str) -> None:
 _COMPILE_SCRIPT = textwrap.dedent("""
     import json, sys, time
     from rocm_array import devices
-    from rocm_array.runtime import copies
+    from rocm_array.memory import copies
     rt = devices.parse("gpu:0").runtime
     compiled = []
     real = rt.compiler.rtc.compile
     rt.compiler.rtc.compile = lambda *a: compiled.append(1) or real(*a)
     ks = copies.kernel_sources()[1]
     start = time.perf_counter()
-    functions = rt.load(rt.compile(ks.path, ks.names))
+    functions = rt.load(rt.compile(ks.path, ks.names, ks.options))
     print(json.dumps({"seconds": time.perf_counter() - start, "compiled": len(compiled),
                       "functions": len(functions), "cache": str(rt.compiler.cache)}))
 """)
@@ -284,7 +281,7 @@ def test_fill(gpu: Device, dtype: DType) -> None:
     _equal(_down(memory.full((3, 5), value, dtype, gpu)), np.full((3, 5), value, dtype.numpy))
     _equal(_down(memory.full((4,), 0, dtype, gpu)), np.zeros(4, dtype.numpy))  # memset path
     x = memory.full((4, 4), 0, dtype, gpu)
-    gpu.runtime.fill(x._view((2, 2), (8, 2), 0), value)  # a strided target
+    memory.fill(x._view((2, 2), (8, 2), 0), value)  # a strided target
     want = np.zeros((4, 4), dtype.numpy)
     want[::2, ::2] = value
     _equal(_down(x), want)
@@ -348,7 +345,7 @@ def test_dlpack_torch(gpu: Device, name: str) -> None:
     host = (np.arange(12) % 2).astype(dtype.numpy).reshape(3, 4)
     x = _up(host, gpu)
     t = torch.from_dlpack(x)  # zero copy: same memory
-    assert t.device.type == "cuda" and t.data_ptr() == gpu.runtime.pointer(x)
+    assert t.device.type == "cuda" and t.data_ptr() == address(x)
     assert tuple(t.shape) == (3, 4)
     if dtype.kind not in "b":
         t += 1
@@ -357,7 +354,7 @@ def test_dlpack_torch(gpu: Device, name: str) -> None:
     tt = torch.arange(20, device="cuda").reshape(4, 5).to(getattr(torch, name)).T  # strided producer
     y = import_dlpack(tt)
     assert y.device == gpu and y.shape == (5, 4) and y.strides == (1, 5)
-    assert gpu.runtime.pointer(y) == tt.data_ptr()
+    assert address(y) == tt.data_ptr()
     want = tt.cpu().float().numpy() if name == "bfloat16" else tt.cpu().numpy()
     _equal(_down(y).astype(np.float32) if name == "bfloat16" else _down(y), want)
     del tt  # y keeps the memory alive
@@ -370,7 +367,7 @@ def test_dlpack_cupy(gpu: Device) -> None:
     host = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     x = _up(host, gpu)
     c = cupy.from_dlpack(x)
-    assert c.data.ptr == gpu.runtime.pointer(x)
+    assert c.data.ptr == address(x)
     np.testing.assert_array_equal(cupy.asnumpy(c), host)
     c *= 2
     cupy.cuda.runtime.deviceSynchronize()
@@ -378,8 +375,8 @@ def test_dlpack_cupy(gpu: Device) -> None:
     # (CuPy 14 exports negative strides wrongly, as unsigned byte strides / itemsize.)
     cc = cupy.arange(20, dtype=cupy.int16).reshape(4, 5)[1:, ::2]
     y = import_dlpack(cc)
-    assert y.strides == (5, 2) and gpu.runtime.pointer(y) == cc.data.ptr
+    assert y.strides == (5, 2) and address(y) == cc.data.ptr
     _equal(_down(y), np.arange(20, dtype=np.int16).reshape(4, 5)[1:, ::2])
     z = import_dlpack(cc, copy=True)
-    assert gpu.runtime.pointer(z) != cc.data.ptr
+    assert address(z) != cc.data.ptr
     _equal(_down(z), np.arange(20, dtype=np.int16).reshape(4, 5)[1:, ::2])

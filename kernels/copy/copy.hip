@@ -51,8 +51,7 @@ __global__ void copy_strided(D* RA_RESTRICT dst, const S* RA_RESTRICT src, ra_in
 
 // dst[r, c] = src[r, c] where src is fast along r and dst along c: a tile goes
 // through shared memory so that both the reads and the writes are coalesced.
-#define RA_TILE 32
-#define RA_TILE_ROWS 8
+// RA_TILE and RA_TILE_ROWS are compile options, defined once in rocm_array/memory/copies.py.
 template <typename S, typename D>
 __global__ void __launch_bounds__(RA_TILE * RA_TILE_ROWS)
 copy_transpose(D* RA_RESTRICT dst, const S* RA_RESTRICT src, ra_index_t rows, ra_index_t cols,

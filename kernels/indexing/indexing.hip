@@ -54,8 +54,7 @@ __global__ void scatter(T* RA_RESTRICT v, const T* RA_RESTRICT value, const long
 }
 
 // ---- boolean masks: the flat positions of the True elements, in order (two passes) ----------
-#define RA_MASK_BLOCK 256
-#define RA_MASK_ITEMS 16
+// RA_MASK_BLOCK and RA_MASK_ITEMS are compile options, defined once in plugins/elementwise/gpu_indexing.py.
 #define RA_MASK_CHUNK (RA_MASK_BLOCK * RA_MASK_ITEMS)
 
 // Per thread: how many of its RA_MASK_ITEMS consecutive elements of block b's chunk are True.

@@ -10,7 +10,7 @@
 // c[z] (m x n, contiguous) = a[z] (m x k) @ b[z] (k x n); operands at any element strides.
 // Products accumulate modulo 2^64 in unsigned arithmetic (no signed overflow), and the
 // result keeps the low bits of T: the wrap-around of the standard's fixed-width integers.
-#define RA_GEMM_TILE 16
+// RA_GEMM_TILE is a compile option, defined once in plugins/linalg/gpu.py (LINALG).
 template <typename T>
 __global__ void __launch_bounds__(RA_GEMM_TILE * RA_GEMM_TILE)
 int_gemm(T* RA_RESTRICT c, const T* RA_RESTRICT a, const T* RA_RESTRICT b, ra_index_t m, ra_index_t n,

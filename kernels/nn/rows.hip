@@ -12,8 +12,7 @@
 #include "common/block.h"
 #include "nn/nn.h"
 
-#define NN_HOLD_BYTES 128
-#define NN_HOLD_LOADS 16  // at 32 scalar loads per thread NVRTC kept the values in local memory
+// NN_HOLD_BYTES and NN_HOLD_LOADS are compile options, defined once in plugins/nn/gpu.py (ROWS).
 
 // A thread's share of a held row of nv vectors: vector threadIdx.x + l * blockDim.x in v[l]
 // for l < mine (32-bit offsets keep the registers for the values).

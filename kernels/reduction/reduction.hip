@@ -22,9 +22,7 @@
 #include "common/indexing.h"
 #include "common/block.h"
 
-#define RA_PARTIAL_IN 1
-#define RA_PARTIAL_OUT 2
-#define RA_VECTOR 4
+// RA_PARTIAL_IN, RA_PARTIAL_OUT and RA_VECTOR are compile options, defined once in plugins/reduction/gpu.py.
 
 // ---- limits and NaN tests --------------------------------------------------------------
 template <typename T> struct RaLimits {
@@ -347,11 +345,11 @@ __global__ void reduce_outer(void* out, const void* in, ra_index_t cols, ra_inde
 // (grid-stride). A row of several tiles takes three steps (the host's): the tiles' totals
 // (`totals` non-null), their inclusive scan, then each tile scanned behind its carry
 // (`carry[row * tiles + tile - 1]`).
-#define RA_SCAN_ITEMS 8
+// RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread) are compile options (plugins/reduction/gpu.py).
 template <typename In, typename C, typename Out, typename Map, typename Combine>
-__global__ void __launch_bounds__(256) scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
-                                                  const C* carry, C* totals) {
-  RA_SHARED_ARRAY(C, buf, 256 * RA_SCAN_ITEMS);
+__global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
+                                                            const C* carry, C* totals) {
+  RA_SHARED_ARRAY(C, buf, RA_SCAN_BLOCK * RA_SCAN_ITEMS);
   const Combine op;
   const C identity = Combine::template identity<C>();
   const int t = threadIdx.x, nt = blockDim.x, tile_n = nt * RA_SCAN_ITEMS;

@@ -30,18 +30,15 @@
 #include "common/cast.h"
 #include "common/block.h"
 
-#define RA_RADIX 256
-#define RA_SORT_BLOCK 256
-#define RA_DESCENDING 1
-#define RA_CANON_ZERO 2
-#define RA_IMAG_PART 4
-// How keys are made of (and values remade from) the bits of a real value (ra_key_bits):
-#define RA_KEY_FLOAT 8    // an IEEE float's bits
-#define RA_KEY_SIGNED 16  // a two's complement integer's
-#define RA_KEY_BFLOAT 32  // with RA_KEY_FLOAT on 2 bytes: bfloat16's, else float16's
-// Where a sort's first pass reads values (x: the array, i: the element):
-#define RA_INTERLEAVED 64  // x[2 * i]: a complex array's part (x then points at the part of element 0)
-#define RA_GATHER 128      // at vin[i] (the order by the less significant keys), not i
+// Compile options, defined once in plugins/reduction/gpu_sort.py (SORT_KERNELS):
+// RA_RADIX (digit values), RA_SORT_BLOCK (the onesweep's threads), RA_KEY_ITEMS, and the flag bits
+// RA_DESCENDING, RA_CANON_ZERO, RA_IMAG_PART;
+// how keys are made of (and values remade from) the bits of a real value (ra_key_bits):
+//   RA_KEY_FLOAT (an IEEE float's bits), RA_KEY_SIGNED (a two's complement integer's),
+//   RA_KEY_BFLOAT (with RA_KEY_FLOAT on 2 bytes: bfloat16's, else float16's);
+// where a sort's first pass reads values (x: the array, i: the element):
+//   RA_INTERLEAVED (x[2 * i]: a complex array's part; x then points at the part of element 0),
+//   RA_GATHER (at vin[i], the order by the less significant keys, not i).
 
 template <int N> struct RaUint;  // type: N bytes unsigned, signed_type: signed
 template <> struct RaUint<1> { typedef unsigned char type; typedef signed char signed_type; };
@@ -168,7 +165,6 @@ template <typename K, int SPREAD> struct RaDigitCounts {
 
 // The count kernels run few blocks (each adds its tables to the global one), so each thread
 // loads RA_KEY_ITEMS elements before using any: enough loads in flight to fill the bandwidth.
-#define RA_KEY_ITEMS 16
 // Counter copies: 32 KiB of tables, whatever the key size.
 template <typename K> struct RaSpread { static constexpr int value = 32 / sizeof(K); };
 

@@ -28,9 +28,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
         x = x.to_device(dev)  # a new array already: cast it only when the dtype differs
         if dtype == x.dtype:
             return x
-    out = memory.empty(x.shape, dtype, dev)
-    memory.copy_into(out, x)
-    return out
+    return memory.copy(x, dtype)
 
 
 def _dtype_of(arg: DType | Array, fn: str) -> DType:

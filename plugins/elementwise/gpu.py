@@ -13,6 +13,7 @@ row, dtype, layout), as CuPy's loop table does; a repeated contiguous call takes
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 from typing import Any, Callable, Sequence
 
@@ -22,9 +23,9 @@ from rocm_array.broadcast import broadcast_view
 from rocm_array.devices import Device
 from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.runtime.gpu import import_dlpack
-from rocm_array.runtime.layout import (BLOCK, BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims,
-                                      scalar_arg)
+from rocm_array.launch import BLOCK, Family, grid_1d, ptr
+from rocm_array.memory.gpu import import_dlpack
+from rocm_array.runtime.layout import BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg
 
 from . import creation
 from . import ufunc as ufunc_front
@@ -32,13 +33,14 @@ from . import where as where_front
 from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
-SOURCE = "elementwise/elementwise.hip"
+ELEMENTWISE = Family("elementwise/elementwise.hip")
 LAYOUTS = ("contiguous", "strided")
 _INTEGERS = tuple(d for d in ALL if d.kind in "iu")
 _COMPLEX = tuple(d for d in ALL if d.kind == "c")
 
 
 # -- programs: the instantiations compiled together (and listed for the compile check) --------------
+@functools.lru_cache(maxsize=None)
 def ufunc_names(fn: Ufunc, dtype: DType, layout: str) -> tuple[str, ...]:
     """The kernels of row ``fn`` for inputs of ``dtype`` in one layout: one program (a binary
     row's has one kernel per scalar position ``S``, indexed by it)."""
@@ -60,29 +62,8 @@ FILL_NAMES = _fill_names()
 
 
 def kernel_sources() -> list[KernelSource]:
-    return [*(KernelSource(SOURCE, ufunc_names(u, d, layout)) for u in UFUNCS for d in ALL
-              if d in CATEGORIES[u.category] for layout in LAYOUTS),
-            KernelSource(SOURCE, FILL_NAMES)]
-
-
-_FUNCTIONS: dict[tuple[Any, ...], Any] = {}
-
-
-def function(rt: Any, path: str, names: Sequence[str], name: str) -> Any:
-    """The loaded kernel ``name`` of the program ``names`` of ``kernels/<path>`` on runtime ``rt``."""
-    key = (rt, path, name)
-    fn = _FUNCTIONS.get(key)
-    if fn is None:
-        program = rt.load(rt.compile(path, names))
-        for n in names:
-            _FUNCTIONS[(rt, path, n)] = program[n]
-        fn = program[name]
-    return fn
-
-
-def grid(rt: Any, n: int, per_thread: int = 1) -> tuple[int, int, int]:
-    """Blocks for a grid-stride loop over ``n`` items: enough to fill the device, no more."""
-    return (max(1, min(-(-n // (BLOCK * per_thread)), rt.properties.compute_units * BLOCKS_PER_CU)), 1, 1)
+    return ELEMENTWISE.sources([*(ufunc_names(u, d, layout) for u in UFUNCS for d in ALL
+                                  if d in CATEGORIES[u.category] for layout in LAYOUTS), FILL_NAMES])
 
 
 _THREADS = (BLOCK, 1, 1)
@@ -96,11 +77,6 @@ def narrow(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> ctypes.c_i
     for m in shape:
         n *= m
     return ctypes.c_int(n <= _INT32 and fits)
-
-
-# -- kernel arguments ---------------------------------------------------------------------------------
-def _ptr(x: Array | None) -> ctypes.c_void_p:
-    return ctypes.c_void_p(None if x is None else x._buf.ptr + x._offset * x._dtype.itemsize)
 
 
 #: Scalar conversions that match NumPy's assignment exactly (the C casts); others go through NumPy.
@@ -128,7 +104,7 @@ ACROSS_MIN = 1 << 27
 def _across(a: Array, out: Array) -> bool:
     """Whether ``a`` is large and, dimensions merged, a 2-D transpose of the row-major ``out``.
 
-    The strided kernel would read it one memory sector per element; the copy that ``_cast``
+    The strided kernel would read it one memory sector per element; the copy that ``memory.copy``
     makes goes through the tiled transposing kernel, and the op then reads it contiguously.
     """
     shape = a._shape
@@ -138,28 +114,13 @@ def _across(a: Array, out: Array) -> bool:
     return len(merged) == 2 and crosses(so, sa)
 
 
-def _cast(a: Array, dtype: DType) -> Array:
-    out = memory.empty(a.shape, dtype, a.device)
-    memory.copy_into(out, a)
-    return out
-
-
-def _ufunc_kernel(rt: Any, fn: Ufunc, dtype: DType, layout: str, s: int) -> Any:
-    key = (rt, fn.functor, dtype.name, layout, s)
-    kernel = _FUNCTIONS.get(key)
-    if kernel is None:
-        names = ufunc_names(fn, dtype, layout)
-        kernel = _FUNCTIONS[key] = function(rt, SOURCE, names, names[s])
-    return kernel
-
-
 # -- elementwise functions ------------------------------------------------------------------------------
 def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
           out: Array | None = None) -> Array:
-    rt = arrays[0]._device._runtime
+    device = arrays[0]._device
     target = out
     if out is None:
-        out = rt.empty(shape, out_dtype)
+        out = memory.empty(shape, out_dtype, device)
         contiguous = True
     else:
         contiguous = out.is_contiguous
@@ -180,26 +141,26 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
             continue
         if a._dtype is not dtype or (target is not None and _overlaps(target, a)) or _across(a, out):
             # Another dtype, a partial overlap with the output, or a layout across the output's: read a copy.
-            a = arrays[i] = _cast(a, dtype)
+            a = arrays[i] = memory.copy(a, dtype)
         # (a fresh output is contiguous: an operand of its shape and strides is too)
         if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
             contiguous = False
         ptrs.append(a._buf.ptr + a._offset * itemsize)
     if not contiguous:
         ops = [None if type(a) is Scalar else broadcast_view(a, shape) for a in arrays]
-        _strided(rt, fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value)  # type: ignore[arg-type]
+        _strided(fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value)  # type: ignore[arg-type]
         return out
     if fn.arity == 2:
         ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
     ptrs.append(n)
-    _contiguous(rt, fn, dtype, out_dtype, s)(ptrs)
+    _contiguous(device, fn, dtype, out_dtype, s)(ptrs)
     return out
 
 
-def _contiguous(rt: Any, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> Callable[[list[Any]], None]:
+def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> Callable[[list[Any]], None]:
     """Row ``fn``'s contiguous kernel for ``dtype`` with the scalar at position ``s``, resolved once:
     ``launch([out, *operands, (scalar bytes,) n])`` runs it over ``n`` elements."""
-    key = (rt, fn.functor, dtype, s)
+    key = (device._runtime, fn.functor, dtype, s)  # the runtime: Devices compare by kind and index only
     launch = _CONTIGUOUS.get(key)
     if launch is None:
         # Pointers, the scalar's bytes (an array of one element: the kernel's size and alignment), the count.
@@ -207,9 +168,10 @@ def _contiguous(rt: Any, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> C
         if fn.arity == 2:
             argtypes.append(ctype_of(dtype) * 1)
         argtypes.append(ctypes.c_int64)
-        launcher = rt.launcher(_ufunc_kernel(rt, fn, dtype, "contiguous", s), argtypes, _THREADS)
+        names = ufunc_names(fn, dtype, "contiguous")
+        launcher = ELEMENTWISE.launcher(device, names[s], names, argtypes, _THREADS)
         per_block = BLOCK * 2 * (16 // max(dtype.itemsize, out_dtype.itemsize) or 1)
-        most = rt.properties.compute_units * BLOCKS_PER_CU
+        most = device.runtime.properties.compute_units * BLOCKS_PER_CU
 
         def launch(values: list[Any]) -> None:
             blocks = -(-values[-1] // per_block)
@@ -223,7 +185,7 @@ def _contiguous(rt: Any, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> C
 _CONTIGUOUS: dict[tuple[Any, ...], Callable[[list[Any]], None]] = {}
 
 
-def _strided(rt: Any, fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any) -> None:
+def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any) -> None:
     shape = out.shape
     zeros = (0,) * len(shape)
     merged, strides = merge_dims(shape, out.strides, *(zeros if a is None else a.strides for a in ops))
@@ -233,13 +195,13 @@ def _strided(rt: Any, fn: Ufunc, dtype: DType, out: Array, ops: list[Array | Non
         for i in range(shape[0]):
             parts = [None if v is None else v._view(shape[1:], v.strides[1:], v.offset + i * v.strides[0])
                      for v in views]
-            _strided(rt, fn, dtype, parts[0], parts[1:], s, value)  # type: ignore[arg-type]
+            _strided(fn, dtype, parts[0], parts[1:], s, value)  # type: ignore[arg-type]
         return
-    kernel = _ufunc_kernel(rt, fn, dtype, "strided", s)
+    names = ufunc_names(fn, dtype, "strided")
     n = out.size
-    args = [_ptr(out), *(_ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n),
+    args = [ptr(out), *(ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n),
             geometry(merged, *strides), narrow(merged, strides)]
-    rt.launch(kernel, grid(rt, n), _THREADS, args)
+    ELEMENTWISE.launch(out.device, names[s], names, grid_1d(n, out.device), _THREADS, args)
 
 
 def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
@@ -250,9 +212,8 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
     if any(k is not dtype for k in kinds if isinstance(k, DType)):
         return None  # an operand is cast first: the general path
     s = next((i + 1 for i, k in enumerate(kinds) if not isinstance(k, DType)), 0)
-    rt: Any = device._runtime
-    launch = _contiguous(rt, fn, dtype, out_dtype, s)
-    allocate, size, out_size = rt.allocate, dtype.itemsize, out_dtype.itemsize
+    launch = _contiguous(device, fn, dtype, out_dtype, s)
+    allocate, size, out_size = device._runtime.allocate, dtype.itemsize, out_dtype.itemsize
 
     def run(x: Array, operands: tuple[Any, ...]) -> Array:
         """A new result of ``x``'s shape, computed from the kernel's ``operands`` arguments."""
@@ -285,38 +246,35 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
 
 
 # -- where, arange/linspace, tril/triu ----------------------------------------------------------------------
-def _fill_kernel(rt: Any, name: str) -> Any:
-    return function(rt, SOURCE, FILL_NAMES, name)
+def _fill(device: Device, name: str, n: int, args: list[Any]) -> None:
+    ELEMENTWISE.launch(device, name, FILL_NAMES, grid_1d(n, device), _THREADS, args)
 
 
 def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int, ...]) -> Array:
-    rt = condition.device.runtime
-    out = rt.empty(shape, dtype)
+    device = condition.device
+    out = memory.empty(shape, dtype, device)
     n = out.size
     if n == 0:
         return out
-    ops = [condition, *(a if a.dtype is dtype else _cast(a, dtype) for a in (x1, x2))]
+    ops = [condition, *(a if a.dtype is dtype else memory.copy(a, dtype) for a in (x1, x2))]
     t = dtype.c_type
     if all(a.shape == shape and a.is_contiguous for a in ops):
-        rt.launch(_fill_kernel(rt, f"where_contiguous<{t}>"), grid(rt, n), _THREADS,
-                  [_ptr(out), *(_ptr(a) for a in ops), ctypes.c_int64(n)])
+        _fill(device, f"where_contiguous<{t}>", n, [ptr(out), *(ptr(a) for a in ops), ctypes.c_int64(n)])
         return out
     views = [broadcast_view(a, shape) for a in ops]
     merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
     if len(merged) > MAX_DIMS:
         views = [memory.contiguous(v) for v in views]
         merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
-    rt.launch(_fill_kernel(rt, f"where_strided<{t}>"), grid(rt, n), _THREADS,
-              [_ptr(out), *(_ptr(v) for v in views), ctypes.c_int64(n), geometry(merged, *strides),
-               narrow(merged, strides)])
+    _fill(device, f"where_strided<{t}>", n, [ptr(out), *(ptr(v) for v in views), ctypes.c_int64(n),
+                                            geometry(merged, *strides), narrow(merged, strides)])
     return out
 
 
 def sequence(n: int, start: int | float | complex, step: int | float | complex, dtype: DType,
              device: Device) -> Array:
     """``creation.SEQUENCE``: out[i] = start + i*step, as the cpu back computes it."""
-    rt = device.runtime
-    out = rt.empty((n,), dtype)
+    out = memory.empty((n,), dtype, device)
     if n == 0:
         return out
     t = dtype.c_type
@@ -330,14 +288,13 @@ def sequence(n: int, start: int | float | complex, step: int | float | complex, 
             name, args = f"sequence_real<{t}>", [ctypes.c_double(complex(start).real), ctypes.c_double(complex(step).real)]
     else:
         name, args = f"sequence_real<{t}>", [ctypes.c_double(start), ctypes.c_double(step)]
-    rt.launch(_fill_kernel(rt, name), grid(rt, n), _THREADS, [_ptr(out), ctypes.c_int64(n), *args])
+    _fill(device, name, n, [ptr(out), ctypes.c_int64(n), *args])
     return out
 
 
 def triangle(x: Array, k: int, upper: bool) -> Array:
     """``creation.TRIANGLE``: x with the elements below (upper) or above (lower) diagonal k zeroed."""
-    rt = x.device.runtime
-    out = rt.empty(x.shape, x.dtype)
+    out = memory.empty(x.shape, x.dtype, x.device)
     n = out.size
     if n == 0:
         return out
@@ -347,9 +304,8 @@ def triangle(x: Array, k: int, upper: bool) -> Array:
         merged, (strides,) = merge_dims(x.shape, x.strides)
     rows, cols = x.shape[-2:]
     k = max(-rows - 1, min(k, cols + 1))  # beyond the matrix every k acts alike; keep it in int64
-    rt.launch(_fill_kernel(rt, f"triangle<{x.dtype.c_type}>"), grid(rt, n), _THREADS,
-              [_ptr(out), _ptr(x), *(ctypes.c_int64(v) for v in (n, rows, cols, k)), ctypes.c_int(upper),
-               geometry(merged, strides)])
+    _fill(x.device, f"triangle<{x.dtype.c_type}>", n, [ptr(out), ptr(x), *(ctypes.c_int64(v) for v in (n, rows, cols, k)),
+                                                    ctypes.c_int(upper), geometry(merged, strides)])
     return out
 
 

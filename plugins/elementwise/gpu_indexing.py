@@ -16,29 +16,31 @@ from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import ALL
 from rocm_array.hookspecs import KernelSource
+from rocm_array.launch import BLOCK, Family, grid_1d, ptr
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
 
 from . import indexing
-from .gpu import _THREADS, _ptr, function, grid
 
-SOURCE = "indexing/indexing.hip"
+_MASK_BLOCK, _MASK_ITEMS = 256, 16
+#: A mask block of _MASK_BLOCK threads counts _MASK_ITEMS elements each.
+INDEXING = Family("indexing/indexing.hip", {"RA_MASK_BLOCK": _MASK_BLOCK, "RA_MASK_ITEMS": _MASK_ITEMS})
 NAMES = ("index_offsets", "mask_count", "mask_positions",
          *(f"{k}<{d.c_type}>" for d in ALL for k in ("gather", "scatter")))
-_MASK_CHUNK = 256 * 16  # RA_MASK_CHUNK of indexing.hip
-_MASK_THREADS = (256, 1, 1)
+_MASK_CHUNK = _MASK_BLOCK * _MASK_ITEMS
+_MASK_THREADS = (_MASK_BLOCK, 1, 1)
+_THREADS = (BLOCK, 1, 1)
 
 
 def kernel_sources() -> list[KernelSource]:
-    return [KernelSource(SOURCE, NAMES)]
+    return INDEXING.sources([NAMES])
 
 
-def _kernel(rt: object, name: str) -> object:
-    return function(rt, SOURCE, NAMES, name)
+def _launch(x: Array, name: str, grid: tuple[int, int, int], block: tuple[int, int, int], args: list[object]) -> None:
+    INDEXING.launch(x.device, name, NAMES, grid, block, args)
 
 
 def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
     """The element offset in ``v`` of each index tuple (int64, shape's size); IndexError when out of range."""
-    rt = v.device.runtime
     k, m = len(indices), math.prod(shape)
     idx = memory.empty((k, m), dtypes.int64, v.device)
     for a, i in enumerate(indices):
@@ -46,8 +48,8 @@ def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
     axes = memory.from_host(np.array([*v.shape[:k], *v.strides[:k]], np.int64), dtypes.int64, v.device)
     bad = memory.full((), 0, dtypes.int32, v.device)
     offsets = memory.empty((m,), dtypes.int64, v.device)
-    rt.launch(_kernel(rt, "index_offsets"), grid(rt, m), _THREADS,
-              [_ptr(offsets), _ptr(idx), ctypes.c_int64(m), ctypes.c_int(k), _ptr(axes), _ptr(bad)])
+    _launch(v, "index_offsets", grid_1d(m, v.device), _THREADS,
+            [ptr(offsets), ptr(idx), ctypes.c_int64(m), ctypes.c_int(k), ptr(axes), ptr(bad)])
     axis = int(memory.to_host(bad))
     if axis:
         raise IndexError(f"an index is out of bounds for axis {axis - 1} of size {v.shape[axis - 1]}")
@@ -74,10 +76,9 @@ def gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
     offsets = _offsets(v, indices, shape)
     if out.size == 0:
         return out
-    rt = v.device.runtime
     m = math.prod(shape)
-    rt.launch(_kernel(rt, f"gather<{v.dtype.c_type}>"), grid(rt, out.size), _THREADS,
-              [_ptr(out), _ptr(v), _ptr(offsets), ctypes.c_int64(m), ctypes.c_int64(inner), rest])
+    _launch(v, f"gather<{v.dtype.c_type}>", grid_1d(out.size, v.device), _THREADS,
+            [ptr(out), ptr(v), ptr(offsets), ctypes.c_int64(m), ctypes.c_int64(inner), rest])
     return out
 
 
@@ -91,7 +92,6 @@ def scatter(v: Array, indices: list[Array], value: Array) -> None:
     rest_size = math.prod(v.shape[k:])
     if rest_size == 0:
         return
-    rt = v.device.runtime
     merged, (strides,) = merge_dims(v.shape[k:], v.strides[k:])
     if len(merged) > MAX_DIMS:
         # A view written through cannot be replaced by a copy: one scatter per outer index.
@@ -103,14 +103,12 @@ def scatter(v: Array, indices: list[Array], value: Array) -> None:
                                               value.offset + i * value.strides[k]))
         return
     value = memory.contiguous(value)
-    rt.launch(_kernel(rt, f"scatter<{v.dtype.c_type}>"), grid(rt, m * rest_size), _THREADS,
-              [_ptr(v), _ptr(value), _ptr(offsets), ctypes.c_int64(m), ctypes.c_int64(rest_size),
-               geometry(merged, strides)])
+    _launch(v, f"scatter<{v.dtype.c_type}>", grid_1d(m * rest_size, v.device), _THREADS,
+            [ptr(v), ptr(value), ptr(offsets), ctypes.c_int64(m), ctypes.c_int64(rest_size), geometry(merged, strides)])
 
 
 def mask_indices(mask: Array) -> tuple[Array, ...]:
     """The coordinates of the True elements of ``mask``, row-major, one int64 array per axis."""
-    rt = mask.device.runtime
     mask = memory.contiguous(mask)
     n = mask.size
     if n == 0:
@@ -120,13 +118,12 @@ def mask_indices(mask: Array) -> tuple[Array, ...]:
         flat = memory.empty((0,), dtypes.int64, mask.device)
     else:
         counts = memory.empty((blocks,), dtypes.int64, mask.device)
-        rt.launch(_kernel(rt, "mask_count"), (blocks, 1, 1), _MASK_THREADS,
-                  [_ptr(counts), _ptr(mask), ctypes.c_int64(n)])
+        _launch(mask, "mask_count", (blocks, 1, 1), _MASK_THREADS, [ptr(counts), ptr(mask), ctypes.c_int64(n)])
         ends = np.cumsum(memory.to_host(counts))
         starts = memory.from_host(ends - memory.to_host(counts), dtypes.int64, mask.device)
         flat = memory.empty((int(ends[-1]),), dtypes.int64, mask.device)
-        rt.launch(_kernel(rt, "mask_positions"), (blocks, 1, 1), _MASK_THREADS,
-                  [_ptr(flat), _ptr(mask), ctypes.c_int64(n), _ptr(starts)])
+        _launch(mask, "mask_positions", (blocks, 1, 1), _MASK_THREADS,
+                [ptr(flat), ptr(mask), ctypes.c_int64(n), ptr(starts)])
     if mask.ndim <= 1:
         return (flat,)
     # Coordinates from flat positions: (flat // inner) % size along each axis.

@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING
 
 from rocm_array.array import Array
 from rocm_array.dtypes import CATEGORIES, DType, complex_of, real_of
+from rocm_array.launch import address
 from rocm_array.memory import copy_into, empty, full
 from rocm_array.namespace import TABLE
-from rocm_array.runtime.fft import MAX_RANK, library
+from rocm_array.runtime.fft import MAX_RANK
+from rocm_array.runtime.vendor import library
 
 if TYPE_CHECKING:
     from .transforms import Transform
@@ -92,9 +94,8 @@ def _pass(x: Array, axes: tuple[int, ...], lengths: tuple[int, ...], kind: str, 
     if out.size:
         if kind == "c2r":
             _ignore_imaginary_edges(src, lengths[-1])
-        rt = x.device.runtime
-        library(rt).execute(kind, cdt, lengths, math.prod(batch_shape), rt.pointer(src), rt.pointer(out),
-                            inverse)
+        fft = library("fft", x.device.runtime)
+        fft.execute(kind, cdt, lengths, math.prod(batch_shape), address(src), address(out), inverse)
     where = {a: k for k, a in enumerate(order)}
     return out._view(tuple(out.shape[where[a]] for a in range(x.ndim)),
                      tuple(out.strides[where[a]] for a in range(x.ndim)), 0)

@@ -13,26 +13,27 @@ cross and trace sums are the elementwise and reduction plugins' functions.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
+from typing import Any
 
-from rocm_array import dtypes
+from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
+from rocm_array.launch import Family, address, i64, ptr
 from rocm_array.memory import contiguous, copy_into, empty, full
 from rocm_array.namespace import TABLE
-from rocm_array.runtime.blas import library
+from rocm_array.runtime.vendor import library
 from rocm_array.runtime.layout import merge_dims
 
 from .backs import CROSS, MATMUL, SUM_LAST, VECDOT
 from .common import drop_axis, insert_axis
 
-__all__ = ["SOURCE", "kernel_sources", "product", "matmul", "vecdot", "cross", "sum_last", "cast"]
+__all__ = ["LINALG", "kernel_sources", "product", "matmul", "vecdot", "cross", "sum_last", "cast"]
 
-SOURCE = "linalg/linalg.hip"
-_TILE = 16  # RA_GEMM_TILE
+_TILE = 16  # int_gemm's tile: a block of _TILE x _TILE threads computes as many outputs
+LINALG = Family("linalg/linalg.hip", {"RA_GEMM_TILE": _TILE})
 _MAX_GRID = 65535
 #: The solvers' dtypes, and the pivot dtypes of the platforms (int64: cuSOLVER's generic API, int32: hipSOLVER).
 SOLVER_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
@@ -52,21 +53,17 @@ def kernel_names() -> tuple[str, ...]:
 
 
 def kernel_sources() -> list[KernelSource]:
-    return [KernelSource(SOURCE, kernel_names())]
+    return LINALG.sources([kernel_names()])
 
 
-def kernel(x: Array, name: str) -> object:
-    """The loaded ``name`` of linalg.hip on ``x``'s device."""
-    return x.device.runtime.kernel(SOURCE, name, kernel_names())
+def launch(x: Array, name: str, grid: tuple[int, int, int], block: tuple[int, int, int], args: list[Any]) -> None:
+    """Queue ``name`` of linalg.hip on ``x``'s device."""
+    LINALG.launch(x.device, name, kernel_names(), grid, block, args)
 
 
 def cast(x: Array, dtype: DType) -> Array:
-    """``x`` itself when of ``dtype``, else a contiguous copy cast to it."""
-    if x.dtype is dtype:
-        return x
-    out = empty(x.shape, dtype, x.device)
-    copy_into(out, x)
-    return out
+    """``x`` itself when of ``dtype`` (any layout: BLAS reads strided operands), else a contiguous copy cast to it."""
+    return x if x.dtype is dtype else memory.copy(x, dtype)
 
 
 def _blas_layout(rows: int, cols: int, s_row: int, s_col: int, *, column: bool = False) -> tuple[str, int] | None:
@@ -121,8 +118,8 @@ def product(a: Array, b: Array, dtype: DType, *, conj_a: bool = False) -> Array:
         b = contiguous(b)
         sb, lb = k * n, ("N", max(n, 1))
     op_a = "C" if conj_a else la[0]
-    library(rt).gemm(dtype, lb[0], op_a, n, m, k, rt.pointer(b), lb[1], sb, rt.pointer(a), la[1], sa,
-                     rt.pointer(out), n, m * n, count)
+    library("blas", rt).gemm(dtype, lb[0], op_a, n, m, k, address(b), lb[1], sb, address(a), la[1], sa,
+                     address(out), n, m * n, count)
     return out
 
 
@@ -130,14 +127,10 @@ def _int_gemm(out: Array, a: Array, b: Array) -> None:
     *_, m, k = a.shape
     n = b.shape[-1]
     a, b, count, sa, sb = _batched(a, b)
-    rt = out.device.runtime
-    fn = kernel(out, f"int_gemm<{out.dtype.c_type}>")
     grid = (min(-(-n // _TILE), _MAX_GRID), min(-(-m // _TILE), _MAX_GRID), min(count, _MAX_GRID))
-    i64 = ctypes.c_int64
-    rt.launch(fn, grid, (_TILE, _TILE, 1),
-              [ctypes.c_void_p(rt.pointer(out)), ctypes.c_void_p(rt.pointer(a)), ctypes.c_void_p(rt.pointer(b)),
-               i64(m), i64(n), i64(k), i64(count), i64(sa), i64(a.strides[-2]), i64(a.strides[-1]),
-               i64(sb), i64(b.strides[-2]), i64(b.strides[-1])])
+    launch(out, f"int_gemm<{out.dtype.c_type}>", grid, (_TILE, _TILE, 1),
+           [ptr(out), ptr(a), ptr(b), *i64(m, n, k, count, sa, a.strides[-2], a.strides[-1],
+                                         sb, b.strides[-2], b.strides[-1])])
 
 
 def matmul(a: Array, b: Array, dtype: DType) -> Array:

@@ -26,22 +26,18 @@ from rocm_array.broadcast import broadcast_view
 from rocm_array.dtypes import DType, complex_of, real_of
 from rocm_array.memory import copy_into, empty, from_host, full, to_host
 from rocm_array.namespace import TABLE
-from rocm_array.runtime.blas import library
-from rocm_array.runtime.layout import BLOCK, grid_1d
+from rocm_array.launch import BLOCK, address, grid_1d, ptr
+from rocm_array.runtime.vendor import library
 
 from . import cpu
 from .backs import LAPACK
 from .common import LinAlgError, diagonal_view, insert_axis
-from .gpu import cast, kernel, product
+from .gpu import cast, launch, product
 
 __all__ = ["lapack"]
 
 _COMPUTE = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32}
 _I64 = ctypes.c_int64
-
-
-def _ptr(x: Array) -> ctypes.c_void_p:
-    return ctypes.c_void_p(x.device.runtime.pointer(x))
 
 
 def _columns(x: Array, dtype: DType, shape: tuple[int, ...] | None = None) -> Array:
@@ -58,18 +54,17 @@ class _Stack:
 
     def __init__(self, name: str, x: Array, count: int = 1) -> None:
         self.name = name
-        self.rt = x.device.runtime
-        self.lib = library(self.rt)
+        self.lib = library("blas", x.device.runtime)
         self.batch = math.prod(x.shape[:-2])
         self.info = full((count, self.batch), 0, dtypes.int32, x.device)
 
     def matrices(self, x: Array) -> list[int]:
         """The address of each matrix of the column-major ``x``."""
-        base, step = self.rt.pointer(x), x.shape[-1] * x.shape[-2] * x.dtype.itemsize
+        base, step = address(x), x.shape[-1] * x.shape[-2] * x.dtype.itemsize
         return [base + i * step for i in range(self.batch)]
 
     def infos(self, call: int = 0) -> list[int]:
-        base = self.rt.pointer(self.info) + call * self.batch * 4
+        base = address(self.info) + call * self.batch * 4
         return [base + 4 * i for i in range(self.batch)]
 
     def check(self, what: str) -> None:
@@ -82,8 +77,7 @@ class _Stack:
 
 
 def _launch_1d(x: Array, name: str, args: list[Any], n: int) -> None:
-    rt = x.device.runtime
-    rt.launch(kernel(x, name), (grid_1d(n, rt.properties.compute_units), 1, 1), (BLOCK, 1, 1), args)
+    launch(x, name, grid_1d(n, x.device), (BLOCK, 1, 1), args)
 
 
 def _zero_triangle(x: Array, keep_lower: bool) -> None:
@@ -91,7 +85,7 @@ def _zero_triangle(x: Array, keep_lower: bool) -> None:
     *batch, rows, cols = x.shape
     count = math.prod(batch)
     _launch_1d(x, f"triangle<{x.dtype.c_type}>",
-               [_ptr(x), _I64(count), _I64(rows), _I64(cols), _I64(rows * cols), _I64(x.strides[-2]),
+               [ptr(x), _I64(count), _I64(rows), _I64(cols), _I64(rows * cols), _I64(x.strides[-2]),
                 _I64(x.strides[-1]), ctypes.c_int(int(keep_lower))], count * rows * cols)
 
 
@@ -114,7 +108,7 @@ def _lu(name: str, a: Array, count: int = 1) -> tuple[_Stack, Array]:
     ipiv = empty((s.batch, n), s.lib.ipiv_dtype, a.device)
     step = n * ipiv.dtype.itemsize
     for i, (p, info) in enumerate(zip(s.matrices(a), s.infos())):
-        s.lib.getrf(a.dtype, n, p, n, s.rt.pointer(ipiv) + i * step, info)
+        s.lib.getrf(a.dtype, n, p, n, address(ipiv) + i * step, info)
     return s, ipiv
 
 
@@ -124,7 +118,7 @@ def solve(a: Array, b: Array, dtype: DType) -> tuple[Array, ...]:
     n, k = x.shape[-2:]
     step = n * ipiv.dtype.itemsize
     for i, (p, q, info) in enumerate(zip(s.matrices(lu), s.matrices(x), s.infos(1))):
-        s.lib.getrs(dtype, n, k, p, n, s.rt.pointer(ipiv) + i * step, q, n, info)
+        s.lib.getrs(dtype, n, k, p, n, address(ipiv) + i * step, q, n, info)
     s.check("the matrix is singular")
     return (x,)
 
@@ -147,7 +141,7 @@ def det(x: Array, dtype: DType) -> tuple[Array, ...]:
     out = empty(x.shape[:-2], dtype, x.device)
     count, n = out.size, x.shape[-1]
     _launch_1d(x, f"lu_det<{dtype.c_type}, {ipiv.dtype.c_type}>",
-               [_ptr(out), _ptr(lu), _ptr(ipiv), _I64(n), _I64(count)], count)
+               [ptr(out), ptr(lu), ptr(ipiv), _I64(n), _I64(count)], count)
     return (out,)
 
 
@@ -157,7 +151,7 @@ def slogdet(x: Array, dtype: DType) -> tuple[Array, ...]:
     sign, logabs = empty(x.shape[:-2], dtype, x.device), empty(x.shape[:-2], real, x.device)
     count, n = sign.size, x.shape[-1]
     _launch_1d(x, f"lu_slogdet<{dtype.c_type}, {real.c_type}, {ipiv.dtype.c_type}>",
-               [_ptr(sign), _ptr(logabs), _ptr(lu), _ptr(ipiv), _I64(n), _I64(count)], count)
+               [ptr(sign), ptr(logabs), ptr(lu), ptr(ipiv), _I64(n), _I64(count)], count)
     return sign, logabs
 
 
@@ -169,7 +163,7 @@ def qr(x: Array, dtype: DType, mode: str) -> tuple[Array, ...]:
     tau = empty((s.batch, max(k, 1)), dtype, x.device)
     step = tau.shape[1] * dtype.itemsize
     for i, (p, info) in enumerate(zip(s.matrices(a), s.infos())):
-        s.lib.geqrf(dtype, m, n, p, m, s.rt.pointer(tau) + i * step, info)
+        s.lib.geqrf(dtype, m, n, p, m, address(tau) + i * step, info)
     # R: the upper triangle of the factored rows (k of them, or all m in complete mode).
     r_rows = m if mode == "complete" else k
     r = _columns(a._view((*batch, r_rows, n), a.strides, a.offset), dtype)
@@ -184,7 +178,7 @@ def qr(x: Array, dtype: DType, mode: str) -> tuple[Array, ...]:
         q = empty((*batch, m, m), dtype, x.device).mT
         copy_into(q._view((*batch, m, n), q.strides, q.offset), a)
     for i, (p, info) in enumerate(zip(s.matrices(q), s.infos())):
-        s.lib.orgqr(dtype, m, q_cols, k, p, m, s.rt.pointer(tau) + i * step, info)
+        s.lib.orgqr(dtype, m, q_cols, k, p, m, address(tau) + i * step, info)
     s.check("the factorization failed")
     return q, r
 
@@ -195,7 +189,7 @@ def _eigh(x: Array, dtype: DType, vectors: bool) -> tuple[Array, Array]:
     n = x.shape[-1]
     w = empty((*x.shape[:-1],), real_of(dtype), x.device)
     for i, (p, info) in enumerate(zip(s.matrices(a), s.infos())):
-        s.lib.syevd(dtype, vectors, n, p, n, s.rt.pointer(w) + i * n * w.dtype.itemsize, info)
+        s.lib.syevd(dtype, vectors, n, p, n, address(w) + i * n * w.dtype.itemsize, info)
     s.check("the eigenvalue iteration did not converge")
     return w, a
 
@@ -224,7 +218,7 @@ def _svd(x: Array, dtype: DType, job: str) -> tuple[Array, Array | None, Array |
     us = s_.matrices(u) if u is not None else [0] * s_.batch
     vts = s_.matrices(vt) if vt is not None else [0] * s_.batch
     for i, (p, pu, pv, info) in enumerate(zip(s_.matrices(a), us, vts, s_.infos())):
-        s_.lib.gesvd(dtype, job, mm, nn, p, mm, s_.rt.pointer(sv) + i * nn * sv.dtype.itemsize,
+        s_.lib.gesvd(dtype, job, mm, nn, p, mm, address(sv) + i * nn * sv.dtype.itemsize,
                      pu, mm, pv, nn, info)
     s_.check("the singular value iteration did not converge")
     if u is None or vt is None:
@@ -253,7 +247,7 @@ def _eig(x: Array, dtype: DType, vectors: bool) -> tuple[Array, Array]:
     v = empty(x.shape, c, x.device).mT
     vs = s.matrices(v) if vectors else [0] * s.batch
     for i, (p, pv, info) in enumerate(zip(s.matrices(a), vs, s.infos())):
-        s.lib.geev(c, n, p, n, s.rt.pointer(w) + i * n * c.itemsize, pv, n, info)
+        s.lib.geev(c, n, p, n, address(w) + i * n * c.itemsize, pv, n, info)
     s.check("the eigenvalue iteration did not converge")
     return w, v
 

@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
+from rocm_array.devices import Device
 from rocm_array.hookspecs import KernelSource
+from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.namespace import TABLE
-from rocm_array.runtime import dnn
-from rocm_array.runtime.layout import BLOCK, geometry, grid_1d, merge_dims
+from rocm_array.runtime import dnn, vendor
+from rocm_array.runtime.layout import geometry, merge_dims
 
 from . import conv as conv_front
 from . import index as index_front
@@ -36,20 +38,20 @@ from . import rows as rows_front
 from .common import flat_view, vendor_enabled
 
 if TYPE_CHECKING:
-    from rocm_array.runtime.gpu import GpuRuntime
-
     from .conv import ConvSpec
     from .pointwise import Pointwise
     from .pool import PoolSpec
 
 __all__ = ["kernel_sources"]
 
-POINTWISE, ROWS, POOL, CONV, INDEX = (f"nn/{f}.hip" for f in ("pointwise", "rows", "pool", "conv", "index"))
 FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 #: The widest access of the kernels' ra_vec, in bytes.
 VECTOR_BYTES = 16
-#: NN_HOLD_BYTES and NN_HOLD_LOADS of rows.hip: what of a row each thread holds in registers.
+#: What of a row each thread of the rows kernels holds in registers (at 32 scalar loads per thread
+#: NVRTC kept the values in local memory).
 HOLD_BYTES, HOLD_LOADS = 128, 16
+POINTWISE, POOL, CONV, INDEX = (Family(f"nn/{f}.hip") for f in ("pointwise", "pool", "conv", "index"))
+ROWS = Family("nn/rows.hip", {"NN_HOLD_BYTES": HOLD_BYTES, "NN_HOLD_LOADS": HOLD_LOADS})
 #: The windows (kernel == stride, no padding) pool2d_tiled is built for.
 TILED = (2, 3)
 #: The element type a kernel that only moves elements uses for each width.
@@ -79,9 +81,9 @@ class NnConv(_Int64s):
 
 # -- instantiations ---------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=None)
-def _groups() -> dict[str, dict[str, tuple[str, ...]]]:
-    """source -> group key -> the names compiled together (a float dtype's, or one family's)."""
-    out: dict[str, dict[str, tuple[str, ...]]] = {POINTWISE: {}, ROWS: {}, POOL: {}, CONV: {}, INDEX: {}}
+def _groups() -> dict[Family, dict[str, tuple[str, ...]]]:
+    """family -> group key -> the names compiled together (a float dtype's, or one family's)."""
+    out: dict[Family, dict[str, tuple[str, ...]]] = {POINTWISE: {}, ROWS: {}, POOL: {}, CONV: {}, INDEX: {}}
     for t in FLOATS:
         c = t.c_type
         out[POINTWISE][c] = tuple(f"pointwise<{r.functor}, {c}>" for r in pointwise_front.ROWS)
@@ -101,7 +103,7 @@ def _groups() -> dict[str, dict[str, tuple[str, ...]]]:
 
 def kernel_sources() -> list[KernelSource]:
     """Every program the gpu backs compile, grouped as they are at run time."""
-    return [KernelSource(path, names) for path, groups in _groups().items() for names in groups.values()]
+    return [ks for family, groups in _groups().items() for ks in family.sources(groups.values())]
 
 
 def _widths(dtype: dtypes.DType) -> tuple[int, ...]:
@@ -109,39 +111,30 @@ def _widths(dtype: dtypes.DType) -> tuple[int, ...]:
     return tuple(v for v in (8, 4, 2) if v * dtype.itemsize <= VECTOR_BYTES)
 
 
-def _aligned(rt: GpuRuntime, v: int, sizes: Sequence[int], arrays: Sequence[Array | None]) -> bool:
+def _aligned(v: int, sizes: Sequence[int], arrays: Sequence[Array | None]) -> bool:
     """Whether vectors of ``v`` elements tile every row of ``sizes`` elements and every array's start."""
     return (all(s % v == 0 for s in sizes)
-            and all(a is None or rt.pointer(a) % (v * a.dtype.itemsize) == 0 for a in arrays))
+            and all(a is None or address(a) % (v * a.dtype.itemsize) == 0 for a in arrays))
 
 
-def _launch(rt: GpuRuntime, path: str, group: str, name: str, n: int, args: Sequence[Any],
+def _launch(device: Device, family: Family, group: str, name: str, n: int, args: Sequence[Any],
             block: int = BLOCK, grid: int | None = None, block_y: int = 1) -> None:
-    fn = rt.kernel(path, name, _groups()[path][group])
-    blocks = grid if grid is not None else grid_1d(n, rt.properties.compute_units)
-    rt.launch(fn, (blocks, 1, 1), (block, block_y, 1), list(args))
-
-
-def _p(rt: GpuRuntime, x: Array | None) -> ctypes.c_void_p:
-    return ctypes.c_void_p(None if x is None else rt.pointer(x))
-
-
-def _i64(*values: int) -> list[ctypes.c_int64]:
-    return [ctypes.c_int64(v) for v in values]
+    blocks = grid_1d(n, device) if grid is None else (grid, 1, 1)
+    family.launch(device, name, _groups()[family][group], blocks, (block, block_y, 1), list(args))
 
 
 # -- pointwise and rows ------------------------------------------------------------------------------
 def pointwise(row: Pointwise, x: Array, a: float, b: float) -> Array:
-    rt = x.device.runtime
-    out = rt.empty(x.shape, x.dtype)
+    device = x.device
+    out = memory.empty(x.shape, x.dtype, device)
     if x.size:
         c = x.dtype.c_type
-        _launch(rt, POINTWISE, c, f"pointwise<{row.functor}, {c}>", x.size,
-                [_p(rt, out), _p(rt, x), *_i64(x.size), ctypes.c_double(a), ctypes.c_double(b)])
+        _launch(device, POINTWISE, c, f"pointwise<{row.functor}, {c}>", x.size,
+                [ptr(out), ptr(x), *i64(x.size), ctypes.c_double(a), ctypes.c_double(b)])
     return out
 
 
-def _row_kernel(rt: GpuRuntime, kernel: str, flag: bool, x: Array, out: Array, args: Sequence[Any],
+def _row_kernel(device: Device, kernel: str, flag: bool, x: Array, out: Array, args: Sequence[Any],
                 *params: Array | None) -> None:
     """Launch ``kernel<T, flag, V>`` over the rows of x: 16-byte vectors where the rows and arrays
     allow; per row, the fewest threads that hold it in registers, so that it is read once: a power
@@ -150,52 +143,62 @@ def _row_kernel(rt: GpuRuntime, kernel: str, flag: bool, x: Array, out: Array, a
     threads per row ran 1.3x faster than 512 on an 8192-wide float32 softmax, and 4 lanes per
     128-wide row faster than 8. Grid-striding over rows."""
     rows, n = x.shape
-    c, wave = x.dtype.c_type, rt.properties.wave_size
-    v = _row_width(rt, x, (out, *params))
+    c, wave = x.dtype.c_type, device.runtime.properties.wave_size
+    v = _row_width(device, x, (out, *params))
     threads = -(-n // (min(HOLD_LOADS, HOLD_BYTES // (v * x.dtype.itemsize)) * v))
     if threads <= wave:
         block = 1 << (threads - 1).bit_length()
         per_block = 256 // block
     else:
         block, per_block = min(1024, -(-threads // wave) * wave), 1
-    grid = min(-(-rows // per_block), rt.properties.compute_units * (2048 // (block * per_block)) * 8)
-    _launch(rt, ROWS, f"{c}/{v}", f"{kernel}<{c}, {'true' if flag else 'false'}, {v}>", rows,
-            [_p(rt, out), _p(rt, x), *(_p(rt, a) for a in params), *_i64(rows, n), *args],
+    grid = min(-(-rows // per_block), device.runtime.properties.compute_units * (2048 // (block * per_block)) * 8)
+    _launch(device, ROWS, f"{c}/{v}", f"{kernel}<{c}, {'true' if flag else 'false'}, {v}>", rows,
+            [ptr(out), ptr(x), *(ptr(a) for a in params), *i64(rows, n), *args],
             block=block, grid=grid, block_y=per_block)
 
 
-def _row_width(rt: GpuRuntime, x: Array, others: Sequence[Array | None]) -> int:
+def _row_width(device: Device, x: Array, others: Sequence[Array | None]) -> int:
     """The row kernels' vector width for the rows of x: 16 bytes where every row and array is
     aligned to them, else 1."""
     v = VECTOR_BYTES // x.dtype.itemsize
-    return v if _aligned(rt, v, (x.shape[-1],), (x, *others)) else 1
+    return v if _aligned(v, (x.shape[-1],), (x, *others)) else 1
 
 
 def softmax(x: Array, log: bool) -> Array:
-    out = x.device.runtime.empty(x.shape, x.dtype)
-    _row_kernel(x.device.runtime, "softmax_rows", log, x, out, ())
+    out = memory.empty(x.shape, x.dtype, x.device)
+    _row_kernel(x.device, "softmax_rows", log, x, out, ())
     return out
 
 
 def norm(x: Array, weight: Array | None, bias: Array | None, eps: float, rms: bool) -> Array:
-    out = x.device.runtime.empty(x.shape, x.dtype)
-    _row_kernel(x.device.runtime, "norm_rows", rms, x, out, (ctypes.c_double(eps),), weight, bias)
+    out = memory.empty(x.shape, x.dtype, x.device)
+    _row_kernel(x.device, "norm_rows", rms, x, out, (ctypes.c_double(eps),), weight, bias)
     return out
 
 
 # -- convolutions and pooling ---------------------------------------------------------------------------
-def _vendor(rt: GpuRuntime) -> dnn.Dnn | None:
-    return dnn.library(rt) if vendor_enabled() else None
+def _vendor(device: Device) -> dnn.Dnn | None:
+    """The device's cuDNN or MIOpen, unless turned off or unavailable (own kernels then)."""
+    if not vendor_enabled():
+        return None
+    try:
+        return vendor.library("dnn", device.runtime)  # type: ignore[no-any-return]
+    except vendor.VendorUnavailable:
+        return None
+
+
+def _tensor(x: Array) -> dnn.Tensor:
+    return dnn.Tensor(address(x), x.shape, x.strides, x.dtype)
 
 
 def conv(spec: ConvSpec, x: Array, w: Array) -> Array:
-    rt = x.device.runtime
-    y = rt.empty((spec.n, spec.k, spec.oh, spec.ow), x.dtype)
-    lib = _vendor(rt)
+    device = x.device
+    y = memory.empty((spec.n, spec.k, spec.oh, spec.ow), x.dtype, device)
+    lib = _vendor(device)
     if lib is not None:
         try:
-            lib.convolution(y, x, w, (spec.sh, spec.sw), (spec.ph, spec.pw), (spec.dh, spec.dw), spec.groups,
-                            spec.transposed)
+            lib.convolution(_tensor(y), _tensor(x), _tensor(w), (spec.sh, spec.sw), (spec.ph, spec.pw),
+                            (spec.dh, spec.dw), spec.groups, spec.transposed)
             return y
         except dnn.Unsupported:
             pass
@@ -206,8 +209,8 @@ def conv(spec: ConvSpec, x: Array, w: Array) -> Array:
                     spec.dh, spec.dw)
     if not spec.transposed:  # y[n, g] = w[g] @ cols[n, g]
         cg = spec.c // g
-        cols = rt.empty((spec.n, spec.c * taps, gh * gw), x.dtype)
-        _launch(rt, CONV, c, f"im2col<{c}>", cols.size, [_p(rt, cols), _p(rt, x), geo])
+        cols = memory.empty((spec.n, spec.c * taps, gh * gw), x.dtype, device)
+        _launch(device, CONV, c, f"im2col<{c}>", cols.size, [ptr(cols), ptr(x), geo])
         prod = TABLE["matmul"](flat_view(w, (g, spec.k // g, cg * taps)), flat_view(cols, (spec.n, g, cg * taps, gh * gw)))
         memory.copy_into(flat_view(y, prod.shape), prod)
         return y
@@ -215,19 +218,19 @@ def conv(spec: ConvSpec, x: Array, w: Array) -> Array:
     cg, kg = spec.c // g, spec.k // g
     wt = w._view((g, kg * taps, cg), (cg * kg * taps, 1, kg * taps), w.offset)
     cols = memory.contiguous(TABLE["matmul"](wt, flat_view(x, (spec.n, g, cg, spec.ih * spec.iw))), x.dtype)
-    _launch(rt, CONV, c, f"col2im<{c}>", y.size, [_p(rt, y), _p(rt, cols), geo])
+    _launch(device, CONV, c, f"col2im<{c}>", y.size, [ptr(y), ptr(cols), geo])
     return y
 
 
 def pool(spec: PoolSpec, x: Array, is_max: bool, include_pad: bool) -> Array:
-    rt = x.device.runtime
-    y = rt.empty((spec.planes, spec.oh, spec.ow), x.dtype)
-    lib = _vendor(rt)
+    device = x.device
+    y = memory.empty((spec.planes, spec.oh, spec.ow), x.dtype, device)
+    lib = _vendor(device)
     if lib is not None:
         mode = "max" if is_max else "avg_include_pad" if include_pad else "avg_exclude_pad"
         try:
-            lib.pooling(flat_view(y, (spec.planes, 1, spec.oh, spec.ow)),
-                        flat_view(x, (spec.planes, 1, spec.h, spec.w)),
+            lib.pooling(_tensor(flat_view(y, (spec.planes, 1, spec.oh, spec.ow))),
+                        _tensor(flat_view(x, (spec.planes, 1, spec.h, spec.w))),
                         (spec.kh, spec.kw), (spec.sh, spec.sw), (spec.ph, spec.pw), mode)
             return y
         except dnn.Unsupported:
@@ -235,39 +238,39 @@ def pool(spec: PoolSpec, x: Array, is_max: bool, include_pad: bool) -> Array:
     c, flag = x.dtype.c_type, "true" if is_max else "false"
     geo = NnPool.of(spec.planes, spec.h, spec.w, spec.oh, spec.ow, spec.kh, spec.kw, spec.sh, spec.sw,
                     spec.ph, spec.pw)
-    v = _tiled_width(rt, spec, x, y)
+    v = _tiled_width(device, spec, x, y)
     if v:
-        _launch(rt, POOL, f"{c}/{v}", f"pool2d_tiled<{c}, {flag}, {spec.kh}, {v}>", y.size // v,
-                [_p(rt, y), _p(rt, x), geo])
+        _launch(device, POOL, f"{c}/{v}", f"pool2d_tiled<{c}, {flag}, {spec.kh}, {v}>", y.size // v,
+                [ptr(y), ptr(x), geo])
     else:
-        _launch(rt, POOL, c, f"pool2d<{c}, {flag}>", y.size,
-                [_p(rt, y), _p(rt, x), geo, ctypes.c_int(int(include_pad))])
+        _launch(device, POOL, c, f"pool2d<{c}, {flag}>", y.size,
+                [ptr(y), ptr(x), geo, ctypes.c_int(int(include_pad))])
     return y
 
 
-def _tiled_width(rt: GpuRuntime, spec: PoolSpec, x: Array, y: Array) -> int:
+def _tiled_width(device: Device, spec: PoolSpec, x: Array, y: Array) -> int:
     """The vector width pool2d_tiled takes this problem with (0: the general kernel's): windows
     of a built size that neither overlap nor pad, 32-bit indices, vector-aligned rows."""
     if not (spec.kh == spec.kw == spec.sh == spec.sw in TILED and spec.ph == spec.pw == 0 and x.size < 2**31):
         return 0
-    return next((v for v in _widths(x.dtype) if _aligned(rt, v, (spec.w, spec.ow), (x, y))), 0)
+    return next((v for v in _widths(x.dtype) if _aligned(v, (spec.w, spec.ow), (x, y))), 0)
 
 
 def upsample(spec: PoolSpec, x: Array, sh: Any, sw: Any) -> Array:
-    rt = x.device.runtime
-    y = rt.empty((spec.planes, spec.oh, spec.ow), x.dtype)
+    device = x.device
+    y = memory.empty((spec.planes, spec.oh, spec.ow), x.dtype, device)
     geo = NnPool.of(spec.planes, spec.h, spec.w, spec.oh, spec.ow, 1, 1, 1, 1, 0, 0)
-    _launch(rt, POOL, "move", f"upsample_nearest<{MOVES[x.dtype.itemsize]}>", y.size,
-            [_p(rt, y), _p(rt, x), geo, ctypes.c_float(sh), ctypes.c_float(sw)])
+    _launch(device, POOL, "move", f"upsample_nearest<{MOVES[x.dtype.itemsize]}>", y.size,
+            [ptr(y), ptr(x), geo, ctypes.c_float(sh), ctypes.c_float(sw)])
     return y
 
 
 # -- gather and scatter ---------------------------------------------------------------------------------
-def _checked(rt: GpuRuntime, name: str, size: int, run: Any) -> None:
+def _checked(device: Device, name: str, size: int, run: Any) -> None:
     """Run ``run(error)`` with a zeroed device flag; IndexError when a kernel set it."""
-    error = rt.empty((1,), dtypes.int32)
-    rt.memset(error, 0)
-    run(ctypes.c_void_p(rt.pointer(error)))
+    error = memory.empty((1,), dtypes.int32, device)
+    memory.fill(error, 0)
+    run(ptr(error))
     if memory.to_host(error)[0]:
         raise IndexError(f"nn.{name}(): an index is out of range for a dimension of size {size}")
 
@@ -278,21 +281,21 @@ def _one_d(*xs: Array) -> list[Array]:
 
 
 def gather(x: Array, index: Array, dim: int) -> Array:
-    rt = x.device.runtime
-    out = rt.empty(index.shape, x.dtype)
+    device = x.device
+    out = memory.empty(index.shape, x.dtype, device)
     xv, iv, ov = _one_d(x, index, out)
     strides = list(xv.strides)
     size, step, strides[dim] = xv.shape[dim], strides[dim], 0
     shape, st = merge_dims(iv.shape, ov.strides, strides, iv.strides)
     n = iv.size
-    _checked(rt, "gather", size, lambda err: _launch(
-        rt, INDEX, "move", f"gather<{MOVES[x.dtype.itemsize]}>", n,
-        [_p(rt, ov), _p(rt, xv), _p(rt, iv), *_i64(n), geometry(shape, *st), *_i64(size, step), err]))
+    _checked(device, "gather", size, lambda err: _launch(
+        device, INDEX, "move", f"gather<{MOVES[x.dtype.itemsize]}>", n,
+        [ptr(ov), ptr(xv), ptr(iv), *i64(n), geometry(shape, *st), *i64(size, step), err]))
     return out
 
 
 def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
-    rt = out.device.runtime
+    device = out.device
     if add and out.dtype in WIDEN:  # accumulate in a type the atomics take, round once
         wide = WIDEN[out.dtype]
         acc = memory.contiguous(out, wide)
@@ -305,9 +308,9 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
     shape, st = merge_dims(iv.shape, strides, sv.strides, iv.strides)
     name = f"scatter<{out.dtype.c_type}, true>" if add else f"scatter<{MOVES[out.dtype.itemsize]}, false>"
     n = iv.size
-    _checked(rt, "scatter", size, lambda err: _launch(
-        rt, INDEX, "add" if add else "move", name, n,
-        [_p(rt, ov), _p(rt, sv), _p(rt, iv), *_i64(n), geometry(shape, *st), *_i64(size, step), err]))
+    _checked(device, "scatter", size, lambda err: _launch(
+        device, INDEX, "add" if add else "move", name, n,
+        [ptr(ov), ptr(sv), ptr(iv), *i64(n), geometry(shape, *st), *i64(size, step), err]))
 
 
 pointwise_front.POINTWISE["gpu"] = pointwise

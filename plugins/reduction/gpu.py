@@ -24,8 +24,9 @@ from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
+from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.namespace import TABLE
-from rocm_array.runtime.layout import BLOCK, MAX_DIMS, geometry, grid_1d, merge_dims
+from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
 
 from .cumulative import SCAN
 from .searching import NONZERO
@@ -33,34 +34,27 @@ from .diff import DIFF
 from .front import REDUCE, RESULT_RULES, accumulation_dtype, accumulator, reduced_shape
 
 if TYPE_CHECKING:
-    from rocm_array.runtime.gpu import GpuRuntime
+    from rocm_array.devices import Device
 
     from .cumulative import Scan
     from .front import Reduction
 
-__all__ = ["SOURCE", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "moved_last",
-           "pointer", "ptr_or_null", "read_scalar"]
+__all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "moved_last",
+           "read_scalar"]
 
-SOURCE = "reduction/reduction.hip"
-_PARTIAL_IN, _PARTIAL_OUT, _VECTOR = 1, 2, 4  # RA_PARTIAL_IN, RA_PARTIAL_OUT, RA_VECTOR
+_PARTIAL_IN, _PARTIAL_OUT, _VECTOR = 1, 2, 4  # the kernels' flags
+_SCAN_BLOCK, _SCAN_ITEMS = 256, 8  # scan_tiles: threads, and elements a thread
+REDUCTION = Family("reduction/reduction.hip", {
+    "RA_PARTIAL_IN": _PARTIAL_IN, "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_VECTOR": _VECTOR,
+    "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS})
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 _BLOCKS_PER_CU = 8  # blocks a reduction aims for: enough loads in flight to fill the memory system
 _MIN_CHUNK = 8192  # elements a chunk of a cut reduction gets at least
-_SCAN_TILE = 256 * 8  # scan_tiles' block * RA_SCAN_ITEMS
+_SCAN_TILE = _SCAN_BLOCK * _SCAN_ITEMS
 _MAX_GRID_Y = 65535
 
 
 # -- small shared helpers (the sort module uses them too) ---------------------------------------
-def pointer(rt: GpuRuntime, x: Array) -> ctypes.c_void_p:
-    return ctypes.c_void_p(rt.pointer(x))
-
-
-def ptr_or_null(rt: GpuRuntime, x: Array | None) -> ctypes.c_void_p:
-    return ctypes.c_void_p(None) if x is None else pointer(rt, x)
-
-
-def i64(*values: int) -> list[ctypes.c_int64]:
-    return [ctypes.c_int64(v) for v in values]
 
 
 def moved_last(x: Array, axis: int) -> tuple[Array, tuple[int, ...]]:
@@ -84,11 +78,6 @@ def moved_back(out: Array, order: tuple[int, ...]) -> Array:
 def read_scalar(x: Array, index: int) -> Any:
     """One element of the 1-D ``x``, read back to the host (the size of a data-dependent result)."""
     return memory.to_host(x._view((1,), (1,), x.offset + index * x.strides[0]))[0].item()
-
-
-def _launch(rt: GpuRuntime, name: str, group: tuple[str, ...], grid: tuple[int, int, int],
-            block: tuple[int, int, int], args: list[Any], shared: int = 0) -> None:
-    rt.launch(rt.kernel(SOURCE, name, group), grid, block, args, shared)
 
 
 # -- instantiations ---------------------------------------------------------------------------------
@@ -152,9 +141,8 @@ def kernel_sources() -> list[KernelSource]:
     from .cumulative import SCANS
     from .table import REDUCTIONS
 
-    return [*(KernelSource(SOURCE, _reduce_group(r)) for r in REDUCTIONS),
-            *(KernelSource(SOURCE, _scan_group(s.combine)) for s in SCANS),
-            KernelSource(SOURCE, _nonzero_group())]
+    return REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
+                              _nonzero_group()])
 
 
 # -- reductions -------------------------------------------------------------------------------------
@@ -172,7 +160,6 @@ def _block_for(n: int, wave: int) -> int:
 
 def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, compute: DType,
            out_dtype: DType, options: dict[str, Any]) -> Array:
-    rt = x.device.runtime
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
     if (x.dtype, c, out_dtype) not in _triples(row):  # dtype= asked for another result dtype
@@ -192,115 +179,118 @@ def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, comp
     param = ctypes.c_double(options.get("correction", 0.0))
     name = functools.partial(_reduce_name, row=row, t=(x.dtype, c, out_dtype))
     if outputs == 1 or (length > 1 and abs(rstr[-1]) <= abs(kstr[-1])):
-        _inner(rt, row, name, out, x, outputs, length, geometry(kshape, kstr), geometry(rshape, rstr), param)
+        _inner(row, name, out, x, outputs, length, geometry(kshape, kstr), geometry(rshape, rstr), param)
     else:
-        _outer(rt, row, name, out, x, kshape, kstr, rshape, rstr, param)
+        _outer(row, name, out, x, kshape, kstr, rshape, rstr, param)
     return out._view(shape, contiguous_strides(shape), 0)
 
 
-def _acc_buffer(rt: GpuRuntime, count: int) -> Array:
-    return rt.empty((count * _ACC_BYTES,), dtypes.uint8)
+def _acc_buffer(device: Device, count: int) -> Array:
+    return memory.empty((count * _ACC_BYTES,), dtypes.uint8, device)
 
 
-def _inner(rt: GpuRuntime, row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int,
+def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int,
            kept: ctypes.Structure, red: ctypes.Structure, param: ctypes.c_double) -> None:
-    group, wave = _reduce_group(row), rt.properties.wave_size
-    target = rt.properties.compute_units * _BLOCKS_PER_CU
+    device = x.device
+    props = device.runtime.properties
+    group, wave = _reduce_group(row), props.wave_size
+    target = props.compute_units * _BLOCKS_PER_CU
     chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
-    fn = rt.kernel(SOURCE, name(kind="reduce_inner"), group)
+    fn = name(kind="reduce_inner")
     grid = (splits, min(rows, _MAX_GRID_Y), 1)
     block = (_block_for(min(chunk, 16 * BLOCK), wave), 1, 1)
     if splits == 1:
-        rt.launch(fn, grid, block, [pointer(rt, out), pointer(rt, x), *i64(rows, length, chunk), kept, red,
-                                    ctypes.c_int32(0), param])
+        REDUCTION.launch(device, fn, group, grid, block, [ptr(out), ptr(x), *i64(rows, length, chunk), kept, red,
+                                                          ctypes.c_int32(0), param])
         return
-    part = _acc_buffer(rt, rows * splits)
-    rt.launch(fn, grid, block, [pointer(rt, part), pointer(rt, x), *i64(rows, length, chunk), kept, red,
-                                ctypes.c_int32(_PARTIAL_OUT), param])
-    rt.launch(fn, (1, grid[1], 1), (_block_for(splits, wave), 1, 1),
-              [pointer(rt, out), pointer(rt, part), *i64(rows, splits, splits), geometry((rows,), (splits,)),
-               geometry((splits,), (1,)), ctypes.c_int32(_PARTIAL_IN), param])
+    part = _acc_buffer(device, rows * splits)
+    REDUCTION.launch(device, fn, group, grid, block, [ptr(part), ptr(x), *i64(rows, length, chunk), kept, red,
+                                                      ctypes.c_int32(_PARTIAL_OUT), param])
+    REDUCTION.launch(device, fn, group, (1, grid[1], 1), (_block_for(splits, wave), 1, 1),
+                     [ptr(out), ptr(part), *i64(rows, splits, splits), geometry((rows,), (splits,)),
+                      geometry((splits,), (1,)), ctypes.c_int32(_PARTIAL_IN), param])
 
 
-def _outer(rt: GpuRuntime, row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, ...],
+def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, ...],
            kstr: tuple[int, ...], rshape: tuple[int, ...], rstr: tuple[int, ...], param: ctypes.c_double) -> None:
-    group, wave = _reduce_group(row), rt.properties.wave_size
+    device = x.device
+    props = device.runtime.properties
+    group, wave = _reduce_group(row), props.wave_size
     cols, length = math.prod(kshape), math.prod(rshape)
     block = (wave, BLOCK // wave, 1)
     v = 16 // x.dtype.itemsize if x.dtype.itemsize < 16 else 1
-    vector = (v > 1 and kstr[-1] == 1 and kshape[-1] % v == 0 and rt.pointer(x) % 16 == 0
+    vector = (v > 1 and kstr[-1] == 1 and kshape[-1] % v == 0 and address(x) % 16 == 0
               and all(s % v == 0 for s in (*kstr[:-1], *rstr)))
     width = v if vector else 1
     col_blocks = -(-cols // (wave * width))
-    target = rt.properties.compute_units * _BLOCKS_PER_CU
+    target = props.compute_units * _BLOCKS_PER_CU
     # A column chunk of a few dozen rows per thread row already keeps the loads streaming.
     chunk, splits = (_split(length, -(-target // col_blocks), 32 * block[1]) if col_blocks < target
                      else (length, 1))
     splits = min(splits, _MAX_GRID_Y)
     chunk = -(-length // splits)
-    fn = rt.kernel(SOURCE, name(kind="reduce_outer"), group)
+    fn = name(kind="reduce_outer")
     shared = BLOCK * _ACC_BYTES
     flags = _VECTOR if vector else 0
     kept, red = geometry(kshape, kstr), geometry(rshape, rstr)
     if splits == 1:
-        rt.launch(fn, (col_blocks, 1, 1), block, [pointer(rt, out), pointer(rt, x), *i64(cols, length, chunk),
-                                                  kept, red, ctypes.c_int32(flags), param], shared)
+        REDUCTION.launch(device, fn, group, (col_blocks, 1, 1), block,
+                         [ptr(out), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(flags), param],
+                         shared)
         return
-    part = _acc_buffer(rt, cols * splits)
-    rt.launch(fn, (col_blocks, splits, 1), block, [pointer(rt, part), pointer(rt, x), *i64(cols, length, chunk),
-                                                   kept, red, ctypes.c_int32(flags | _PARTIAL_OUT), param], shared)
-    rt.launch(fn, (-(-cols // wave), 1, 1), block,
-              [pointer(rt, out), pointer(rt, part), *i64(cols, splits, splits), geometry((cols,), (1,)),
-               geometry((splits,), (cols,)), ctypes.c_int32(_PARTIAL_IN), param], shared)
+    part = _acc_buffer(device, cols * splits)
+    REDUCTION.launch(device, fn, group, (col_blocks, splits, 1), block,
+                     [ptr(part), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(flags | _PARTIAL_OUT),
+                      param], shared)
+    REDUCTION.launch(device, fn, group, (-(-cols // wave), 1, 1), block,
+                     [ptr(out), ptr(part), *i64(cols, splits, splits), geometry((cols,), (1,)),
+                      geometry((splits,), (cols,)), ctypes.c_int32(_PARTIAL_IN), param], shared)
 
 
 # -- scans ------------------------------------------------------------------------------------------
-def scan_rows(rt: GpuRuntime, out: Array, x: Array, rows: int, length: int, c: DType,
+def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
               map_: str = "identity_op", combine: str = "add_op", group: tuple[str, ...] | None = None) -> None:
     """The inclusive scan of each contiguous row of ``x`` into ``out`` (which may be ``x``)."""
-    t = (x.dtype, c, out.dtype)
-    name = _scan_name(t, map_, combine)
-    fn = rt.kernel(SOURCE, name, group or (name,))
+    device = x.device
+    name = _scan_name((x.dtype, c, out.dtype), map_, combine)
+    group = group or (name,)
     tiles = -(-length // _SCAN_TILE)
-    grid = (min(tiles, 2**31 - 1), min(rows, _MAX_GRID_Y), 1)
-    args = [pointer(rt, out), pointer(rt, x), *i64(rows, length)]
+    grid, block = (min(tiles, 2**31 - 1), min(rows, _MAX_GRID_Y), 1), (_SCAN_BLOCK, 1, 1)
+    args = [ptr(out), ptr(x), *i64(rows, length)]
     if tiles == 1:
-        rt.launch(fn, grid, (BLOCK, 1, 1), [*args, ctypes.c_void_p(None), ctypes.c_void_p(None)])
+        REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(None)])
         return
-    totals = rt.empty((rows * tiles,), c)
-    rt.launch(fn, grid, (BLOCK, 1, 1), [*args, ctypes.c_void_p(None), pointer(rt, totals)])
-    scan_rows(rt, totals, totals, rows, tiles, c, "identity_op", combine, _scan_group(combine))
-    rt.launch(fn, grid, (BLOCK, 1, 1), [*args, pointer(rt, totals), ctypes.c_void_p(None)])
+    totals = memory.empty((rows * tiles,), c, device)
+    REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(totals)])
+    scan_rows(totals, totals, rows, tiles, c, "identity_op", combine, _scan_group(combine))
+    REDUCTION.launch(device, name, group, grid, block, [*args, ptr(totals), ptr(None)])
 
 
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
-    rt = x.device.runtime
     if (x.dtype, compute, out_dtype) not in _scan_triples(row.combine):
         x = memory.contiguous(x, out_dtype)
     xt, order = moved_last(x, axis)
     out = memory.empty(xt.shape, out_dtype, x.device)
     length = x.shape[axis]
-    scan_rows(rt, out, xt, x.size // length, length, compute, "identity_op", row.combine,
-              _scan_group(row.combine))
+    scan_rows(out, xt, x.size // length, length, compute, "identity_op", row.combine, _scan_group(row.combine))
     return moved_back(out, order)
 
 
 # -- nonzero and diff ---------------------------------------------------------------------------------
 def nonzero(x: Array) -> tuple[Array, ...]:
-    rt, idx = x.device.runtime, dtypes.DEFAULT_INDEX
+    idx, device = dtypes.DEFAULT_INDEX, x.device
     n = x.size
     if n == 0:
-        return tuple(memory.empty((0,), idx, x.device) for _ in range(x.ndim))
+        return tuple(memory.empty((0,), idx, device) for _ in range(x.ndim))
     xc = memory.contiguous(x, x.dtype)
-    position = rt.empty((n,), idx)
-    scan_rows(rt, position, xc, 1, n, idx, "nonzero_index_op", "add_op", _nonzero_group())
+    position = memory.empty((n,), idx, device)
+    scan_rows(position, xc, 1, n, idx, "nonzero_index_op", "add_op", _nonzero_group())
     count = read_scalar(position, n - 1)
-    out = rt.empty((x.ndim, count), idx)
+    out = memory.empty((x.ndim, count), idx, device)
     if count:
-        fn = rt.kernel(SOURCE, f"nonzero_scatter<{x.dtype.c_type}>", _nonzero_group())
-        rt.launch(fn, (grid_1d(n, rt.properties.compute_units), 1, 1), (BLOCK, 1, 1),
-                  [pointer(rt, out), pointer(rt, xc), pointer(rt, position), *i64(n, count),
-                   geometry(x.shape, (0,) * x.ndim)])
+        REDUCTION.launch(device, f"nonzero_scatter<{x.dtype.c_type}>", _nonzero_group(), grid_1d(n, device),
+                         (BLOCK, 1, 1), [ptr(out), ptr(xc), ptr(position), *i64(n, count),
+                                         geometry(x.shape, (0,) * x.ndim)])
     return tuple(out._view((count,), (1,), d * count) for d in range(x.ndim))
 
 

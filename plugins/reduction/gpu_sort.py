@@ -22,22 +22,28 @@ from typing import NamedTuple
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
+from rocm_array.devices import Device
 from rocm_array.hookspecs import KernelSource
-from rocm_array.runtime.layout import BLOCK, grid_1d
+from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 
 from . import searching, sets, sorting
-from .gpu import i64, moved_back, moved_last, pointer, ptr_or_null, read_scalar, scan_rows
+from .gpu import REDUCTION, moved_back, moved_last, read_scalar, scan_rows
 
-__all__ = ["SOURCE", "kernel_sources", "sort", "argsort", "unique", "isin", "searchsorted"]
+__all__ = ["SORT_KERNELS", "kernel_sources", "sort", "argsort", "unique", "isin", "searchsorted"]
 
-SOURCE = "reduction/sort.hip"
-_DESCENDING, _CANON_ZERO = 1, 2  # RA_DESCENDING, RA_CANON_ZERO
-_FLOAT, _SIGNED, _BFLOAT, _INTERLEAVED, _GATHER = 8, 16, 32, 64, 128  # RA_KEY_*, RA_INTERLEAVED, RA_GATHER
-_RADIX = 256  # RA_RADIX, and RA_SORT_BLOCK: the onesweep's threads
+# The flags of a pass: the order, and how keys are made of a value's bits and where it is read.
+_DESCENDING, _CANON_ZERO, _IMAG_PART = 1, 2, 4
+_FLOAT, _SIGNED, _BFLOAT, _INTERLEAVED, _GATHER = 8, 16, 32, 64, 128
+_RADIX = 256  # digit values, and the onesweep's threads
+_KEY_ITEMS = 16  # elements a counting thread loads before using any
+SORT_KERNELS = Family("reduction/sort.hip", {
+    "RA_RADIX": _RADIX, "RA_SORT_BLOCK": _RADIX, "RA_KEY_ITEMS": _KEY_ITEMS,
+    "RA_DESCENDING": _DESCENDING, "RA_CANON_ZERO": _CANON_ZERO, "RA_IMAG_PART": _IMAG_PART,
+    "RA_KEY_FLOAT": _FLOAT, "RA_KEY_SIGNED": _SIGNED, "RA_KEY_BFLOAT": _BFLOAT,
+    "RA_INTERLEAVED": _INTERLEAVED, "RA_GATHER": _GATHER})
 _MAX_DIGITS = 8
 _STATUS_AT = _MAX_DIGITS * (_RADIX + 1)  # uint32s of the scratch before the status (8-byte aligned)
 _COUNT_BLOCKS_PER_CU = 4  # few blocks for the count kernels: each adds its digit tables to the global one
-_KEY_ITEMS = 16  # RA_KEY_ITEMS
 _LIMIT = 2**32  # indices ride along as uint32
 _U32 = dtypes.uint32
 _COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, identity_op, add_op>"
@@ -100,14 +106,11 @@ _COMMON = (*(_onesweep(i, o, "void") for i, o in _KEYS_ONLY),
 
 
 def kernel_sources() -> list[KernelSource]:
-    from .gpu import SOURCE as REDUCTION
-
-    return [KernelSource(SOURCE, _COMMON), KernelSource(REDUCTION, (_COUNT_SCAN,)),
-            *(KernelSource(SOURCE, _group(d)) for d in dtypes.ALL)]
+    return [*SORT_KERNELS.sources([_COMMON, *(_group(d) for d in dtypes.ALL)]), *REDUCTION.sources([(_COUNT_SCAN,)])]
 
 
-def _launch(rt, name: str, group: tuple[str, ...], n: int, args: list) -> None:  # type: ignore[no-untyped-def]
-    rt.launch(rt.kernel(SOURCE, name, group), (grid_1d(n, rt.properties.compute_units), 1, 1), (BLOCK, 1, 1), args)
+def _launch(device: Device, name: str, group: tuple[str, ...], n: int, args: list) -> None:
+    SORT_KERNELS.launch(device, name, group, grid_1d(n, device), (BLOCK, 1, 1), args)
 
 
 def _check_size(name: str, n: int) -> None:
@@ -120,31 +123,31 @@ def _part(a: Array, start: int, size: int) -> Array:
     return a._view((size,), (1,), a.offset + start)
 
 
-def _counted(rt, name: str, n: int, args: list, key: DType) -> Array:  # type: ignore[no-untyped-def]
+def _counted(device: Device, name: str, n: int, args: list, key: DType) -> Array:
     """Launch a kernel that counts the digits of keys (``args`` then the counts); returns the
     scratch of their LSD sort, the counts filled, what the first pass reads zeroed (see ``_radix``)."""
     tiles = _tiles(n, key)
-    scratch = rt.empty((_STATUS_AT + 2 * _RADIX * tiles,), _U32)
-    rt.memset(_part(scratch, 0, _STATUS_AT + _RADIX * tiles), 0)  # the first pass zeroes the second status array
-    grid = min(-(-n // (_RADIX * _KEY_ITEMS)), rt.properties.compute_units * _COUNT_BLOCKS_PER_CU)
-    rt.launch(rt.kernel(SOURCE, name, _COMMON), (grid, 1, 1), (_RADIX, 1, 1),
-              [*args, pointer(rt, _part(scratch, 0, _MAX_DIGITS * _RADIX))])
+    scratch = memory.empty((_STATUS_AT + 2 * _RADIX * tiles,), _U32, device)
+    memory.fill(_part(scratch, 0, _STATUS_AT + _RADIX * tiles), 0)  # the first pass zeroes the second status array
+    grid = min(-(-n // (_RADIX * _KEY_ITEMS)), device.runtime.properties.compute_units * _COUNT_BLOCKS_PER_CU)
+    SORT_KERNELS.launch(device, name, _COMMON, (grid, 1, 1), (_RADIX, 1, 1),
+                        [*args, ptr(_part(scratch, 0, _MAX_DIGITS * _RADIX))])
     return scratch
 
 
-def _value_keys(rt, x: Array, n: int, flags: int, imag: bool = False) -> tuple[_Keys, Array]:  # type: ignore[no-untyped-def]
+def _value_keys(device: Device, x: Array, n: int, flags: int, imag: bool = False) -> tuple[_Keys, Array]:
     """The keys of the (real or ``imag``) parts of ``x``'s values under ``flags``, as the first
     pass reads them, and the scratch of their sort (their digits counted)."""
     real = dtypes.real_of(x.dtype)
     interleaved = _INTERLEAVED if x.dtype.kind == "c" else 0
-    ptr = ctypes.c_void_p(rt.pointer(x) + (real.itemsize if imag else 0))
+    first = ctypes.c_void_p(address(x) + (real.itemsize if imag else 0))
     flags |= _recipe(x.dtype) | interleaved
-    scratch = _counted(rt, f"sort_counts<{_BITS[real.itemsize].c_type}>", n,
-                       [ptr, ctypes.c_int64(n), ctypes.c_int32(flags)], _key_dtype(real))
-    return _Keys(ptr, _BITS[real.itemsize], flags), scratch
+    scratch = _counted(device, f"sort_counts<{_BITS[real.itemsize].c_type}>", n,
+                       [first, ctypes.c_int64(n), ctypes.c_int32(flags)], _key_dtype(real))
+    return _Keys(first, _BITS[real.itemsize], flags), scratch
 
 
-def _radix(rt, scratch: Array, n: int, src: _Keys, digits: int, pairs: bool, vals: Array | None = None,  # type: ignore[no-untyped-def]
+def _radix(device: Device, scratch: Array, n: int, src: _Keys, digits: int, pairs: bool, vals: Array | None = None,
            out: Array | None = None, length: int = 1) -> Array:
     """The keys ``src`` gives sorted stably on their low ``digits`` bytes; ``scratch`` from
     ``_counted``: every position's digit counts, a tile counter per pass, then the look-back
@@ -154,7 +157,7 @@ def _radix(rt, scratch: Array, n: int, src: _Keys, digits: int, pairs: bool, val
     returned (the last pass writes no keys); ``out`` (int64) then takes the last pass's
     values as positions within rows of ``length``."""
     key = _key_dtype(src.bits)
-    status = pointer(rt, _part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
+    status = ptr(_part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
     kin, kin_bits, in_flags = src
     spare_keys: list[Array] = []  # the two key buffers the passes between take turns on
     spare_vals = None
@@ -165,26 +168,26 @@ def _radix(rt, scratch: Array, n: int, src: _Keys, digits: int, pairs: bool, val
             kout_bits, out_flags, kout = src.bits, src.flags & ~(_INTERLEAVED | _GATHER), out
         elif not last:
             if len(spare_keys) < 2:
-                spare_keys.append(rt.empty((n,), key))
+                spare_keys.append(memory.empty((n,), key, device))
             kout = spare_keys[p % 2]
         vout = None
         if pairs:
-            vout = out if last and out is not None else spare_vals if spare_vals is not None else rt.empty((n,), _U32)
+            vout = (out if last and out is not None else spare_vals if spare_vals is not None
+                    else memory.empty((n,), _U32, device))
         values = "void" if not pairs else "int64_t" if vout is out and out is not None else "uint32_t"
-        rt.launch(rt.kernel(SOURCE, _onesweep(kin_bits, kout_bits, values), _COMMON),
-                  (_tiles(n, key), 1, 1), (_RADIX, 1, 1),
-                  [ptr_or_null(rt, kout), ptr_or_null(rt, vout), kin, ptr_or_null(rt, vals), ctypes.c_int64(n),
-                   ctypes.c_int32(p), ctypes.c_int32(in_flags), ctypes.c_int32(out_flags),
-                   pointer(rt, _part(scratch, p * _RADIX, _RADIX)),
-                   pointer(rt, _part(scratch, _MAX_DIGITS * _RADIX + p, 1)), status, ctypes.c_uint32(length)])
+        SORT_KERNELS.launch(device, _onesweep(kin_bits, kout_bits, values), _COMMON, (_tiles(n, key), 1, 1),
+                            (_RADIX, 1, 1),
+                            [ptr(kout), ptr(vout), kin, ptr(vals), ctypes.c_int64(n), ctypes.c_int32(p),
+                             ctypes.c_int32(in_flags), ctypes.c_int32(out_flags), ptr(_part(scratch, p * _RADIX, _RADIX)),
+                             ptr(_part(scratch, _MAX_DIGITS * _RADIX + p, 1)), status, ctypes.c_uint32(length)])
         if kout is not None and not last:
-            kin, kin_bits, in_flags = pointer(rt, kout), key, 0
+            kin, kin_bits, in_flags = ptr(kout), key, 0
         if pairs:
             vals, spare_vals = vout, vals
     return vals if pairs else out  # type: ignore[return-value]
 
 
-def _argsort_rows(rt, x: Array, length: int, flags: int, out: Array | None = None) -> Array:  # type: ignore[no-untyped-def]
+def _argsort_rows(device: Device, x: Array, length: int, flags: int, out: Array | None = None) -> Array:
     """The stable order sorting each contiguous row of ``length`` of ``x``: uint32 flat indices,
     or with ``out`` (int64) the positions within each row, written there."""
     n, t = x.size, x.dtype
@@ -192,34 +195,34 @@ def _argsort_rows(rt, x: Array, length: int, flags: int, out: Array | None = Non
     parts = (True, False) if t.kind == "c" else (False,)  # least significant key first: imag, real
     perm: Array | None = None  # the order so far, by the less significant keys
     for i, imag in enumerate(parts):
-        src, scratch = _value_keys(rt, x, n, flags | (_GATHER if perm is not None else 0), imag)
+        src, scratch = _value_keys(device, x, n, flags | (_GATHER if perm is not None else 0), imag)
         final = out if rows == 1 and i == len(parts) - 1 else None
-        perm = idx = _radix(rt, scratch, n, src, dtypes.real_of(t).itemsize, True, perm, final, length)
+        perm = idx = _radix(device, scratch, n, src, dtypes.real_of(t).itemsize, True, perm, final, length)
     if rows > 1:
         digits = -(-(rows - 1).bit_length() // 8)
-        seg = rt.empty((n,), _U32)
-        scratch = _counted(rt, "segment_keys", n,
-                           [pointer(rt, seg), pointer(rt, idx), *i64(n, length), ctypes.c_int32(digits)], _U32)
-        idx = _radix(rt, scratch, n, _Keys(pointer(rt, seg), _U32), digits, True, idx, out, length)
+        seg = memory.empty((n,), _U32, device)
+        scratch = _counted(device, "segment_keys", n,
+                           [ptr(seg), ptr(idx), *i64(n, length), ctypes.c_int32(digits)], _U32)
+        idx = _radix(device, scratch, n, _Keys(ptr(seg), _U32), digits, True, idx, out, length)
     return idx
 
 
-def _sorted(rt, x: Array, flags: int) -> Array:  # type: ignore[no-untyped-def]
+def _sorted(device: Device, x: Array, flags: int) -> Array:
     """The contiguous 1-D ``x`` sorted (keys only for real values; complex ones gathered)."""
     n, t = x.size, x.dtype
-    out = rt.empty((n,), t)
+    out = memory.empty((n,), t, device)
     if t.kind == "c":
-        idx = _argsort_rows(rt, x, n, flags | _CANON_ZERO)
-        _launch(rt, f"sort_gather<{t.c_type}>", _group(t), n, [pointer(rt, out), pointer(rt, x), pointer(rt, idx),
+        idx = _argsort_rows(device, x, n, flags | _CANON_ZERO)
+        _launch(device, f"sort_gather<{t.c_type}>", _group(t), n, [ptr(out), ptr(x), ptr(idx),
                                                                 ctypes.c_int64(n)])
         return out
-    src, scratch = _value_keys(rt, x, n, flags)
-    return _radix(rt, scratch, n, src, t.itemsize, False, out=out)
+    src, scratch = _value_keys(device, x, n, flags)
+    return _radix(device, scratch, n, src, t.itemsize, False, out=out)
 
 
 # -- the backs --------------------------------------------------------------------------------------
 def sort(x: Array, axis: int, descending: bool, stable: bool) -> Array:
-    rt, n = x.device.runtime, x.size
+    device, n = x.device, x.size
     _check_size("sort", n)
     flags = _DESCENDING if descending else 0
     if n == 0:
@@ -227,75 +230,75 @@ def sort(x: Array, axis: int, descending: bool, stable: bool) -> Array:
     xt, order = moved_last(x, axis)
     length = x.shape[axis]
     if length == n:
-        out = _sorted(rt, xt, flags)
+        out = _sorted(device, xt, flags)
     else:
-        idx = _argsort_rows(rt, xt, length, flags | _CANON_ZERO)
-        out = rt.empty((n,), x.dtype)
-        _launch(rt, f"sort_gather<{x.dtype.c_type}>", _group(x.dtype), n,
-                [pointer(rt, out), pointer(rt, xt), pointer(rt, idx), ctypes.c_int64(n)])
+        idx = _argsort_rows(device, xt, length, flags | _CANON_ZERO)
+        out = memory.empty((n,), x.dtype, device)
+        _launch(device, f"sort_gather<{x.dtype.c_type}>", _group(x.dtype), n,
+                [ptr(out), ptr(xt), ptr(idx), ctypes.c_int64(n)])
     return moved_back(out._view(xt.shape, contiguous_strides(xt.shape), 0), order)
 
 
 def argsort(x: Array, axis: int, descending: bool, stable: bool) -> Array:
-    rt, n = x.device.runtime, x.size
+    device, n = x.device, x.size
     _check_size("argsort", n)
     if n == 0:
         return memory.empty(x.shape, dtypes.DEFAULT_INDEX, x.device)
     xt, order = moved_last(x, axis)
     length = x.shape[axis]
-    out = rt.empty(xt.shape, dtypes.DEFAULT_INDEX)
-    _argsort_rows(rt, xt, length, (_DESCENDING if descending else 0) | _CANON_ZERO, out)
+    out = memory.empty(xt.shape, dtypes.DEFAULT_INDEX, device)
+    _argsort_rows(device, xt, length, (_DESCENDING if descending else 0) | _CANON_ZERO, out)
     return moved_back(out, order)
 
 
 def unique(x: Array) -> tuple[Array, Array, Array, Array]:
-    rt, n, t, index = x.device.runtime, x.size, x.dtype, dtypes.DEFAULT_INDEX
+    device, n, t, index = x.device, x.size, x.dtype, dtypes.DEFAULT_INDEX
     _check_size("unique", n)
     if n == 0:
         empty = memory.empty((0,), index, x.device)
         return memory.empty((0,), t, x.device), empty, memory.empty(x.shape, index, x.device), empty
     xc = memory.contiguous(x, t)
-    perm = _argsort_rows(rt, xc, n, _CANON_ZERO)
-    marks = rt.empty((n,), _U32)
-    _launch(rt, f"unique_flags<{t.c_type}>", _group(t), n,
-            [pointer(rt, marks), pointer(rt, xc), pointer(rt, perm), ctypes.c_int64(n)])
-    group = rt.empty((n,), _U32)
-    scan_rows(rt, group, marks, 1, n, _U32)
+    perm = _argsort_rows(device, xc, n, _CANON_ZERO)
+    marks = memory.empty((n,), _U32, device)
+    _launch(device, f"unique_flags<{t.c_type}>", _group(t), n,
+            [ptr(marks), ptr(xc), ptr(perm), ctypes.c_int64(n)])
+    group = memory.empty((n,), _U32, device)
+    scan_rows(group, marks, 1, n, _U32)
     count = read_scalar(group, n - 1)
-    values = rt.empty((count,), t)
-    first, starts, counts = (rt.empty((count,), index) for _ in range(3))
-    inverse = rt.empty(x.shape, index)
-    _launch(rt, f"unique_scatter<{t.c_type}>", _group(t), n,
-            [pointer(rt, values), pointer(rt, first), pointer(rt, inverse), pointer(rt, starts), pointer(rt, xc),
-             pointer(rt, perm), pointer(rt, group), pointer(rt, marks), ctypes.c_int64(n)])
-    _launch(rt, "unique_counts<int64_t>", _COMMON, count,
-            [pointer(rt, counts), pointer(rt, starts), *i64(count, n)])
+    values = memory.empty((count,), t, device)
+    first, starts, counts = (memory.empty((count,), index, device) for _ in range(3))
+    inverse = memory.empty(x.shape, index, device)
+    _launch(device, f"unique_scatter<{t.c_type}>", _group(t), n,
+            [ptr(values), ptr(first), ptr(inverse), ptr(starts), ptr(xc),
+             ptr(perm), ptr(group), ptr(marks), ctypes.c_int64(n)])
+    _launch(device, "unique_counts<int64_t>", _COMMON, count,
+            [ptr(counts), ptr(starts), *i64(count, n)])
     return values, first, inverse, counts
 
 
 def isin(x1: Array, x2: Array, dtype: DType, invert: bool) -> Array:
-    rt = x1.device.runtime
+    device = x1.device
     a1, a2 = memory.contiguous(x1, dtype), memory.contiguous(x2, dtype)
     _check_size("isin", a2.size)
     if a2.size == 0 or a1.size == 0:
         return memory.full(x1.shape, invert, dtypes.bool, x1.device)
-    s = _sorted(rt, a2._view((a2.size,), (1,), a2.offset), 0)
-    out = rt.empty(x1.shape, dtypes.bool)
-    _launch(rt, f"isin_sorted<{dtype.c_type}>", _group(dtype), a1.size,
-            [pointer(rt, out), pointer(rt, a1), ctypes.c_int64(a1.size), pointer(rt, s), ctypes.c_int64(s.size),
+    s = _sorted(device, a2._view((a2.size,), (1,), a2.offset), 0)
+    out = memory.empty(x1.shape, dtypes.bool, device)
+    _launch(device, f"isin_sorted<{dtype.c_type}>", _group(dtype), a1.size,
+            [ptr(out), ptr(a1), ctypes.c_int64(a1.size), ptr(s), ctypes.c_int64(s.size),
              ctypes.c_int32(invert)])
     return out
 
 
 def searchsorted(x1: Array, x2: Array, dtype: DType, side: str, sorter: Array | None) -> Array:
-    rt = x1.device.runtime
+    device = x1.device
     a, v = memory.contiguous(x1, dtype), memory.contiguous(x2, dtype)
-    out = rt.empty(x2.shape, dtypes.DEFAULT_INDEX)
+    out = memory.empty(x2.shape, dtypes.DEFAULT_INDEX, device)
     if v.size == 0:
         return out
     order = None if sorter is None else memory.contiguous(sorter, dtypes.DEFAULT_INDEX)
-    _launch(rt, f"searchsorted<{dtype.c_type}>", _group(dtype), v.size,
-            [pointer(rt, out), pointer(rt, a), ctypes.c_int64(a.size), ptr_or_null(rt, order), pointer(rt, v),
+    _launch(device, f"searchsorted<{dtype.c_type}>", _group(dtype), v.size,
+            [ptr(out), ptr(a), ctypes.c_int64(a.size), ptr(order), ptr(v),
              ctypes.c_int64(v.size), ctypes.c_int32(side == "right")])
     return out
 

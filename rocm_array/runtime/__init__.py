@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 
+from .gpu import GpuRuntime
 from .protocol import Runtime
 
 __all__ = ["discover", "PLATFORMS"]
@@ -26,8 +27,6 @@ _INSTALL = {"amd": "hip-python (pip install rocm_array[amd])",
 
 def discover() -> tuple[list[Runtime], list[str]]:
     """The GPUs present, one Runtime each, and the reasons any platform is missing."""
-    from .gpu import GpuRuntime
-
     forced = os.environ.get("ROCM_ARRAY_PLATFORM", "").strip().lower()
     if forced and forced not in PLATFORMS + ON_REQUEST:
         return [], [f"ROCM_ARRAY_PLATFORM={forced!r} is not one of {', '.join(PLATFORMS + ON_REQUEST)}"]

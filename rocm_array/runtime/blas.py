@@ -2,10 +2,10 @@
 
 ``blas_nvidia`` (cuBLAS and cuSOLVER through nvmath-python's bindings) and
 ``blas_amd`` (hipBLAS and hipSOLVER through hip-python) implement ``Blas``; they
-are the only modules that import those bindings. ``library(rt)`` gives the one
-``Blas`` of a runtime: its handles are created on first use, bound to the
-runtime's stream, and kept for the life of the process; workspaces come from
-the runtime's allocator.
+are the only modules that import those bindings. ``vendor.library("blas", rt)``
+gives the one ``Blas`` of a runtime: its handles are created on first use, bound
+to the runtime's stream, and kept for the life of the process; workspaces come
+from the runtime's allocator.
 
 Conventions of every call: matrices are column-major (LAPACK's), pointers are
 device addresses as ints, ``dtype`` is the rocm_array DType of the matrices
@@ -16,17 +16,14 @@ float16 and bfloat16), ``info`` points to one int32 the library sets (0: done,
 
 from __future__ import annotations
 
-import importlib
-import threading
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     from ..dtypes import DType
-    from .gpu import GpuRuntime
 
-__all__ = ["Blas", "library", "ONE_ZERO", "WORKSPACE"]
+__all__ = ["Blas", "ONE_ZERO", "WORKSPACE"]
 
 #: The BLAS handle's workspace (what NVIDIA recommends on Hopper), from the project's allocator.
 WORKSPACE = 32 * 2**20
@@ -66,20 +63,3 @@ class Blas(Protocol):
 
     def geev(self, dtype: DType, n: int, a: int, lda: int, w: int, vr: int, ldvr: int, info: int) -> None:
         """Eigenvalues (complex ``w``) and, when ``vr`` is not 0, right eigenvectors of a complex matrix."""
-
-
-_LOCK = threading.Lock()
-_LIBRARIES: dict[tuple[int, int], Blas] = {}
-
-
-def library(rt: GpuRuntime) -> Blas:
-    """The ``Blas`` of ``rt``'s device and stream (created once)."""
-    key = (id(rt), rt.driver.stream)
-    lib = _LIBRARIES.get(key)
-    if lib is None:
-        with _LOCK:
-            lib = _LIBRARIES.get(key)
-            if lib is None:
-                module = importlib.import_module(f"{__package__}.blas_{rt.platform}")
-                lib = _LIBRARIES[key] = module.open_library(rt)
-    return lib

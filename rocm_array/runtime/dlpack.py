@@ -1,11 +1,11 @@
-"""DLPack capsules for GPU arrays, both ways, zero-copy (platform neutral, ctypes only).
+"""DLPack capsules of device memory, both ways, zero-copy (platform neutral, ctypes only).
 
-Export: ``Array.__dlpack__`` on a GPU array returns a ``dltensor_versioned``
-capsule (DLPack 1.x, when the consumer asks with ``max_version >= (1, 0)``) or
-a legacy ``dltensor`` one. The capsule keeps the Array (and so its buffer)
-alive until the consumer calls the deleter, or until the capsule is dropped
-unconsumed. Import: a producer's capsule becomes an Array over its memory,
-whose buffer calls the producer's deleter when the last Array using it goes.
+Bytes and layouts only: ``rocm_array.memory`` wraps them as Arrays. Export: a
+``dltensor_versioned`` capsule (DLPack 1.x, when the consumer asks with
+``max_version >= (1, 0)``) or a legacy ``dltensor`` one, which keeps ``owner``
+(the exported Array, and so its buffer) alive until the consumer calls the
+deleter, or until the capsule is dropped unconsumed. Import: a producer's capsule
+becomes a buffer over its memory, which calls the producer's deleter when it goes.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import dtypes
-from ..array import Array, contiguous_strides
 from ..dtypes import DType
 from .buffer import DeviceBuffer
+from .layout import contiguous_strides
 
-__all__ = ["export", "import_capsule", "DL_CPU"]
+__all__ = ["export", "import_capsule", "Imported", "DL_CPU"]
 
 DL_CPU = 1
 _VERSION = (1, 1)
@@ -101,13 +101,15 @@ def _dl_dtype(dtype: DType) -> _DataType:
     return _DataType(code, dtype.itemsize * 8, 1)
 
 
-def export(x: Array, data: int, device: tuple[int, int], versioned: bool, copied: bool) -> Any:
-    """A capsule describing ``x`` (whose first element is at device address ``data``)."""
-    shape = (ctypes.c_int64 * max(x.ndim, 1))(*x.shape)
-    strides = (ctypes.c_int64 * max(x.ndim, 1))(*x.strides)
-    tensor = _Tensor(data, _Device(*device), x.ndim, _dl_dtype(x.dtype),
-                     ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
-                     ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)), 0)
+def export(data: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType, device: tuple[int, int],
+           versioned: bool, copied: bool, owner: Any) -> Any:
+    """A capsule describing the elements at device address ``data`` (strides in elements)."""
+    ndim = len(shape)
+    dims = (ctypes.c_int64 * max(ndim, 1))(*shape)
+    steps = (ctypes.c_int64 * max(ndim, 1))(*strides)
+    tensor = _Tensor(data, _Device(*device), ndim, _dl_dtype(dtype),
+                     ctypes.cast(dims, ctypes.POINTER(ctypes.c_int64)),
+                     ctypes.cast(steps, ctypes.POINTER(ctypes.c_int64)), 0)
     deleter = ctypes.cast(_deleter, ctypes.c_void_p).value
     if versioned:
         managed: Any = _ManagedVersioned(_Version(*_VERSION), None, deleter,
@@ -117,7 +119,7 @@ def export(x: Array, data: int, device: tuple[int, int], versioned: bool, copied
         managed = _Managed(tensor, None, deleter)
         name = _NAME
     address = ctypes.addressof(managed)
-    _exported[address] = (managed, shape, strides, x)
+    _exported[address] = (managed, dims, steps, owner)
     return _api.PyCapsule_New(address, name, ctypes.cast(_capsule_destructor, ctypes.c_void_p))
 
 
@@ -133,11 +135,21 @@ def _release(deleter: int, address: int, _ptr: int) -> None:
     _DELETER(deleter)(address)
 
 
-def import_capsule(capsule: Any, device: Any, expect: tuple[int, int]) -> Array:
-    """An Array on ``device`` over the memory a producer's capsule describes (no copy).
+class Imported(NamedTuple):
+    """A producer's tensor: a buffer from the lowest address it touches, and its layout in elements."""
 
-    ``expect`` is the DLPack (device type, id) of ``device``; a capsule for any
-    other device is a BufferError.
+    buffer: DeviceBuffer
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+    dtype: DType
+
+
+def import_capsule(capsule: Any, expect: tuple[int, int], where_name: str) -> Imported:
+    """The memory a producer's capsule describes (no copy), consumed.
+
+    ``expect`` is the DLPack (device type, id) of the importing device (``where_name``
+    in messages); a capsule for any other device is a BufferError.
     """
     if _api.PyCapsule_IsValid(capsule, _NAME_VERSIONED):
         name, used, cls = _NAME_VERSIONED, _USED_VERSIONED, _ManagedVersioned
@@ -152,7 +164,7 @@ def import_capsule(capsule: Any, device: Any, expect: tuple[int, int]) -> Array:
     t = managed.dl_tensor
     where = (t.device.device_type, t.device.device_id)
     if where != expect:
-        raise BufferError(f"the DLPack tensor is on device {where}, not on {device} {expect}")
+        raise BufferError(f"the DLPack tensor is on device {where}, not on {where_name} {expect}")
     dtype = _dtype_of(t)
     shape = tuple(t.shape[i] for i in range(t.ndim))
     strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else contiguous_strides(shape)
@@ -162,5 +174,4 @@ def import_capsule(capsule: Any, device: Any, expect: tuple[int, int]) -> Array:
     low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0) if math.prod(shape) else 0
     extent = 1 + sum((n - 1) * abs(s) for n, s in zip(shape, strides)) if math.prod(shape) else 0
     base = (t.data or 0) + t.byte_offset + low * dtype.itemsize
-    buf = DeviceBuffer(base, extent * dtype.itemsize, expect[1], release)
-    return Array(buf, shape, strides, -low, dtype, device)
+    return Imported(DeviceBuffer(base, extent * dtype.itemsize, expect[1], release), shape, strides, -low, dtype)

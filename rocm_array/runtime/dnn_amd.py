@@ -13,13 +13,12 @@ import ctypes
 import ctypes.util
 from typing import TYPE_CHECKING, Any
 
-from .dnn import Pair, Unsupported
+from .dnn import Pair, Tensor, Unsupported
 
 if TYPE_CHECKING:
-    from ..array import Array
     from .gpu import GpuRuntime
 
-__all__ = ["MIOpen"]
+__all__ = ["MIOpen", "open_library"]
 
 _P = ctypes.c_void_p
 _TYPES = {"float16": 0, "float32": 1, "bfloat16": 5, "float64": 6}  # miopenDataType_t
@@ -55,7 +54,7 @@ class MIOpen:
         if status:
             raise Unsupported(f"{fn} failed: {self._lib.miopenGetErrorString(status).decode()}")
 
-    def _tensor(self, a: Array) -> _P:
+    def _tensor(self, a: Tensor) -> _P:
         if a.dtype.name not in _TYPES:
             raise Unsupported(f"MIOpen has no {a.dtype.name} tensors")
         desc = _P()
@@ -69,7 +68,7 @@ class MIOpen:
         for fn, d in descs:
             getattr(self._lib, fn)(d)
 
-    def convolution(self, y: Array, x: Array, w: Array, stride: Pair, padding: Pair, dilation: Pair,
+    def convolution(self, y: Tensor, x: Tensor, w: Tensor, stride: Pair, padding: Pair, dilation: Pair,
                     groups: int, transposed: bool) -> None:
         rt, lib = self._rt, self._lib
         xd, wd, yd, cd = self._tensor(x), self._tensor(w), self._tensor(y), _P()
@@ -84,7 +83,7 @@ class MIOpen:
                         for i, s, p, d, k in zip(x.shape[2:], stride, padding, dilation, w.shape[2:])]
                 self._call("miopenSetTransposeConvNdOutputPadding", cd, 2,
                            two(*(o - b for o, b in zip(y.shape[2:], base))))
-            px, pw, py = (_P(rt.pointer(a)) for a in (x, w, y))
+            px, pw, py = (_P(a.ptr) for a in (x, w, y))
             key = ("conv", transposed, x.shape, w.shape, y.shape, x.dtype.name, stride, padding, dilation, groups)
             if key not in self._plans:
                 self._plans[key] = self._find(xd, px, wd, pw, cd, yd, py)
@@ -117,15 +116,19 @@ class MIOpen:
         best = min(perf[:found.value], key=lambda p: p.time)
         return best.algo, int(best.memory)
 
-    def pooling(self, y: Array, x: Array, window: Pair, stride: Pair, padding: Pair, mode: str) -> None:
+    def pooling(self, y: Tensor, x: Tensor, window: Pair, stride: Pair, padding: Pair, mode: str) -> None:
         rt, lib = self._rt, self._lib
         xd, yd, pd = self._tensor(x), self._tensor(y), _P()
         try:
             self._call("miopenCreatePoolingDescriptor", ctypes.byref(pd))
             self._call("miopenSet2dPoolingDescriptor", pd, _POOL_MODES[mode], *window, *padding, *stride)
             one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
-            self._call("miopenPoolingForward", self._handle, pd, ctypes.byref(one), xd, _P(rt.pointer(x)),
-                       ctypes.byref(zero), yd, _P(rt.pointer(y)), False, None, ctypes.c_size_t(0))
+            self._call("miopenPoolingForward", self._handle, pd, ctypes.byref(one), xd, _P(x.ptr),
+                       ctypes.byref(zero), yd, _P(y.ptr), False, None, ctypes.c_size_t(0))
         finally:
             lib.miopenDestroyPoolingDescriptor(pd)
             self._free(*(("miopenDestroyTensorDescriptor", d) for d in (xd, yd)))
+
+
+def open_library(rt: GpuRuntime) -> MIOpen:
+    return MIOpen(rt)

@@ -15,13 +15,12 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
-from .dnn import Pair, Unsupported
+from .dnn import Pair, Tensor, Unsupported
 
 if TYPE_CHECKING:
-    from ..array import Array
     from .gpu import GpuRuntime
 
-__all__ = ["Cudnn"]
+__all__ = ["Cudnn", "open_library"]
 
 
 def _preload_cudnn() -> None:
@@ -58,7 +57,7 @@ class Cudnn:
         c = cudnn.data_type
         self._types = {"float16": c.HALF, "bfloat16": c.BFLOAT16, "float32": c.FLOAT, "float64": c.DOUBLE}
 
-    def _run(self, key: tuple[Any, ...], build: Callable[[], tuple[Any, ...]], *arrays: Array) -> None:
+    def _run(self, key: tuple[Any, ...], build: Callable[[], tuple[Any, ...]], *arrays: Tensor) -> None:
         """Build (once) and execute the graph of ``key`` on ``arrays`` (in the graph's tensor order)."""
         if key not in self._graphs:
             try:
@@ -71,10 +70,10 @@ class Cudnn:
         graph, tensors, size = entry
         rt = self._rt
         workspace = rt.allocate(size) if size else None  # freed in stream order after the work
-        graph.execute({t: rt.pointer(a) for t, a in zip(tensors, arrays)},
+        graph.execute({t: a.ptr for t, a in zip(tensors, arrays)},
                       workspace.ptr if workspace is not None else 0, handle=self._handle)
 
-    def _graph(self, x: Array) -> tuple[Any, Any, Any]:
+    def _graph(self, x: Tensor) -> tuple[Any, Any, Any]:
         c = self._c
         io = self._types[x.dtype.name]
         compute = c.data_type.DOUBLE if x.dtype.name == "float64" else c.data_type.FLOAT
@@ -82,10 +81,10 @@ class Cudnn:
                       handle=self._handle)
         return g, io, compute
 
-    def _tensor(self, g: Any, name: str, a: Array, io: Any) -> Any:
+    def _tensor(self, g: Any, name: str, a: Tensor, io: Any) -> Any:
         return g.tensor(name=name, dim=list(a.shape), stride=list(a.strides), data_type=io)
 
-    def _finish(self, g: Any, y: Any, out: Array, io: Any, no_tf32: bool) -> int:
+    def _finish(self, g: Any, y: Any, out: Tensor, io: Any, no_tf32: bool) -> int:
         c = self._c
         y.set_output(True).set_data_type(io).set_dim(list(out.shape)).set_stride(list(out.strides))
         g.validate()
@@ -97,7 +96,7 @@ class Cudnn:
         g.build_plans(c.build_plan_policy.HEURISTICS_CHOICE)
         return int(g.get_workspace_size())
 
-    def convolution(self, y: Array, x: Array, w: Array, stride: Pair, padding: Pair, dilation: Pair,
+    def convolution(self, y: Tensor, x: Tensor, w: Tensor, stride: Pair, padding: Pair, dilation: Pair,
                     groups: int, transposed: bool) -> None:
         def build() -> tuple[Any, ...]:
             g, io, compute = self._graph(x)
@@ -112,7 +111,11 @@ class Cudnn:
         key = ("conv", transposed, x.shape, w.shape, y.shape, x.dtype.name, stride, padding, dilation)
         self._run(key, build, x, w, y)
 
-    def pooling(self, y: Array, x: Array, window: Pair, stride: Pair, padding: Pair, mode: str) -> None:
+    def pooling(self, y: Tensor, x: Tensor, window: Pair, stride: Pair, padding: Pair, mode: str) -> None:
         # cuDNN's pooling (the graph API's resample) ran slower than the own kernel on an H200
         # (42 against 32 us for 2x2 max pooling of 32x64x56x56 float32): leave pooling to it.
         raise Unsupported("pooling: the own kernel is faster than cuDNN's resample")
+
+
+def open_library(rt: GpuRuntime) -> Cudnn:
+    return Cudnn(rt)

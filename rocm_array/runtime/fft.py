@@ -2,8 +2,8 @@
 
 ``fft_nvidia`` (cuFFT through nvmath-python's bindings) and ``fft_amd`` (hipFFT
 through hip-python) implement ``Fft``; they are the only modules that import
-those bindings. ``library(rt)`` gives the one ``Fft`` of a runtime, bound to its
-stream and kept for the life of the process. Both share ``PlannedFft``: plans
+those bindings. ``vendor.library("fft", rt)`` gives the one ``Fft`` of a runtime,
+bound to its stream and kept for the life of the process. Both share ``PlannedFft``: plans
 are made once per problem (kind, precision, lengths, batch) with the 64-bit
 API and automatic allocation off, kept in a bounded cache, and run with one
 work area of the runtime's allocator, grown as a plan asks and shared by every
@@ -18,8 +18,6 @@ exponent -1, inverse: +1). A complex-to-real transform may overwrite its input.
 
 from __future__ import annotations
 
-import functools
-import importlib
 import math
 import threading
 from abc import ABC, abstractmethod
@@ -32,7 +30,7 @@ if TYPE_CHECKING:
     from .buffer import DeviceBuffer
     from .gpu import GpuRuntime
 
-__all__ = ["Fft", "Problem", "PlannedFft", "library", "MAX_RANK", "KINDS"]
+__all__ = ["Fft", "Problem", "PlannedFft", "MAX_RANK", "KINDS"]
 
 #: The most axes one plan transforms (cuFFT's and hipFFT's limit); more are several passes.
 MAX_RANK = 3
@@ -116,17 +114,3 @@ class PlannedFft(ABC):
             # The old area goes back to the stream-ordered pool after the work queued on it.
             self._work = self._rt.allocate(work_bytes)
         self._run(plan, problem, self._work.ptr, src, dst, inverse)
-
-
-_LOCK = threading.Lock()
-
-
-@functools.lru_cache(maxsize=None)
-def _open(rt: GpuRuntime, stream: int) -> Fft:
-    return importlib.import_module(f"{__package__}.fft_{rt.platform}").open_library(rt)
-
-
-def library(rt: GpuRuntime) -> Fft:
-    """The ``Fft`` of ``rt``'s device and stream (created once)."""
-    with _LOCK:
-        return _open(rt, rt.driver.stream)

@@ -1,34 +1,30 @@
 """``GpuRuntime``: the Runtime protocol over any platform Driver (platform neutral).
 
-It owns what both platforms share: allocation with out-of-memory recovery,
-buffer lifetime, host transfers (with pinned staging), the compiler and its
-caches, kernel loading and launching, DLPack, and the copy kernels behind
-``rocm_array.memory``.
+It owns what both platforms share, in bytes and device addresses: allocation with
+out-of-memory recovery, buffer lifetime, memset and copies, host transfers (with
+pinned staging), the compiler and its caches, kernel loading and launching, and
+stream ordering. Arrays are built above it, in ``rocm_array.memory``.
 """
 
 from __future__ import annotations
 
 import ctypes
 import gc
-import math
 import threading
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..array import Array, contiguous_strides
-from ..compiler import Compiler, Program
-from ..dtypes import DType
-from . import copies, dlpack
 from .buffer import DeviceBuffer
+from .compiler import Compiler, Program
 from .launcher import Launcher
 from .protocol import DeviceProperties, Driver, DriverOutOfMemory
 from .staging import STAGING_MIN, Staging
 
-__all__ = ["GpuRuntime", "Event", "import_dlpack"]
+__all__ = ["GpuRuntime", "Event"]
 
 #: DLPack's stream numbers for the legacy and per-thread default streams on CUDA.
-_DLPACK_DEFAULT_STREAM = {"nvidia": 1, "amd": 0}
+DLPACK_DEFAULT_STREAM = {"nvidia": 1, "amd": 0}
 
 
 def _size(nbytes: int) -> str:
@@ -84,7 +80,6 @@ class GpuRuntime:
         self._kernels: dict[tuple[str, str, tuple[str, ...]], Any] = {}
         self._lock = threading.Lock()
         self._sync_event = driver.event_create()
-        self._device: Any = None
 
     def __repr__(self) -> str:
         p = self.properties
@@ -144,98 +139,45 @@ class GpuRuntime:
         self.driver.synchronize()  # frees queued on the stream complete first
         self.driver.pool_trim(0)
 
-    def empty(self, shape: tuple[int, ...], dtype: DType) -> Array:
-        shape = tuple(shape)
-        buf = self.allocate(math.prod(shape) * dtype.itemsize)
-        return Array(buf, shape, contiguous_strides(shape), 0, dtype, self._device or self.device)
+    def memset(self, ptr: int, byte: int, nbytes: int) -> None:
+        """Set ``nbytes`` bytes at device address ``ptr`` to ``byte`` (queued on the stream)."""
+        if nbytes:
+            self.driver.memset_d8(ptr, byte, nbytes)
 
-    @property
-    def device(self) -> Any:
-        """The rocm_array Device this runtime backs."""
-        if self._device is None:
-            from ..devices import gpus
+    def memcpy(self, dst: int, src: int, nbytes: int) -> None:
+        """Copy ``nbytes`` bytes between device addresses (queued on the stream)."""
+        if nbytes:
+            self.driver.memcpy(dst, src, nbytes, "dtod")
 
-            self._device = next(d for d in gpus() if d._runtime is self)
-        return self._device
-
-    def pointer(self, x: Array) -> int:
-        """The device address of ``x``'s first element."""
-        return x._buf.ptr + x.offset * x.dtype.itemsize
-
-    def memset(self, x: Array, byte: int) -> None:
-        """Set every byte of the contiguous ``x`` to ``byte``."""
-        if not x.is_contiguous:
-            raise ValueError("memset needs a contiguous array")
-        if x.size:
-            self.driver.memset_d8(self.pointer(x), byte, x.size * x.dtype.itemsize)
-
-    def fill(self, x: Array, value: bool | int | float | complex) -> None:
-        copies.fill(self, x, value)
-
-    def copy(self, dst: Array, src: Array) -> None:
-        copies.copy(self, dst, src)
-
-    def from_host(self, a: np.ndarray, dtype: DType) -> Array:
-        """A new device array holding the contiguous host array ``a`` (of dtype's storage type)."""
-        a = np.asarray(a, dtype=dtype.numpy, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
-        out = self.empty(a.shape, dtype)
-        if a.nbytes >= STAGING_MIN:
-            self._staging.upload(out._buf.ptr, a)
-        elif a.nbytes:
+    def upload(self, dst: int, src: np.ndarray) -> None:
+        """Copy the bytes of the C-contiguous host array ``src`` to device address ``dst``."""
+        if src.nbytes >= STAGING_MIN:
+            self._staging.upload(dst, src)
+        elif src.nbytes:
             # Pageable memory: the driver copies it out before returning.
-            self.driver.memcpy(out._buf.ptr, a.ctypes.data, a.nbytes, "htod")
-        return out
+            self.driver.memcpy(dst, src.ctypes.data, src.nbytes, "htod")
 
-    def to_host(self, x: Array) -> np.ndarray:
-        """A host copy of ``x``; a strided ``x`` is made contiguous on the device first."""
-        from ..memory import contiguous
-
-        c = contiguous(x)
-        out = np.empty(x.shape, x.dtype.numpy)
-        if out.nbytes >= STAGING_MIN:
-            self._staging.download(out, self.pointer(c))
-        elif out.nbytes:
-            self.driver.memcpy(out.ctypes.data, self.pointer(c), out.nbytes, "dtoh")
+    def download(self, dst: np.ndarray, src: int) -> None:
+        """Copy device bytes at ``src`` into the C-contiguous host array ``dst``; returns when they are there."""
+        if dst.nbytes >= STAGING_MIN:
+            self._staging.download(dst, src)
+        elif dst.nbytes:
+            self.driver.memcpy(dst.ctypes.data, src, dst.nbytes, "dtoh")
             self.driver.synchronize()
-        return out
 
     # -- interchange ------------------------------------------------------------------------
     def dlpack_device(self) -> tuple[int, int]:
         return (self.driver.dlpack_device_type, self.properties.index)
 
-    def dlpack(self, x: Array, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-               dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        """``x.__dlpack__``: a capsule over ``x``'s memory, ordered before work on ``stream``."""
-        here = self.dlpack_device()
-        if dl_device is not None and tuple(dl_device) != here:
-            if tuple(dl_device) == (dlpack.DL_CPU, 0) and copy is not False:
-                return self.to_host(x).__dlpack__(max_version=max_version, copy=True)
-            raise BufferError(f"cannot export an array on {self.device} to DLPack device {dl_device}"
-                              + (" without a copy" if copy is False else ""))
-        if copy:
-            from ..memory import copy_into
-
-            y = self.empty(x.shape, x.dtype)
-            copy_into(y, x)
-            x = y
+    def order_before(self, stream: Any) -> None:
+        """Make work later queued on a consumer's ``stream`` (a DLPack stream number: None for the
+        platform's default, -1 for none) wait for everything queued on this runtime so far."""
         if stream is None:
-            stream = _DLPACK_DEFAULT_STREAM[self.platform]
+            stream = DLPACK_DEFAULT_STREAM[self.platform]
         if stream != -1 and stream != self.driver.stream:
-            # The consumer's stream waits for everything queued here so far.
             with self._lock:
                 self.driver.event_record(self._sync_event)
                 self.driver.stream_wait_event(stream, self._sync_event)
-        versioned = max_version is not None and tuple(max_version) >= (1, 0)
-        return dlpack.export(x, self.pointer(x), here, versioned, bool(copy))
-
-    def from_dlpack(self, obj: Any) -> Array:
-        """An Array over the memory of a producer's DLPack tensor on this device (zero copy)."""
-        stream = self.driver.stream
-        try:
-            capsule = obj.__dlpack__(stream=stream, max_version=(1, 0))
-        except TypeError:  # a producer from before DLPack 1.0
-            capsule = obj.__dlpack__(stream=stream)
-        return dlpack.import_capsule(capsule, self.device, self.dlpack_device())
 
     # -- kernels ------------------------------------------------------------------------------
     def compile(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> Program:
@@ -285,24 +227,3 @@ class GpuRuntime:
 
     def synchronize(self) -> None:
         self.driver.synchronize()
-
-
-def import_dlpack(obj: Any, copy: bool | None = None) -> Array:
-    """``from_dlpack`` for a producer on a GPU: the back ``creation.FROM_DLPACK["gpu"]`` needs.
-
-    Zero-copy unless ``copy`` is True; the device is the GPU the producer names.
-    """
-    from ..devices import gpus
-    from ..memory import copy_into
-
-    where = tuple(obj.__dlpack_device__())
-    for dev in gpus():
-        if dev.runtime.dlpack_device() == where:
-            x = dev.runtime.from_dlpack(obj)
-            if not copy:
-                return x
-            out = dev.runtime.empty(x.shape, x.dtype)
-            copy_into(out, x)
-            return out
-    raise BufferError(f"from_dlpack(): DLPack device {where} is not a GPU rocm_array found "
-                      f"({', '.join(str(d) for d in gpus()) or 'none'})")

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..dtypes import DType
 
-__all__ = ["MAX_DIMS", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of", "scalar_arg",
+__all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of", "scalar_arg",
            "grid_1d", "BLOCK"]
 
 #: RA_MAX_DIMS in kernels/common/indexing.h.
@@ -26,6 +26,17 @@ MAX_DIMS = 8
 BLOCK = 256
 #: Blocks per compute unit a grid-stride kernel is given (enough to hide memory latency).
 BLOCKS_PER_CU = 32
+
+
+@functools.lru_cache(maxsize=1024)  # every new array asks; most programs use few shapes
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides, in elements, for ``shape``."""
+    strides = []
+    step = 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
 
 
 def merge_dims(shape: Sequence[int], *strides: Sequence[int]) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:

@@ -17,16 +17,18 @@ from typing import TYPE_CHECKING
 from ..broadcast import broadcast_view
 from ..dtypes import ALL, DType
 from ..hookspecs import KernelSource
-from .layout import BLOCK, MAX_DIMS, crosses, geometry, grid_1d, merge_dims, scalar_arg
+from ..launch import BLOCK, Family, address, grid_1d, i64, ptr
+from ..runtime.layout import MAX_DIMS, crosses, geometry, merge_dims, scalar_arg
+from . import empty
 
 if TYPE_CHECKING:
     from ..array import Array
-    from .gpu import GpuRuntime
 
-__all__ = ["SOURCE", "kernel_sources", "fill", "copy"]
+__all__ = ["COPIES", "kernel_sources", "fill", "copy"]
 
-SOURCE = "copy/copy.hip"
-_TILE, _TILE_ROWS = 32, 8  # RA_TILE, RA_TILE_ROWS of copy.hip
+_TILE, _TILE_ROWS = 32, 8
+#: The transpose's tile (a block of _TILE x _TILE_ROWS threads moves _TILE x _TILE elements).
+COPIES = Family("copy/copy.hip", {"RA_TILE": _TILE, "RA_TILE_ROWS": _TILE_ROWS})
 _MAX_GRID_Y = 65535
 
 
@@ -44,29 +46,30 @@ def _copy_names(src: DType) -> tuple[str, ...]:
 
 def kernel_sources() -> list[KernelSource]:
     """Every program the copies compile, grouped as they are at run time."""
-    return [KernelSource(SOURCE, _fill_names()), *(KernelSource(SOURCE, _copy_names(s)) for s in ALL)]
+    return COPIES.sources([_fill_names(), *(_copy_names(s) for s in ALL)])
 
 
-def _copy_kernel(rt: GpuRuntime, kind: str, src: DType, dst: DType) -> object:
-    return rt.kernel(SOURCE, f"{kind}<{src.c_type}, {dst.c_type}>", _copy_names(src))
+def _launch_copy(kind: str, dst: Array, src: Array, grid: tuple[int, int, int], block: tuple[int, int, int],
+                 args: list[object]) -> None:
+    name = f"{kind}<{src.dtype.c_type}, {dst.dtype.c_type}>"
+    COPIES.launch(dst.device, name, _copy_names(src.dtype), grid, block, args)
 
 
-def fill(rt: GpuRuntime, x: Array, value: bool | int | float | complex) -> None:
+def fill(x: Array, value: bool | int | float | complex) -> None:
     """Every element of ``x`` set to ``value`` (converted as NumPy assigns it)."""
     if x.size == 0:
         return
     arg = scalar_arg(x.dtype, value)
     if not x.is_contiguous:
-        one = rt.empty((), x.dtype)
-        fill(rt, one, value)
-        copy(rt, x, one)
+        one = empty((), x.dtype, x.device)
+        fill(one, value)
+        copy(x, one)
     elif not any(bytes(arg)):
-        rt.memset(x, 0)
+        x.device.runtime.memset(address(x), 0, x.size * x.dtype.itemsize)
     else:
-        fn = rt.kernel(SOURCE, f"fill<{x.dtype.c_type}>", _fill_names())
         n = x.size
-        rt.launch(fn, (grid_1d(n, rt.properties.compute_units), 1, 1), (BLOCK, 1, 1),
-                  [ctypes.c_void_p(rt.pointer(x)), ctypes.c_int64(n), arg])
+        COPIES.launch(x.device, f"fill<{x.dtype.c_type}>", _fill_names(), grid_1d(n, x.device), (BLOCK, 1, 1),
+                      [ptr(x), ctypes.c_int64(n), arg])
 
 
 def _span(x: Array) -> tuple[int, int]:
@@ -83,7 +86,7 @@ def _overlap(a: Array, b: Array) -> bool:
     return a0 < b1 and b0 < a1
 
 
-def copy(rt: GpuRuntime, dst: Array, src: Array) -> None:
+def copy(dst: Array, src: Array) -> None:
     """``dst[...] = src``: src broadcast to dst's shape and cast to dst's dtype, any strides."""
     src = broadcast_view(src, dst.shape)
     if dst.size == 0:
@@ -91,40 +94,36 @@ def copy(rt: GpuRuntime, dst: Array, src: Array) -> None:
     if _overlap(dst, src):
         if (dst.dtype, dst.offset, dst.strides) == (src.dtype, src.offset, src.strides):
             return  # the same elements: nothing to do
-        tmp = rt.empty(src.shape, src.dtype)  # copy as if through a temporary
-        copy(rt, tmp, src)
+        tmp = empty(src.shape, src.dtype, src.device)  # copy as if through a temporary
+        copy(tmp, src)
         src = tmp
     shape, (ds, ss) = merge_dims(dst.shape, dst.strides, src.strides)
     if len(shape) > MAX_DIMS:
         # Rare: more dimensions than a kernel takes even after merging; one launch per outer index.
         d, s = dst._view(shape, ds, dst.offset), src._view(shape, ss, src.offset)
         for i in range(shape[0]):
-            copy(rt, d._view(shape[1:], ds[1:], d.offset + i * ds[0]),
-                 s._view(shape[1:], ss[1:], s.offset + i * ss[0]))
+            copy(d._view(shape[1:], ds[1:], d.offset + i * ds[0]), s._view(shape[1:], ss[1:], s.offset + i * ss[0]))
         return
-    dp, sp = ctypes.c_void_p(rt.pointer(dst)), ctypes.c_void_p(rt.pointer(src))
-    cu = rt.properties.compute_units
+    dp, sp = ptr(dst), ptr(src)
     if len(shape) == 1 and ds[0] == 1 and ss[0] == 1:
         n = shape[0]
         if dst.dtype is src.dtype:
-            rt.driver.memcpy(dp.value or 0, sp.value or 0, n * dst.dtype.itemsize, "dtod")
+            dst.device.runtime.memcpy(address(dst), address(src), n * dst.dtype.itemsize)
         else:
-            fn = _copy_kernel(rt, "copy_contiguous", src.dtype, dst.dtype)
-            rt.launch(fn, (grid_1d(n, cu, per_thread=4), 1, 1), (BLOCK, 1, 1), [dp, sp, ctypes.c_int64(n)])
+            _launch_copy("copy_contiguous", dst, src, grid_1d(n, dst.device, per_thread=4), (BLOCK, 1, 1),
+                         [dp, sp, ctypes.c_int64(n)])
         return
     if len(shape) == 2:
         if crosses(ds[::-1], ss[::-1]):  # make the source fast along axis 0
             shape, ds, ss = shape[::-1], ds[::-1], ss[::-1]
         if crosses(ds, ss):
             rows, cols = shape
-            fn = _copy_kernel(rt, "copy_transpose", src.dtype, dst.dtype)
             grid = (min(-(-cols // _TILE), _MAX_GRID_Y), min(-(-rows // _TILE), _MAX_GRID_Y), 1)
-            rt.launch(fn, grid, (_TILE, _TILE_ROWS, 1),
-                      [dp, sp, *(ctypes.c_int64(v) for v in (rows, cols, ss[0], ss[1], ds[0], ds[1]))])
+            _launch_copy("copy_transpose", dst, src, grid, (_TILE, _TILE_ROWS, 1),
+                         [dp, sp, *i64(rows, cols, ss[0], ss[1], ds[0], ds[1])])
             return
     n = 1
     for m in shape:
         n *= m
-    fn = _copy_kernel(rt, "copy_strided", src.dtype, dst.dtype)
-    rt.launch(fn, (grid_1d(n, cu), 1, 1), (BLOCK, 1, 1),
-              [dp, sp, ctypes.c_int64(n), geometry(shape, ds, ss)])
+    _launch_copy("copy_strided", dst, src, grid_1d(n, dst.device), (BLOCK, 1, 1),
+                 [dp, sp, ctypes.c_int64(n), geometry(shape, ds, ss)])

@@ -1,0 +1,107 @@
+"""The memory primitives every device provides: allocate, fill, strided cast-copy, host transfer, DLPack.
+
+Fronts built from these (creation, astype, concat, reshape-with-copy,
+``__setitem__``…) run on every device. Each primitive is a front here and a back
+per device kind in the ``Backs`` tables below, as the plugins' functions are:
+``memory.cpu`` does them with NumPy, ``memory.gpu`` over the device's runtime
+(allocation on the stream-ordered pool, the fill and copy kernels of
+``kernels/copy``, pinned staging, DLPack capsules). Each back module fills these
+tables from its ``register()``, which the package shim (``rocm_array/__init__``)
+calls: this front imports neither back, so ``Array`` can use it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..backs import Backs
+
+if TYPE_CHECKING:
+    from ..array import Array
+    from ..devices import Device
+    from ..dtypes import DType
+
+__all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "from_host", "to_host", "dlpack_device",
+           "to_dlpack", "EMPTY", "FILL", "COPY", "FROM_HOST", "TO_HOST", "DLPACK_DEVICE", "TO_DLPACK"]
+
+#: ``back(shape, dtype, device)``: a new contiguous Array with unspecified contents.
+EMPTY = Backs("memory allocations")
+#: ``back(x, value)``: every element of ``x`` set to ``value``, converted as NumPy assigns it.
+FILL = Backs("memory fills")
+#: ``back(dst, src)``: ``dst[...] = src`` on one device, src broadcast and cast, overlap allowed.
+COPY = Backs("memory copies")
+#: ``back(a, dtype, device)``: a new Array holding the C-contiguous host array ``a``.
+FROM_HOST = Backs("host-to-device transfers")
+#: ``back(x)``: a host copy (or, on cpu, a view) of ``x``'s elements.
+TO_HOST = Backs("device-to-host transfers")
+#: ``back(device)``: the DLPack (device type, id) of a device.
+DLPACK_DEVICE = Backs("DLPack devices")
+#: ``back(x, stream, max_version, dl_device, copy)``: ``x.__dlpack__``.
+TO_DLPACK = Backs("DLPack exports")
+
+
+def empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Array:
+    """A new contiguous array with unspecified contents."""
+    return EMPTY[device.kind](tuple(shape), dtype, device)
+
+
+def full(shape: tuple[int, ...], value: bool | int | float | complex, dtype: DType, device: Device) -> Array:
+    """A new contiguous array with every element ``value`` (cast to ``dtype``)."""
+    out = empty(shape, dtype, device)
+    FILL[device.kind](out, value)
+    return out
+
+
+def fill(x: Array, value: bool | int | float | complex) -> None:
+    """Every element of ``x`` (any strides) set to ``value``, cast to ``x``'s dtype."""
+    if x.size:
+        FILL[x.device.kind](x, value)
+
+
+def copy_into(dst: Array, src: Array) -> None:
+    """``dst[...] = src``: any strides on either side, src broadcast to dst, cast to dst's dtype.
+
+    Overlapping views of one buffer are copied as if through a temporary.
+    """
+    if dst.device != src.device:
+        raise ValueError(f"copy between devices {src.device} and {dst.device}; use to_device() first")
+    if dst.size:
+        COPY[dst.device.kind](dst, src)
+
+
+def copy(x: Array, dtype: DType | None = None) -> Array:
+    """A new contiguous array with ``x``'s elements, cast to ``dtype`` when given."""
+    out = empty(x.shape, x.dtype if dtype is None else dtype, x.device)
+    copy_into(out, x)
+    return out
+
+
+def contiguous(x: Array, dtype: DType | None = None) -> Array:
+    """``x`` itself when row-major contiguous (and of ``dtype``, when given), else a contiguous copy cast to it."""
+    if (dtype is None or x.dtype is dtype) and x.is_contiguous:
+        return x
+    return copy(x, dtype)
+
+
+def from_host(a: Any, dtype: DType, device: Device) -> Array:
+    """A new array on ``device`` holding the NumPy array ``a`` (already of dtype's storage type)."""
+    # np.asarray, not np.ascontiguousarray: the latter makes a 0-d array 1-d.
+    return FROM_HOST[device.kind](np.asarray(a, dtype=dtype.numpy, order="C"), dtype, device)
+
+
+def to_host(x: Array) -> np.ndarray:
+    """A NumPy copy (GPU) or view (cpu) of ``x``'s elements."""
+    return TO_HOST[x.device.kind](x)
+
+
+def dlpack_device(device: Device) -> tuple[int, int]:
+    """``__dlpack_device__`` of arrays on ``device``."""
+    return DLPACK_DEVICE[device.kind](device)
+
+
+def to_dlpack(x: Array, stream: Any, max_version: tuple[int, int] | None, dl_device: tuple[int, int] | None,
+              copy: bool | None) -> Any:
+    """``x.__dlpack__(...)``: a capsule over ``x``'s memory (or a copy's, where asked or needed)."""
+    return TO_DLPACK[x.device.kind](x, stream, max_version, dl_device, copy)

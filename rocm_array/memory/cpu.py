@@ -1,0 +1,56 @@
+"""The memory primitives on the ``cpu`` device: NumPy arrays behind Arrays."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..array import Array, contiguous_strides, wrap_numpy
+from ..devices import Device
+from ..dtypes import DType
+from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST
+
+__all__ = ["register"]
+
+_DL_CPU = (1, 0)  # kDLCPU
+
+
+def empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Array:
+    return Array(np.empty(math.prod(shape), dtype.numpy), shape, contiguous_strides(shape), 0, dtype, device)
+
+
+def fill(x: Array, value: bool | int | float | complex) -> None:
+    x._np[...] = value
+
+
+def copy(dst: Array, src: Array) -> None:
+    s = src._np
+    if np.shares_memory(dst._np, s):
+        s = s.copy()
+    with np.errstate(all="ignore"):
+        np.copyto(dst._np, s, casting="unsafe")
+
+
+def from_host(a: np.ndarray, dtype: DType, device: Device) -> Array:
+    return wrap_numpy(np.array(a, dtype=dtype.numpy, copy=True), dtype)
+
+
+def to_host(x: Array) -> np.ndarray:
+    return x._np
+
+
+def to_dlpack(x: Array, stream: Any, max_version: tuple[int, int] | None, dl_device: tuple[int, int] | None,
+              copy: bool | None) -> Any:
+    if stream is not None:
+        raise ValueError("stream must be None for the cpu device")
+    given = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
+    return x._np.__dlpack__(**{k: v for k, v in given.items() if v is not None})
+
+
+def register() -> None:
+    """Fill the ``cpu`` column of the memory tables."""
+    EMPTY["cpu"], FILL["cpu"], COPY["cpu"] = empty, fill, copy
+    FROM_HOST["cpu"], TO_HOST["cpu"] = from_host, to_host
+    DLPACK_DEVICE["cpu"], TO_DLPACK["cpu"] = (lambda device: _DL_CPU), to_dlpack

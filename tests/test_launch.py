@@ -1,0 +1,61 @@
+"""The launch kit: the constants Python and a kernel share are defined once, in Python.
+
+Each ``Family`` passes its constants as ``-D`` options. The kernel source (or a header it
+includes) must use every one, and none may define it again: a second definition would be a
+second place to change, and a compile error or silent disagreement when they differ.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rocm_array.compile_check import kernel_sources
+from rocm_array.launch import Family
+from rocm_array.runtime.compiler import kernel_headers, kernel_source
+
+_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def _text_with_headers(path: str) -> str:
+    """The source of ``kernels/<path>`` and every project header it includes, transitively."""
+    headers, seen, todo, parts = kernel_headers(), set(), [kernel_source(path)], []
+    while todo:
+        text = todo.pop()
+        parts.append(text)
+        for name in _INCLUDE.findall(text):
+            if name in headers and name not in seen:
+                seen.add(name)
+                todo.append(headers[name])
+    return "\n".join(parts)
+
+
+def _constants() -> list[tuple[str, str, str]]:
+    """(source, name, value) of every -D a family passes."""
+    found = set()
+    for ks in kernel_sources():
+        for option in ks.options:
+            name, _, value = option[2:].partition("=")
+            if option.startswith("-D"):
+                found.add((ks.path, name, value))
+    return sorted(found)
+
+
+def test_families_pass_constants() -> None:
+    assert len(_constants()) >= 20  # copies, indexing, reductions, sort, linalg, nn rows
+
+
+@pytest.mark.parametrize("path, name, value", _constants())
+def test_a_constant_is_used_and_defined_only_in_python(path: str, name: str, value: str) -> None:
+    text = _text_with_headers(path)
+    assert re.search(rf"\b{name}\b", text), f"{path} never uses {name}"
+    assert name not in _DEFINE.findall(text), f"{path} (or a header) defines {name} again"
+    assert value.lstrip("-").isdigit()
+
+
+def test_options_are_stable_and_sorted() -> None:
+    f = Family("copy/copy.hip", {"B": 2, "A": 1})
+    assert f.options == ("-DA=1", "-DB=2")  # the cache key does not depend on dict order
+    assert f.sources([("fill<float>",)])[0].options == f.options
