@@ -9,7 +9,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from rocm_array.compiler import Compiler, compile_program
+from rocm_array.runtime.compiler import Compiler, compile_program
 from rocm_array.runtime import sim
 from rocm_array.runtime.protocol import DriverError
 
@@ -174,3 +174,9 @@ def test_exited_lane_reads_poison(dev: Device, broken: dict) -> None:
 def test_invalid_launch_is_reported(dev: Device, broken: dict) -> None:
     with pytest.raises(DriverError, match="a block holds 1 to 1024 threads"):
         _run(dev, broken["split"], 1025)
+
+
+def test_never_found_by_default() -> None:
+    from rocm_array import runtime
+
+    assert "sim" in runtime.ON_REQUEST and "sim" not in runtime.PLATFORMS

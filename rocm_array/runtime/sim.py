@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..compiler import cache_dir, kernel_headers, kernel_source
+from .compiler import cache_dir, kernel_headers, kernel_source
 from .protocol import DeviceProperties, DriverError, DriverOutOfMemory
 from .targets import COMMON
 
