@@ -90,12 +90,11 @@ def find_compiler() -> tuple[str, str]:
                       f"apt-get install clang-{CLANG_MIN}, or set ROCM_ARRAY_SIM_CXX")
 
 
-def _build(cxx: str, args: list[str], out: Path) -> str:
-    """Run the compiler; its output, or DriverError naming the build."""
+def _build(cxx: str, args: list[str], out: Path) -> None:
+    """Run the compiler; DriverError with its output when it fails."""
     done = subprocess.run([cxx, *args, "-o", str(out)], capture_output=True, text=True)
     if done.returncode:
         raise DriverError(f"sim: building {out.name} failed:\n{done.stderr.strip()}")
-    return done.stderr
 
 
 def _write_tree(root: Path, files: dict[str, str]) -> None:
