@@ -58,7 +58,7 @@ def test_properties(gpu: Device) -> None:
     p = gpu.runtime.properties
     assert p.name and p.compute_units > 0 and p.total_memory > 2**30
     assert p.wave_size in (32, 64)
-    assert p.arch.startswith("sm_" if p.platform == "nvidia" else "gfx")
+    assert p.arch.startswith({"nvidia": "sm_", "amd": "gfx", "sim": "sim"}[p.platform])
     assert gpu in xp.__array_namespace_info__().devices()
     assert devices.parse(f"gpu:{gpu.index}") is gpu
 

@@ -5,7 +5,9 @@
 // defined in kernels/common/*.h, and kernels include nothing else.
 #pragma once
 
-#if defined(__HIP__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC_RTC__)
+#if defined(RA_SIM)
+#define RA_AMD 1  // the CPU simulator runs the AMD path (kernels/sim/sim.h supplies HIP's calls)
+#elif defined(__HIP__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC_RTC__)
 #define RA_AMD 1
 #elif defined(__CUDACC__)
 #define RA_NVIDIA 1
@@ -27,6 +29,13 @@ static_assert(RA_WAVE_SIZE == __AMDGCN_WAVEFRONT_SIZE,
 #define RA_HOST_DEVICE __host__ __device__ __forceinline__
 #define RA_RESTRICT __restrict__
 #define RA_ALIGN(n) __attribute__((aligned(n)))
+
+// The launch's dynamic shared memory as an array of T (the simulator hands the block's buffer).
+#ifdef RA_SIM
+#define RA_DYNAMIC_SHARED(T, name) T* name = static_cast<T*>(ra_sim_dynamic_shared())
+#else
+#define RA_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+#endif
 
 // 64-bit indexing: a tensor may hold more than 2^31 elements.
 typedef long long ra_index_t;

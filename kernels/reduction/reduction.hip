@@ -266,7 +266,7 @@ template <typename In, typename C, typename Map, typename Combine, bool PARTIAL,
 RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
                                const ra_geometry<1>& kept, const ra_geometry<1>& red, int flags, double param) {
   typedef typename Map::template acc<C> A;
-  extern __shared__ unsigned long long ra_outer_smem[];
+  RA_DYNAMIC_SHARED(unsigned long long, ra_outer_smem);
   A* tile = reinterpret_cast<A*>(ra_outer_smem);
   const Combine op;
   const ra_index_t s = blockIdx.y, lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;

@@ -261,6 +261,10 @@ template <typename K> RA_DEVICE unsigned int ra_digit(K key, int shift) {
   return (unsigned int)(key >> shift) & (RA_RADIX - 1);
 }
 
+// Every lane of the wave: on AMD the mask has 64 bits at wave 32 too, and the lanes past the
+// wave must stay clear (a complemented ballot sets them).
+#define RA_WAVE_LANES ((ra_lanemask_t)(~0ull >> (64 - RA_WAVE_SIZE)))
+
 // The lanes among `lanes` whose digit equals this lane's: a ballot per bit. (NVIDIA's match
 // instruction takes longer the more distinct digits a warp holds: it lost on random keys.)
 RA_DEVICE ra_lanemask_t ra_digit_peers(unsigned int d, ra_lanemask_t lanes) {
@@ -351,9 +355,10 @@ RA_DEVICE void ra_onesweep_tile(RaOnesweepShared<typename RaKeyOf<KI>::type, !ra
   for (int j = 0; j < ITEMS; ++j) {
     const bool valid = ra_in_tile<FULL>(first + j * RA_WAVE_SIZE, tile_n);
     const unsigned int d = ra_digit(key[j], shift);
-    const ra_lanemask_t peers = ra_digit_peers(d, FULL ? ~(ra_lanemask_t)0 : ra_ballot(valid));
+    const ra_lanemask_t peers = ra_digit_peers(d, FULL ? RA_WAVE_LANES : ra_ballot(valid));
     const ra_lanemask_t ahead = peers & below;
     const unsigned int before = wave_count[d];
+    ra_wave_sync();  // every lane has read its count before the lowest of each digit adds to it
     if (valid && ahead == 0) wave_count[d] = before + ra_popc(peers);
     rank[j] = (before + ra_popc(ahead)) | (valid ? d : RA_RADIX) << 16;
     ra_wave_sync();

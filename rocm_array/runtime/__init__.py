@@ -3,7 +3,8 @@
 Only the platform modules (``amd``: hip-python, ``nvidia``: cuda-bindings)
 import the bindings. The platform is chosen at run time: the first of
 ``amd``, ``nvidia`` that finds devices, or the one ``ROCM_ARRAY_PLATFORM``
-names. A missing binding or driver means no GPU, with the reason recorded.
+names (``sim``, the CPU simulator of ``sim.py``, only then). A missing binding or
+driver means no GPU, with the reason recorded.
 """
 
 from __future__ import annotations
@@ -17,16 +18,19 @@ from .protocol import Runtime
 __all__ = ["discover", "PLATFORMS", "INSTALL"]
 
 PLATFORMS = ("amd", "nvidia")
+#: Platforms used only when ROCM_ARRAY_PLATFORM names them.
+ON_REQUEST = ("sim",)
 #: What to install for each platform (its bindings), as error messages say it.
 INSTALL = {"amd": "hip-python (pip install rocm_array[amd])",
-           "nvidia": "cuda-bindings with NVRTC (pip install rocm_array[nvidia])"}
+           "nvidia": "cuda-bindings with NVRTC (pip install rocm_array[nvidia])",
+           "sim": "the simulator"}
 
 
 def discover() -> tuple[list[Runtime], list[str]]:
     """The GPUs present, one Runtime each, and the reasons any platform is missing."""
     forced = os.environ.get("ROCM_ARRAY_PLATFORM", "").strip().lower()
-    if forced and forced not in PLATFORMS:
-        return [], [f"ROCM_ARRAY_PLATFORM={forced!r} is not one of {', '.join(PLATFORMS)}"]
+    if forced and forced not in PLATFORMS + ON_REQUEST:
+        return [], [f"ROCM_ARRAY_PLATFORM={forced!r} is not one of {', '.join(PLATFORMS + ON_REQUEST)}"]
     problems: list[str] = []
     for name in (forced,) if forced else PLATFORMS:
         try:

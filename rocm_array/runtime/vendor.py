@@ -24,14 +24,16 @@ if TYPE_CHECKING:
 
 __all__ = ["KINDS", "VendorUnavailable", "library", "why"]
 
+_SIM = "a vendor library (the simulator has none: it runs the project's own kernels only)"
 #: kind -> platform -> what the library is and what installs it.
 KINDS: dict[str, dict[str, str]] = {
     "blas": {"nvidia": "cuBLAS and cuSOLVER (nvmath-python: pip install rocm_array[nvidia])",
-             "amd": "hipBLAS and hipSOLVER (hip-python's hipblas and hipsolver, ROCm's libhipblas and libhipsolver)"},
+             "amd": "hipBLAS and hipSOLVER (hip-python's hipblas and hipsolver, ROCm's libhipblas and libhipsolver)",
+             "sim": _SIM},
     "fft": {"nvidia": "cuFFT (nvmath-python: pip install rocm_array[nvidia])",
-            "amd": "hipFFT (hip-python's hipfft, ROCm's libhipfft)"},
+            "amd": "hipFFT (hip-python's hipfft, ROCm's libhipfft)", "sim": _SIM},
     "dnn": {"nvidia": "cuDNN (pip install nvidia-cudnn-frontend nvidia-cudnn-cu12 or -cu13)",
-            "amd": "MIOpen (ROCm's libMIOpen)"},
+            "amd": "MIOpen (ROCm's libMIOpen)", "sim": _SIM},
 }
 
 

@@ -1,0 +1,330 @@
+"""The ``sim`` platform: the project's HIP kernels run on the CPU, at a chosen wave size.
+
+Chosen only when asked (``ROCM_ARRAY_PLATFORM=sim``; ``ROCM_ARRAY_SIM_WAVE``: 64, AMD CDNA's
+wave, or 32), never found by default. It shows what the kernels do at a wave size no
+hardware at hand runs: lane-exact shuffles and ballots, ``__syncthreads``, shared memory,
+atomics (kernels/sim/sim.h, kernels/sim/scheduler.cpp). Not timing, not the hardware's
+memory model beyond barriers and atomics, not the AMD compiler's code.
+
+Kept symmetric with ``amd.py`` and ``nvidia.py``: an Rtc, a Driver, ``open_devices``.
+The Rtc is the host's clang++, making a shared library per program; device memory is
+host memory; a launch runs the grid before it returns.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .compiler import cache_dir, kernel_headers, kernel_source
+from .protocol import DeviceProperties, DriverError, DriverOutOfMemory
+from .targets import COMMON
+
+__all__ = ["SimRtc", "SimDriver", "open_devices"]
+
+PLATFORM = "sim"
+#: kDLROCM, as the device simulated: rocm_array treats its arrays as a GPU's (exports to the
+#: host copy). No other library can use them: the memory is the host's, not a ROCm device's.
+DLPACK_DEVICE_TYPE = 10
+#: The wave sizes the simulator runs (ROCM_ARRAY_SIM_WAVE); 64 when unset: the one no other
+#: platform in CI runs.
+WAVES = (64, 32)
+#: Compute units reported: few, so that the grids the backs size from it are small and
+#: grid-stride loops take several turns.
+COMPUTE_UNITS = 4
+#: Bytes of "device" memory (ROCM_ARRAY_SIM_MEMORY overrides): allocations past it fail as
+#: on a full device, so out-of-memory paths run without exhausting the host.
+MEMORY = 4 << 30
+#: Alignment of allocations (the drivers give at least 256 bytes).
+ALIGNMENT = 256
+#: The oldest clang that compiles the AMD path on the host (_Float16 on x86-64: clang 15).
+CLANG_MIN = 15
+#: Flags of every build: position-independent shared libraries exporting only the entries.
+BUILD = ["-fPIC", "-shared", "-fvisibility=hidden", "-U_FORTIFY_SOURCE"]
+#: Flags of kernel programs (besides the target's wave size): the AMD path, through sim.h.
+KERNEL = [*COMMON, "-O1", "-DRA_SIM", "-include", "sim/sim.h", "-w"]
+
+_ENTRY = ('extern "C" __attribute__((visibility("default"))) int {symbol}(const RaSimLaunch* l, void** p) '
+          '{{ return ra_sim_launch<&{expr}>(l, p, "{expr}"); }}\n')
+_libc = ctypes.CDLL(None)
+_libc.aligned_alloc.restype = ctypes.c_void_p
+_libc.aligned_alloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
+_libc.free.argtypes = [ctypes.c_void_p]
+
+
+class Dim3(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("z", ctypes.c_uint)]
+
+
+class Launch(ctypes.Structure):
+    """kernels/sim/abi.h: RaSimLaunch."""
+
+    _fields_ = [("grid", Dim3), ("block", Dim3), ("shared", ctypes.c_uint), ("reverse", ctypes.c_int)]
+
+
+def find_compiler() -> tuple[str, str]:
+    """The host clang++ (``ROCM_ARRAY_SIM_CXX``, else the newest on PATH) and its version line."""
+    named = os.environ.get("ROCM_ARRAY_SIM_CXX")
+    candidates = [named] if named else ["clang++", *(f"clang++-{v}" for v in range(22, CLANG_MIN - 1, -1))]
+    for name in candidates:
+        path = shutil.which(name)
+        if not path:
+            continue
+        line = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
+        found = re.search(r"clang version (\d+)", line[0]) if line else None
+        if found and int(found.group(1)) >= CLANG_MIN:
+            return path, line[0].strip()
+        if named:
+            raise DriverError(f"ROCM_ARRAY_SIM_CXX={named}: not clang {CLANG_MIN} or later ({line[0] if line else '?'})")
+    raise DriverError(f"no clang++ {CLANG_MIN} or later on PATH (the kernels' AMD path needs clang's extensions): "
+                      f"apt-get install clang-{CLANG_MIN}, or set ROCM_ARRAY_SIM_CXX")
+
+
+def _build(cxx: str, args: list[str], out: Path) -> None:
+    """Run the compiler; DriverError with its output when it fails."""
+    done = subprocess.run([cxx, *args, "-o", str(out)], capture_output=True, text=True)
+    if done.returncode:
+        raise DriverError(f"sim: building {out.name} failed:\n{done.stderr.strip()}")
+
+
+def _write_tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+_scheduler_lock = threading.Lock()
+_schedulers: dict[str, ctypes.CDLL] = {}
+
+
+def scheduler(cxx: str, version: str) -> ctypes.CDLL:
+    """The scheduler library (kernels/sim/scheduler.cpp), built once into the kernel cache and
+    loaded with RTLD_GLOBAL: the kernel libraries bind to its symbols when they load."""
+    with _scheduler_lock:
+        lib = _schedulers.get(cxx)
+        if lib is not None:
+            return lib
+        source = kernel_source("sim/scheduler.cpp")
+        key = hashlib.sha256(repr((source, kernel_headers()["sim/abi.h"], version, BUILD)).encode()).hexdigest()
+        path = cache_dir() / "sim" / f"scheduler-{key[:24]}.so"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory() as tmp:
+                _write_tree(Path(tmp), {"sim/scheduler.cpp": source, "sim/abi.h": kernel_headers()["sim/abi.h"]})
+                built = Path(tmp) / "scheduler.so"
+                _build(cxx, [*COMMON, "-O2", *BUILD, "-I", tmp, f"{tmp}/sim/scheduler.cpp"], built)
+                os.replace(shutil.copy(built, path.with_suffix(f".{os.getpid()}.tmp")), path)
+        lib = _schedulers[cxx] = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        lib.ra_sim_error.restype = ctypes.c_char_p
+        return lib
+
+
+@dataclass
+class _Program:
+    source: str
+    filename: str
+    headers: dict[str, str]
+    names: list[str] = field(default_factory=list)
+    log: str = ""
+    code: bytes = b""
+
+
+class SimRtc:
+    """clang++ as a run-time compiler: a program becomes a shared library with one extern "C"
+    entry per name expression, ``ra_sim_kernel_<i>``. Entries rather than the kernels' mangled
+    names: the driver needs a C function of one signature that unpacks the kernelParams
+    array into the kernel's parameters (the GPU driver's job), which the entry is."""
+
+    name = "sim-clang"
+
+    def __init__(self, cxx: str, version: str) -> None:
+        self._cxx = cxx
+        self._version = version
+
+    def version(self) -> str:
+        return self._version
+
+    def target_options(self, arch: str, wave_size: int) -> list[str]:
+        return [*KERNEL, f"-DRA_WAVE_SIZE={wave_size}", *BUILD]
+
+    def create(self, source: str, filename: str, headers: dict[str, str]) -> _Program:
+        return _Program(source, filename, headers)
+
+    def add_name(self, prog: _Program, expr: str) -> None:
+        prog.names.append(expr)
+
+    def compile(self, prog: _Program, options: list[str]) -> bool:
+        entries = "".join(_ENTRY.format(symbol=self.lowered(prog, e), expr=e) for e in prog.names)
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            _write_tree(root, {**prog.headers, prog.filename: prog.source + "\n" + entries})
+            out = root / "program.so"
+            done = subprocess.run([self._cxx, *options, "-I", tmp, "-x", "c++", str(root / prog.filename),
+                                   "-o", str(out)], capture_output=True, text=True)
+            prog.log = done.stderr
+            if done.returncode == 0:
+                prog.code = out.read_bytes()
+        return done.returncode == 0
+
+    def log(self, prog: _Program) -> str:
+        return prog.log
+
+    def lowered(self, prog: _Program, expr: str) -> str:
+        return f"ra_sim_kernel_{prog.names.index(expr)}"
+
+    def code(self, prog: _Program) -> bytes:
+        return prog.code
+
+    def destroy(self, prog: _Program) -> None:
+        pass
+
+
+class SimDriver:
+    """The simulated device: host memory, launches that run before they return."""
+
+    platform = PLATFORM
+    dlpack_device_type = DLPACK_DEVICE_TYPE
+    stream = 0  # one implicit stream: every call completes in order
+
+    def __init__(self, wave_size: int, reverse: bool, memory: int) -> None:
+        self._cxx, version = find_compiler()
+        self._scheduler = scheduler(self._cxx, version)
+        self._rtc = SimRtc(self._cxx, version)
+        self._reverse = int(reverse)
+        self._sizes: dict[int, int] = {}
+        self._used = 0
+        self._lock = threading.Lock()
+        self._folder = tempfile.mkdtemp(prefix="rocm_array-sim-")
+        self.properties = DeviceProperties(
+            platform=PLATFORM, index=0, name=f"rocm_array simulator, wave {wave_size} ({version})",
+            arch=f"sim{wave_size}", wave_size=wave_size, compute_units=COMPUTE_UNITS, total_memory=memory)
+
+    def activate(self) -> None:
+        pass
+
+    def rtc(self) -> SimRtc:
+        return self._rtc
+
+    # -- memory --
+    def malloc_async(self, nbytes: int) -> int:
+        with self._lock:
+            if self._used + nbytes > self.properties.total_memory:
+                raise DriverOutOfMemory(f"sim malloc_async({nbytes}) failed: past the simulator's "
+                                        f"{self.properties.total_memory} bytes (ROCM_ARRAY_SIM_MEMORY)")
+            ptr = _libc.aligned_alloc(ALIGNMENT, -(-nbytes // ALIGNMENT) * ALIGNMENT)
+            if not ptr:
+                raise DriverOutOfMemory(f"sim malloc_async({nbytes}) failed: the host is out of memory")
+            self._sizes[ptr] = nbytes
+            self._used += nbytes
+        return ptr
+
+    def free_async(self, ptr: int) -> None:
+        with self._lock:
+            self._used -= self._sizes.pop(ptr)
+        _libc.free(ptr)
+
+    def pool_usage(self) -> tuple[int, int]:
+        return self._used, self._used
+
+    def pool_trim(self, keep: int) -> None:
+        pass  # freed memory goes back to the host at once
+
+    def memcpy(self, dst: int, src: int, nbytes: int, kind: str) -> None:
+        ctypes.memmove(dst, src, nbytes)
+
+    def memset_d8(self, ptr: int, value: int, nbytes: int) -> None:
+        ctypes.memset(ptr, value, nbytes)
+
+    def host_alloc(self, nbytes: int) -> int:
+        ptr = _libc.aligned_alloc(ALIGNMENT, -(-nbytes // ALIGNMENT) * ALIGNMENT)
+        if not ptr:
+            raise DriverOutOfMemory(f"sim host_alloc({nbytes}) failed: the host is out of memory")
+        return ptr
+
+    def host_free(self, ptr: int) -> None:
+        _libc.free(ptr)
+
+    # -- ordering: every call has completed when it returns --
+    def event_create(self) -> Any:
+        return [0.0]
+
+    def event_record(self, event: Any) -> None:
+        event[0] = time.perf_counter()
+
+    def event_synchronize(self, event: Any) -> None:
+        pass
+
+    def event_elapsed_ms(self, start: Any, end: Any) -> float:
+        return (end[0] - start[0]) * 1e3
+
+    def event_destroy(self, event: Any) -> None:
+        pass
+
+    def stream_wait_event(self, stream: int, event: Any) -> None:
+        pass
+
+    def synchronize(self) -> None:
+        pass
+
+    # -- kernels --
+    def module_load(self, code: bytes) -> Any:
+        fd, path = tempfile.mkstemp(suffix=".so", dir=self._folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(code)
+            return ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        finally:
+            os.unlink(path)  # the loader keeps its mapping
+
+    def module_function(self, module: Any, name: str) -> Any:
+        try:
+            fn = module[name]
+        except AttributeError:
+            raise DriverError(f"sim module_function({name}): no such entry in the program") from None
+        fn.argtypes = [ctypes.POINTER(Launch), ctypes.c_void_p]
+        fn.restype = ctypes.c_int
+        return fn
+
+    def sender(self, function: Any, block: tuple[int, int, int],
+               shared: int) -> Callable[[tuple[int, int, int], int], None]:
+        """``send(grid, params)``: run ``function`` over the grid, then return."""
+        bx, by, bz = block
+        reverse, error = self._reverse, self._scheduler.ra_sim_error
+
+        def send(grid: tuple[int, int, int], params: int) -> None:
+            launch = Launch(Dim3(*grid), Dim3(bx, by, bz), shared, reverse)
+            if function(ctypes.byref(launch), params):
+                raise DriverError(f"sim launch failed: {error().decode(errors='replace')}")
+
+        return send
+
+
+def _setting(name: str, default: int, allowed: tuple[int, ...] = ()) -> int:
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = int(raw) if raw else default
+    except ValueError:
+        value = -1
+    if value <= 0 or (allowed and value not in allowed):
+        want = " or ".join(map(str, allowed)) if allowed else "a positive integer"
+        raise DriverError(f"{name}={raw!r}: expected {want}")
+    return value
+
+
+def open_devices() -> list[SimDriver]:
+    """The one simulated device; raises DriverError when a setting is wrong or clang++ is missing."""
+    order = os.environ.get("ROCM_ARRAY_SIM_ORDER", "forward").strip().lower()
+    if order not in ("forward", "reverse"):
+        raise DriverError(f"ROCM_ARRAY_SIM_ORDER={order!r}: expected forward or reverse")
+    return [SimDriver(_setting("ROCM_ARRAY_SIM_WAVE", WAVES[0], WAVES), order == "reverse",
+                      _setting("ROCM_ARRAY_SIM_MEMORY", MEMORY))]
