@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import os
 
-from .gpu import GpuRuntime
 from .protocol import Runtime
 
 __all__ = ["discover", "PLATFORMS", "INSTALL"]
@@ -28,6 +27,8 @@ INSTALL = {"amd": "hip-python (pip install rocm_array[amd])",
 
 def discover() -> tuple[list[Runtime], list[str]]:
     """The GPUs present, one Runtime each, and the reasons any platform is missing."""
+    from .gpu import GpuRuntime  # at discovery, not at import: its compiler and staging cost ~30 ms
+
     forced = os.environ.get("ROCM_ARRAY_PLATFORM", "").strip().lower()
     if forced and forced not in PLATFORMS + ON_REQUEST:
         return [], [f"ROCM_ARRAY_PLATFORM={forced!r} is not one of {', '.join(PLATFORMS + ON_REQUEST)}"]
