@@ -78,9 +78,9 @@ def test_discovery_names_hips_status(amd: Any, no_gpu: None, monkeypatch: pytest
     monkeypatch.setenv("ROCM_ARRAY_PLATFORM", "amd")
     found, problems = discover()
     assert found == []
-    # The status by name, as text: not a tuple, not a number, not an enum's repr.
-    assert len(problems) == 1 and re.fullmatch(r"amd: DriverError: hipInit failed: hipError[A-Za-z]+", problems[0]), \
-        problems
+    # The status by name, as text, then HIP's own sentence: not a tuple, not a number, not an enum's repr.
+    assert len(problems) == 1 and re.fullmatch(r"amd: DriverError: hipInit failed: hipError[A-Za-z]+ \([^()]+\)",
+                                               problems[0]), problems
 
 
 @pytest.mark.parametrize("arch, wave", [("gfx90a", 64), ("gfx1100", 32)])
