@@ -41,6 +41,7 @@ PORTABILITY = KernelSource("check/portability.hip", (
     "atomic_sum<int>", "atomic_sum<unsigned int>", "atomic_sum<long long>",
     "atomic_sum<unsigned long long>", "atomic_sum<float>", "atomic_sum<double>",
     "atomic_max<float>", "atomic_max<double>", "atomic_max<int>", "atomic_max<long long>",
+    "wave_shuffles<int>", "block_scan_reverse<int>",
 ))
 
 
