@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from rocm_array import dtypes, memory
-from rocm_array.array import Array, wrap_numpy
+from rocm_array.array import Array
 from rocm_array.broadcast import broadcast_shapes, broadcast_view
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl

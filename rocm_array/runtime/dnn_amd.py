@@ -145,7 +145,7 @@ class MIOpen:
         return best.algo, int(best.memory)
 
     def pooling(self, y: Tensor, x: Tensor, window: Pair, stride: Pair, padding: Pair, mode: str) -> None:
-        rt, d = self._rt, self._d
+        d = self._d
         with d.tensor(x) as xd, d.tensor(y) as yd, d.pooling(window, stride, padding, mode) as pd:
             one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
             d.call("miopenPoolingForward", self._handle, pd, ctypes.byref(one), xd, _P(x.ptr),
