@@ -7,8 +7,10 @@ itself computes nothing but its own metadata.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
+import os
 import sys
 from typing import Any, Callable, Iterator
 
@@ -16,7 +18,7 @@ import numpy as np
 
 from . import devices, memory
 from .devices import Device
-from .dtypes import DType, from_numpy
+from .dtypes import DType, from_numpy, python_scalar
 from .namespace import TABLE
 from .runtime.layout import contiguous_strides
 
@@ -24,13 +26,19 @@ __all__ = ["Array", "wrap_numpy", "contiguous_strides"]
 
 _SUPPORTED_VERSIONS = ("2023.12", "2024.12", "2025.12")
 
+#: Set to 1: cpu arrays refuse implicit conversion to NumPy as gpu arrays do (``__array__``), so a
+#: run on the cpu checks that code keeps the GPU's rules.
+STRICT_HOST_VAR = "ROCM_ARRAY_STRICT_HOST"
+#: Set to 1: ``np.asarray`` of a gpu array copies it to the host instead of raising. For engines
+#: that hand chunks to NumPy-only writers (Cubed writes its Zarr chunks through ``np.asarray``):
+#: the user asks for each copy by setting it, so none is silent.
+HOST_COPY_VAR = "ROCM_ARRAY_HOST_COPY"
+
 
 class Array:
     """An n-dimensional array on one device. Create arrays with the namespace's functions."""
 
     __slots__ = ("_buf", "_offset", "_shape", "_strides", "_dtype", "_device", "_npv", "__weakref__")
-    # NumPy defers to our reflected operators instead of converting us.
-    __array_ufunc__ = None
 
     def __init__(
         self,
@@ -141,13 +149,57 @@ class Array:
         return memory.to_dlpack(self, stream, max_version, dl_device, copy)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self._device.kind != "cpu":
-            raise TypeError(f"implicit conversion of an array on {self._device} to NumPy is not "
-                            "allowed; use x.to_device('cpu') first")
-        a = self._np
+        if self._device.kind != "cpu" or os.environ.get(STRICT_HOST_VAR) == "1":
+            if os.environ.get(HOST_COPY_VAR) != "1":
+                raise TypeError(
+                    f"implicit conversion of an array on {self._device} to NumPy is not allowed; use "
+                    f"np.from_dlpack(x.to_device('cpu')), or set {HOST_COPY_VAR}=1 to let NumPy copy it"
+                    + (f" ({STRICT_HOST_VAR}=1 makes cpu arrays refuse it too)" if self._device.kind == "cpu" else ""))
+            a, copy = memory.to_host(self), False  # a fresh host copy already, or the cpu view
+        else:
+            a = self._np
         if dtype is not None:
             a = a.astype(dtype, copy=bool(copy))
         return a.copy() if copy else a
+
+    # NEP 13 and 18: NumPy's functions and ufuncs called on Arrays run rocm_array's functions on the
+    # Array's device, through the plugin that provides these two entries (NotImplemented without it:
+    # NumPy then raises a TypeError, never converting the array).
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        impl = TABLE.get("Array.__array_ufunc__")
+        return NotImplemented if impl is None else impl(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        impl = TABLE.get("Array.__array_function__")
+        return NotImplemented if impl is None else impl(self, func, types, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        # NumPy's array methods (``x.sum(axis=0)``, ``x.astype(...)``), which engines written for
+        # NumPy call on chunks: provided by the plugin with the NumPy protocols, as ``Array.<name>``.
+        impl = None if name.startswith("_") else TABLE.get(f"Array.{name}")
+        if impl is None:
+            raise AttributeError(f"'Array' object has no attribute {name!r}")
+        return functools.partial(impl, self)
+
+    # -- copies and pickles ------------------------------------------------------------------
+    def __copy__(self) -> Array:
+        return memory.copy(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Array:
+        return memory.copy(self)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # The view's elements only (never the whole buffer), through the host; restored on the same
+        # kind of device (see ``_unpickle``).
+        host = np.ascontiguousarray(memory.to_host(self))
+        return _unpickle, (host, self._dtype.name, self._device.kind, self._device.index)
+
+    def _check_writable(self, name: str) -> None:
+        """ValueError when the array is a broadcast view: a stride of 0 along an axis of more than
+        one element, so one write would land on one element many times and change what it views."""
+        if any(s == 0 and n > 1 for n, s in zip(self._shape, self._strides)):
+            raise ValueError(f"{name}: the array is a broadcast view (from broadcast_to or broadcast_arrays) "
+                             "and cannot be written to; write to a copy: xp.asarray(x, copy=True)")
 
     # -- Python scalars -------------------------------------------------------------------
     def _scalar(self, kinds: str, to: Callable[[Any], Any], what: str) -> Any:
@@ -196,20 +248,42 @@ class Array:
     __str__ = __repr__
 
 
+def _unpickle(host: np.ndarray, dtype: str, kind: str, index: int) -> Array:
+    """A pickled Array: on its device if this process has it, else on the first of its kind."""
+    from .dtypes import BY_NAME
+    same = [d for d in devices.available() if d.kind == kind]
+    if not same:
+        raise ValueError(f"cannot unpickle an array from {kind}:{index}: this process has no {kind} device "
+                         f"(devices: {', '.join(map(str, devices.available()))})")
+    device = next((d for d in same if d.index == index), same[0])
+    return memory.from_host(host, BY_NAME[dtype], device)
+
+
+_SCALARS = (bool, int, float, complex)
+_OPERANDS = (Array, *_SCALARS)
+
+
 def _binary(fn: str) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
+    # A NumPy scalar operand goes in as the Python scalar it holds (``python_scalar``).
     def forward(self: Array, other: Any, /) -> Any:
-        if not isinstance(other, (Array, bool, int, float, complex)):
-            return NotImplemented
+        if not isinstance(other, _OPERANDS):
+            other = python_scalar(other)
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented
         return TABLE[fn](self, other)
 
     def reflected(self: Array, other: Any, /) -> Any:
-        if not isinstance(other, (bool, int, float, complex)):
-            return NotImplemented
+        if not isinstance(other, _SCALARS):
+            other = python_scalar(other)
+            if not isinstance(other, _SCALARS):
+                return NotImplemented
         return TABLE[fn](other, self)
 
     def inplace(self: Array, other: Any, /) -> Any:
-        if not isinstance(other, (Array, bool, int, float, complex)):
-            return NotImplemented
+        if not isinstance(other, _OPERANDS):
+            other = python_scalar(other)
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented
         return TABLE["Array._inplace"](fn, self, other)
 
     return forward, reflected, inplace

@@ -8,7 +8,7 @@ rules differ from the standard's).
 from __future__ import annotations
 
 import functools
-from typing import Final
+from typing import Any, Final
 
 import ml_dtypes
 import numpy as np
@@ -16,14 +16,14 @@ import numpy as np
 __all__ = [
     "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
     "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "compute_dtype",
-    "ALL", "CATEGORIES", "result_type", "isdtype", "from_numpy", "check_dtype",
+    "ALL", "CATEGORIES", "result_type", "isdtype", "from_numpy", "check_dtype", "python_scalar",
 ]
 
 
 class DType:
     """A data type. Instances are singletons: compare them with ``==`` or ``is``."""
 
-    __slots__ = ("name", "itemsize", "kind", "numpy", "c_type")
+    __slots__ = ("name", "itemsize", "kind", "numpy", "c_type", "type", "char", "str")
 
     def __init__(self, name: str, kind: str, numpy_dtype: np.dtype, c_type: str) -> None:
         self.name = name
@@ -31,14 +31,36 @@ class DType:
         self.numpy = np.dtype(numpy_dtype)
         self.itemsize = self.numpy.itemsize
         self.c_type = c_type  # the type's name in kernels/ (see kernels/common/types.h)
+        # What engines written for NumPy read off a dtype (Dask, xarray, Zarr): NumPy's values.
+        self.type = self.numpy.type
+        self.char = self.numpy.char
+        self.str = self.numpy.str
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype: ``np.dtype(xp.float32)`` reads it, so every NumPy dtype argument takes ours."""
+        return self.numpy
 
     def __repr__(self) -> str:
         return f"rocm_array.{self.name}"
 
     __str__ = __repr__
 
-    # Equality and hashing are object identity (the default, at C speed): each dtype is one
-    # object, and pickling returns that same object (__reduce__).
+    # Each dtype is one object, and pickling returns that same object (__reduce__). It also equals
+    # its NumPy dtype and scalar type (``xp.float32 == np.float32``), as engines written for NumPy
+    # compare them. Hashing stays object identity, at C speed (``object.__hash__`` fills the slot
+    # directly): dtypes key the hot paths' dicts, where the identity check answers first.
+    def __eq__(self, other: object) -> bool:
+        if other is self or isinstance(other, DType):
+            return other is self
+        if isinstance(other, (np.dtype, type)):
+            try:
+                return np.dtype(other) == self.numpy  # type: ignore[arg-type]
+            except TypeError:
+                return False
+        return NotImplemented
+
+    __hash__ = object.__hash__
 
     def __reduce__(self) -> str:
         return self.name
@@ -182,16 +204,17 @@ _pybool = type(True)
 
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     """The standard's ``isdtype``."""
-    check_dtype(dtype)
+    dtype = check_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
-    if isinstance(kind, DType):
-        return dtype is kind
     if isinstance(kind, str):
         if kind not in _KINDS:
             raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(_KINDS)}")
         return dtype in CATEGORIES[kind]
-    raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {type(kind).__name__}")
+    try:
+        return dtype is check_dtype(kind)
+    except TypeError:
+        raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {type(kind).__name__}") from None
 
 
 _KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating",
@@ -199,10 +222,31 @@ _KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floati
 
 
 def check_dtype(dtype: object) -> DType:
-    """``dtype`` itself when it is one of ours; TypeError naming what it was otherwise."""
+    """Our dtype for ``dtype``: one of ours, or a NumPy dtype or scalar type (``np.dtype("int8")``,
+    ``np.float32``, ``float``) that has a counterpart; TypeError otherwise (names such as
+    ``"float32"`` too, as the standard's dtype arguments are dtype objects)."""
     if isinstance(dtype, DType):
         return dtype
-    raise TypeError(f"expected a rocm_array dtype, got {dtype!r} of type {type(dtype).__name__}")
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, (np.generic, *_PYTHON))):
+        found = _BY_NUMPY.get(np.dtype(dtype))
+        if found is not None:
+            return found
+    raise TypeError(f"expected a dtype, got {dtype!r} of type {type(dtype).__name__}; use one of "
+                    f"rocm_array's dtypes (xp.float32…) or a NumPy dtype that has one")
+
+
+_PYTHON = (_pybool, int, float, complex)  # the Python types NumPy takes as dtypes
+
+
+def python_scalar(value: Any) -> Any:
+    """The Python scalar of a NumPy scalar (``np.float32(2)`` -> 2.0), which then mixes with arrays
+    as Python scalars do; any other value as it is."""
+    if isinstance(value, np.generic):
+        if value.dtype.kind in "biufc":
+            return value.item()
+        if value.dtype == bfloat16.numpy:
+            return float(value)
+    return value
 
 
 def from_numpy(dtype: np.dtype) -> DType:

@@ -66,8 +66,7 @@ def test_astype_bad_inputs(device: str) -> None:
     x = xp.asarray([1.0], device=device)
     with pytest.raises(TypeError):
         xp.astype(x, "float32")
-    with pytest.raises(TypeError):
-        xp.astype(x, np.float32)
+    assert xp.astype(x, np.float32).dtype is xp.float32  # NumPy's dtypes name ours (as in CuPy)
     with pytest.raises(TypeError):
         xp.astype([1.0], xp.float32)
     with pytest.raises(TypeError):

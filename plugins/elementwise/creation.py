@@ -292,7 +292,7 @@ def _from_array(x: Array, dtype: DType | None, device: Any, copy: bool | None) -
 def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
             copy: bool | None = None) -> Array:
     if dtype is not None:
-        dtypes.check_dtype(dtype)
+        dtype = dtypes.check_dtype(dtype)
     if isinstance(obj, Array):
         return _from_array(obj, dtype, device, copy)
     dev = devices.resolve(device)

@@ -158,7 +158,20 @@ def _sole_bool(x: Array, key: Any) -> bool | None:
     return None
 
 
+def _numpy_keys(x: Array, key: Any) -> Any:
+    """``key`` with its NumPy integer and boolean arrays as index arrays on x's device (as CuPy and
+    PyTorch take them); IndexError for NumPy arrays of other dtypes."""
+    if isinstance(key, np.ndarray):
+        if key.dtype.kind not in "biu":
+            raise IndexError(f"NumPy arrays used as indices must have an integer or bool dtype, not {key.dtype}")
+        return memory.from_host(np.ascontiguousarray(key), dtypes.from_numpy(key.dtype), x.device)
+    if isinstance(key, tuple) and any(isinstance(k, np.ndarray) for k in key):
+        return tuple(_numpy_keys(x, k) for k in key)
+    return key
+
+
 def getitem(x: Array, key: Any, /) -> Array:
+    key = _numpy_keys(x, key)
     flag = _sole_bool(x, key)
     if flag is not None:
         return insert_unit(x, 0) if flag else memory.empty((0, *x.shape), x.dtype, x.device)
@@ -168,6 +181,7 @@ def getitem(x: Array, key: Any, /) -> Array:
 
 def _value(x: Array, value: Any) -> Array:
     """The value of an assignment as an array of x's device, checked against x's dtype (the standard's rules)."""
+    value = dtypes.python_scalar(value)
     if isinstance(value, SCALARS):
         dt = dtypes.scalar_dtype(value, x.dtype)
         if dt is not x.dtype:
@@ -183,6 +197,8 @@ def _value(x: Array, value: Any) -> Array:
 
 
 def setitem(x: Array, key: Any, value: Any, /) -> None:
+    x._check_writable("__setitem__")
+    key = _numpy_keys(x, key)
     value = _value(x, value)
     flag = _sole_bool(x, key)
     if flag is not None:

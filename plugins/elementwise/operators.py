@@ -6,7 +6,7 @@ from typing import Any
 
 from rocm_array import memory
 from rocm_array.array import Array
-from rocm_array.dtypes import CATEGORIES
+from rocm_array.dtypes import CATEGORIES, python_scalar
 from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
@@ -22,6 +22,7 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
         raise TypeError(f"clip() expected an array for x, got {type(x).__name__}")
     if x.dtype not in CATEGORIES["real-valued"]:
         raise TypeError(f"clip() does not accept {x.dtype.name} input; it needs a real-valued dtype")
+    min, max = python_scalar(min), python_scalar(max)
     for what, bound in (("min", min), ("max", max)):
         if isinstance(bound, Array) and promote("clip", [x, bound]) != x.dtype:
             raise TypeError(f"clip() {what} of dtype {bound.dtype.name} does not fit x's {x.dtype.name}")
@@ -39,6 +40,7 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
 def inplace(fn_name: str, self: Array, other: Any) -> Array:
     """``self <op>= other``: the result must keep self's dtype and shape; written into self's buffer
     (by the back itself for the elementwise functions, else through a copy)."""
+    self._check_writable(f"in-place {fn_name}")
     fn = TABLE[fn_name]
     if isinstance(fn, Ufunc):
         return fn.into(self, self, other)

@@ -3,12 +3,17 @@
 Columns: name, arity, dtype category (a key of ``dtypes.CATEGORIES``), cpu back
 (a NumPy ufunc, or a ``cpu.py`` wrapper where NumPy departs from the standard),
 kernel functor (``kernels/elementwise``), then the result rule when it is not
-"same" (see ``ufunc.RESULT_RULES``).
+"same" (see ``ufunc.RESULT_RULES``) and the choices the standard leaves open.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from rocm_array import dtypes
+from rocm_array.dtypes import DType
 
 from . import cpu
 from .ufunc import Ufunc
@@ -18,6 +23,16 @@ _RF = "real floating"
 _R = "real-valued"
 _N = "numeric"
 _IB = "integer or boolean"
+
+
+
+def _integer_exponent(value: Any, position: int, dtype: DType) -> None:
+    """An integer array to a negative Python int power: ValueError, as NumPy and PyTorch raise.
+    (A negative element of an integer exponent *array* gives ``cpu.power``'s documented value.)"""
+    if position == 1 and dtype.kind in "iu" and isinstance(value, int) and value < 0:
+        raise ValueError(f"pow(): a {dtype.name} array to the negative power {value} has no integer "
+                         f"result; use a floating array, e.g. x.astype(xp.float64) ** {value}")
+
 
 UFUNCS: tuple[Ufunc, ...] = (
     # -- unary ------------------------------------------------------------------------
@@ -63,10 +78,11 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("add", 2, _N, np.add, "add_op"),
     Ufunc("subtract", 2, _N, np.subtract, "sub_op"),
     Ufunc("multiply", 2, _N, np.multiply, "mul_op"),
-    Ufunc("divide", 2, _F, np.divide, "div_op"),
+    # Integer operands divide in the default floating dtype (NumPy, CuPy and PyTorch do).
+    Ufunc("divide", 2, _F, np.divide, "div_op", integers=dtypes.DEFAULT_FLOAT),
     Ufunc("floor_divide", 2, _R, cpu.floor_divide, "floor_div_op"),
     Ufunc("remainder", 2, _R, np.remainder, "remainder_op"),
-    Ufunc("pow", 2, _N, cpu.power, "pow_op"),
+    Ufunc("pow", 2, _N, cpu.power, "pow_op", scalar_check=_integer_exponent),
     Ufunc("maximum", 2, _R, np.maximum, "maximum_op"),
     Ufunc("minimum", 2, _R, np.minimum, "minimum_op"),
     Ufunc("atan2", 2, _RF, np.arctan2, "atan2_op"),

@@ -14,6 +14,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+import numpy as np
+
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.broadcast import broadcast_shapes
@@ -78,6 +80,10 @@ class Ufunc:
     standard); ``functor`` the kernel functor in ``kernels/elementwise`` the gpu
     back launches. float16 and bfloat16 compute in float32 and round once,
     unless ``widen_half`` is False (``nextafter`` must step in the dtype itself).
+    ``integers``, when set, admits integer operands beyond ``category`` and computes
+    them in that dtype (``divide``: the default floating dtype, as NumPy, CuPy and
+    PyTorch do). ``scalar_check``, when set, vets a Python scalar operand:
+    ``check(value, position, dtype)`` raises for values the function refuses.
     """
 
     name: str
@@ -87,6 +93,8 @@ class Ufunc:
     functor: str
     result: str = "same"
     widen_half: bool = True
+    integers: DType | None = None
+    scalar_check: Callable[[Any, int, DType], None] | None = None
     # operand dtypes -> (promoted dtype, result dtype): each combination is checked once
     _types: dict[tuple[DType, ...], tuple[DType, DType]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
@@ -130,13 +138,20 @@ class Ufunc:
         else:
             arrays = _operands(self.name, args)
             key = tuple([a.dtype for a in arrays])
+            if self.scalar_check is not None:
+                for i, a in enumerate(arrays):
+                    if type(a) is Scalar:
+                        self.scalar_check(a.value, i, arrays[1 - i].dtype)
         types = self._types.get(key)
         if types is None:
+            integers = self.integers
             for a in arrays:
-                if a.dtype not in CATEGORIES[self.category]:
+                if a.dtype not in CATEGORIES[self.category] and not (integers and a.dtype.kind in "iu"):
                     raise TypeError(f"{self.name}() does not accept {a.dtype.name} input; "
                                     f"it needs a {self.category} dtype")
             dtype = promote(self.name, arrays)
+            if integers is not None and dtype.kind in "iu":
+                dtype = integers
             types = self._types[key] = (dtype, RESULT_RULES[self.result](dtype))
         if shape is None:
             s0 = arrays[0].shape
@@ -150,7 +165,7 @@ class Ufunc:
     def __call__(self, *args: Any) -> Array:
         # Operands of a kind the back has a lane for (see ``_lane_key``) skip the front's work,
         # done once for their dtypes by the first call, and go straight to the lane.
-        key = _lane_key(args, self.arity)
+        key = _lane_key(args, self.arity, self.scalar_check is None)
         if key is not None:
             lane = self._lanes.get(key)
             if lane is not None:
@@ -175,10 +190,11 @@ class Ufunc:
         return UFUNC[out.device.kind](self, arrays, dtype, out_dtype, shape, out)
 
 
-def _lane_key(args: tuple[Any, ...], arity: int) -> tuple[Any, ...] | None:
+def _lane_key(args: tuple[Any, ...], arity: int, scalars: bool = True) -> tuple[Any, ...] | None:
     """The device runtime and operand kinds (a dtype, or a Python scalar's type) of ``arity``
     operands that a lane may take: row-major Arrays of one shape on one device, and a Python
-    scalar beside one; None for any other operands."""
+    scalar beside one (unless ``scalars`` is False: a row that vets its scalars); None for any
+    other operands."""
     if len(args) != arity:
         return None
     a0 = args[0]
@@ -194,8 +210,8 @@ def _lane_key(args: tuple[Any, ...], arity: int) -> tuple[Any, ...] | None:
             if a1._device is a0._device and a1._shape == a0._shape and a1._strides == a0._strides:
                 return (a0._device._runtime, a0._dtype, a1._dtype)
             return None
-        return (a0._device._runtime, a0._dtype, type(a1)) if type(a1) in SCALARS else None
-    if type(a1) is Array and type(a0) in SCALARS and a1._strides == contiguous_strides(a1._shape):
+        return (a0._device._runtime, a0._dtype, type(a1)) if scalars and type(a1) in SCALARS else None
+    if scalars and type(a1) is Array and type(a0) in SCALARS and a1._strides == contiguous_strides(a1._shape):
         return (a1._device._runtime, type(a0), a1._dtype)
     return None
 
@@ -220,6 +236,7 @@ def _operands(name: str, args: tuple[Any, ...]) -> list[Array | Scalar]:
                         + ", ".join(type(a).__name__ for a in args))
     out: list[Array | Scalar] = []
     for a in args:
+        a = dtypes.python_scalar(a)
         if isinstance(a, Array):
             if a.device is not like.device and a.device != like.device:
                 check_same(like, a)
@@ -230,6 +247,9 @@ def _operands(name: str, args: tuple[Any, ...]) -> list[Array | Scalar]:
             except TypeError as e:
                 raise TypeError(f"{name}(): {e}") from None
             out.append(Scalar(a, dtype, like.device))
+        elif isinstance(a, np.ndarray):
+            raise TypeError(f"{name}() got a NumPy array; convert it first with "
+                            f"xp.asarray(a, device={str(like.device)!r})")
         else:
             raise TypeError(f"{name}() expected arrays or Python scalars, got {type(a).__name__}")
     return out

@@ -38,7 +38,7 @@ class Scan:
     def __call__(self, x: Array, /, *, axis: int | None = None, dtype: Any = None,
                  include_initial: bool = False) -> Array:
         name = self.name
-        check_category(name, check_array(name, x), "numeric")
+        check_category(name, check_array(name, x), "any")  # bool counts (accumulation_dtype)
         check_flag(name, "include_initial", include_initial)
         if x.ndim == 0:
             raise ValueError(f"{name}() needs an array of at least one dimension")

@@ -47,8 +47,9 @@ def check_category(name: str, x: Array, category: str) -> None:
 def accumulation_dtype(name: str, dtype: DType, requested: Any) -> DType:
     """The result dtype of sum, prod and the cumulative functions (the spec's ``dtype=`` rule).
 
-    ``requested`` when given; otherwise integers narrower than the default integer
+    ``requested`` when given; otherwise bool and integers narrower than the default integer
     widen to it (unsigned ones to the unsigned integer of its width), others keep ``dtype``.
+    (bool counts, as in NumPy, CuPy and PyTorch: the standard leaves bool input open.)
     """
     if requested is not None:
         want = dtypes.check_dtype(requested)
@@ -57,7 +58,7 @@ def accumulation_dtype(name: str, dtype: DType, requested: Any) -> DType:
         if dtype.kind == "c" and want.kind != "c":
             raise TypeError(f"{name}(): dtype {want.name} would discard the imaginary part of {dtype.name}")
         return want
-    default = {"i": dtypes.DEFAULT_INT, "u": _DEFAULT_UINT}.get(dtype.kind)
+    default = {"b": dtypes.DEFAULT_INT, "i": dtypes.DEFAULT_INT, "u": _DEFAULT_UINT}.get(dtype.kind)
     return default if default is not None and dtype.itemsize < default.itemsize else dtype
 
 

@@ -97,7 +97,7 @@ def _triples(row: Reduction) -> list[tuple[DType, DType, DType]]:
     for d in sorted(CATEGORIES[row.category], key=dtypes.ALL.index):
         out = RESULT_RULES[row.result](row.name, d, None)
         found[(d, _kernel_acc(row, accumulator(out) if row.accumulate else d), out)] = None
-        if "dtype" in row.options:
+        if "dtype" in row.options and d in CATEGORIES["numeric"]:  # (dtype=bool is refused)
             found[(d, _kernel_acc(row, accumulator(d)), d)] = None
     return list(found)
 
@@ -113,10 +113,11 @@ def _reduce_group(row: Reduction) -> tuple[str, ...]:
 
 def _scan_triples(combine: str) -> list[tuple[DType, DType, DType]]:
     found: dict[tuple[DType, DType, DType], None] = {}
-    for d in sorted(CATEGORIES["numeric"], key=dtypes.ALL.index):
+    for d in sorted(CATEGORIES["any"], key=dtypes.ALL.index):
         out = accumulation_dtype(combine, d, None)
         found[(d, accumulator(out), out)] = None
-        found[(d, accumulator(d), d)] = None
+        if d in CATEGORIES["numeric"]:  # (dtype=bool is refused)
+            found[(d, accumulator(d), d)] = None
     return list(found)
 
 

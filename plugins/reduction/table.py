@@ -19,9 +19,10 @@ _NAN = complex(float("nan"), float("nan"))  # mean of nothing: NaN (NaN + NaN j 
 
 REDUCTIONS: tuple[Reduction, ...] = (
     # statistical
-    Reduction("sum", "numeric", "accumulate", 0, "identity_op", "add_op", "identity_op", np.sum,
+    # sum and prod of bool count in the default integer (``front.accumulation_dtype``).
+    Reduction("sum", "any", "accumulate", 0, "identity_op", "add_op", "identity_op", np.sum,
               accumulate=True, options=("dtype",)),
-    Reduction("prod", "numeric", "accumulate", 1, "identity_op", "mul_op", "identity_op", np.prod,
+    Reduction("prod", "any", "accumulate", 1, "identity_op", "mul_op", "identity_op", np.prod,
               accumulate=True, options=("dtype",)),
     Reduction("max", "real-valued", "same", None, "identity_op", "max_op", "identity_op", np.max),
     Reduction("min", "real-valued", "same", None, "identity_op", "min_op", "identity_op", np.min),
