@@ -179,16 +179,21 @@ def scalar_dtype(value: object, like: DType) -> DType:
 
     A bool goes with a bool array, an int with a numeric one, a float with a
     floating one, a complex with a floating one (a real array then gives its
-    complex counterpart). TypeError for every mix the standard leaves undefined;
-    the caller checks integer bounds.
+    complex counterpart). Where the standard leaves the mix open, a float or complex
+    beside an integer array takes the default floating or complex dtype, as in NumPy
+    and CuPy. TypeError for the mixes with bool; the caller checks integer bounds.
     """
     if isinstance(value, _pybool):
         ok = like is bool
     elif isinstance(value, int):
         ok = like.kind in "iufc"
     elif isinstance(value, float):
+        if like.kind in "iu":
+            return DEFAULT_FLOAT
         ok = like.kind in "fc"
     elif isinstance(value, complex):
+        if like.kind in "iu":
+            return DEFAULT_COMPLEX
         if like.kind == "f":
             return complex128 if like is float64 else complex64
         ok = like.kind == "c"

@@ -110,8 +110,7 @@ def test_isin_bad_arguments(device: str) -> None:
         xp.isin(1, 2)  # no array
     with pytest.raises(TypeError):
         xp.isin(x, xp.asarray(np.arange(3, dtype=np.uint64), device=device))  # int64 and uint64
-    with pytest.raises(TypeError):
-        xp.isin(x, 1.5)  # a float scalar with an integer array
+
     with pytest.raises(TypeError):
         xp.isin(x, x, invert=None)
     with pytest.raises(OverflowError):

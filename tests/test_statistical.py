@@ -160,7 +160,7 @@ def test_empty_reductions(device: str, dtype: str) -> None:
         assert getattr(xp, "max")(x, axis=1).shape == (0,)
 
 
-@pytest.mark.parametrize("name, dtype", [("sum", "bool"), ("prod", "bool"), ("mean", "bool"),
+@pytest.mark.parametrize("name, dtype", [("mean", "bool"),
                                          ("max", "complex64"), ("min", "bool"), ("var", "complex128"),
                                          ("std", "bool")])
 def test_rejected_dtypes(device: str, name: str, dtype: str) -> None:
@@ -267,7 +267,6 @@ def test_cumulative_bad_arguments(device: str, name: str) -> None:
         f(x, axis=2)
     with pytest.raises(TypeError):
         f(x, axis=(0,))
-    with pytest.raises(TypeError):
-        f(xp.asarray(np.array([True]), device=device))
+    assert f(xp.asarray(np.array([True]), device=device)).dtype is xp.int64  # bool counts, as in NumPy
     with pytest.raises(TypeError):
         f(x, axis=0, include_initial=None)

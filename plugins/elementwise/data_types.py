@@ -34,9 +34,10 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
 def _dtype_of(arg: DType | Array, fn: str) -> DType:
     if isinstance(arg, Array):
         return arg.dtype
-    if isinstance(arg, DType):
-        return arg
-    raise TypeError(f"{fn}() expected a dtype or an array, got {type(arg).__name__}")
+    try:
+        return dtypes.check_dtype(arg)  # ours, or a NumPy dtype that names one
+    except TypeError:
+        raise TypeError(f"{fn}() expected a dtype or an array, got {type(arg).__name__}") from None
 
 
 def can_cast(from_: DType | Array, to: DType, /) -> bool:

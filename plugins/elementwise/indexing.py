@@ -228,7 +228,13 @@ def _index_array(name: str, x: Any, indices: Any) -> None:
     check_same(x, indices)
 
 
-def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array:
+    """The standard's ``take``; an integer ``indices`` (as NumPy takes, and Cubed passes) drops the axis."""
+    if isinstance(x, Array) and _is_int(indices):
+        if axis is None and x.ndim != 1:
+            raise ValueError(f"take(): axis is required for a {x.ndim}-D array")
+        ax = normalize_axis("take", 0 if axis is None else axis, x.ndim)
+        return getitem(x, (slice(None),) * ax + (operator.index(indices),))
     _index_array("take", x, indices)
     if axis is None:
         if x.ndim != 1:

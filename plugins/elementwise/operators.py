@@ -26,6 +26,8 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
     for what, bound in (("min", min), ("max", max)):
         if isinstance(bound, Array) and promote("clip", [x, bound]) != x.dtype:
             raise TypeError(f"clip() {what} of dtype {bound.dtype.name} does not fit x's {x.dtype.name}")
+        if isinstance(bound, (float, complex)) and x.dtype.kind in "iu":  # the result keeps x's dtype
+            raise TypeError(f"clip() {what}={bound!r} does not fit x's {x.dtype.name}; give an int bound")
     out = x
     if min is not None:
         out = _BY_NAME["maximum"](out, min)

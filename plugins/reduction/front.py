@@ -73,12 +73,22 @@ def _correction(name: str, value: Any) -> float:
     return float(value)
 
 
+def float_result(name: str, dtype: DType, requested: Any) -> DType:
+    """mean, var, std: an integer input gives the default real floating dtype (spec notes); a
+    ``dtype=`` (mean's, as NumPy's and CuPy's: Cubed passes one) must be a floating dtype."""
+    if requested is not None:
+        want = dtypes.check_dtype(requested)
+        if want not in CATEGORIES["floating-point"] or (dtype.kind == "c" and want.kind != "c"):
+            raise TypeError(f"{name}(): dtype must be a floating dtype that holds {dtype.name}, not {want.name}")
+        return want
+    return dtypes.DEFAULT_FLOAT if dtype.kind in "iu" else dtype
+
+
 #: How a row's result dtype follows from the input dtype and its ``dtype=`` argument.
 RESULT_RULES: dict[str, Callable[[str, DType, Any], DType]] = {
     "accumulate": accumulation_dtype,
     "same": lambda name, d, _: d,
-    # mean, var, std: an integer input gives the default real floating dtype (spec notes).
-    "float": lambda name, d, _: dtypes.DEFAULT_FLOAT if d.kind in "iu" else d,
+    "float": float_result,
     "bool": lambda name, d, _: dtypes.bool,
     "index": lambda name, d, _: dtypes.DEFAULT_INDEX,
 }

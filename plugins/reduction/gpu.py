@@ -97,7 +97,9 @@ def _triples(row: Reduction) -> list[tuple[DType, DType, DType]]:
     for d in sorted(CATEGORIES[row.category], key=dtypes.ALL.index):
         out = RESULT_RULES[row.result](row.name, d, None)
         found[(d, _kernel_acc(row, accumulator(out) if row.accumulate else d), out)] = None
-        if "dtype" in row.options and d in CATEGORIES["numeric"]:  # (dtype=bool is refused)
+        # sum's and prod's dtype= may keep an integer input's dtype (bool is refused); mean's,
+        # a floating one, is a cast to a floating triple already here.
+        if "dtype" in row.options and row.result == "accumulate" and d in CATEGORIES["numeric"]:
             found[(d, _kernel_acc(row, accumulator(d)), d)] = None
     return list(found)
 

@@ -27,7 +27,7 @@ REDUCTIONS: tuple[Reduction, ...] = (
     Reduction("max", "real-valued", "same", None, "identity_op", "max_op", "identity_op", np.max),
     Reduction("min", "real-valued", "same", None, "identity_op", "min_op", "identity_op", np.min),
     Reduction("mean", "numeric", "float", _NAN, "count_op", "count_add_op", "mean_op", np.mean,
-              accumulate=True),
+              accumulate=True, options=("dtype",)),
     Reduction("var", "real-valued", "float", _NAN, "welford_op", "welford_combine_op", "var_op", np.var,
               accumulate=True, options=("correction",)),
     Reduction("std", "real-valued", "float", _NAN, "welford_op", "welford_combine_op", "std_op", np.std,
