@@ -7,9 +7,14 @@ test is reported as xfail naming what is missing, never as a pass.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-import rocm_array as xp
+# scikit-learn's array-API dispatch needs SciPy's, which SciPy reads once, at its import.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import rocm_array as xp  # noqa: E402
 
 DEVICES = [str(d) for d in xp.__array_namespace_info__().devices()]
 

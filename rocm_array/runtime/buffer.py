@@ -46,5 +46,11 @@ class DeviceBuffer:
         if self._release is not None and not _exiting:
             self._release(self.ptr)
 
+    def __reduce__(self) -> Any:
+        # A raw device address means nothing in another process: pickle the Array, which copies
+        # its elements through the host.
+        raise TypeError("a DeviceBuffer cannot be pickled (its device address is this process's); "
+                        "pickle the rocm_array Array that views it")
+
     def __repr__(self) -> str:
         return f"DeviceBuffer(0x{self.ptr:x}, {self.nbytes} bytes, device {self.device_index})"

@@ -1,0 +1,178 @@
+"""Where array-API code meets NumPy: dtypes, scalars and index arrays, the choices the standard
+leaves open, copies and pickles, the strict-host switch and the numpy_dispatch plugin."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rocm_array as xp
+from rocm_array.dtypes import ALL
+
+from engines import to_numpy
+
+
+@pytest.mark.parametrize("dtype", ALL, ids=lambda d: d.name)
+def test_numpy_reads_our_dtypes(dtype) -> None:
+    assert np.dtype(dtype) == dtype.numpy
+    assert dtype == dtype.numpy and dtype == dtype.numpy.type and dtype.numpy == dtype
+    assert (dtype.itemsize, dtype.kind, dtype.type, dtype.str) == (dtype.numpy.itemsize, "bfiuc"["bfiuc".index(dtype.kind)],
+                                                                   dtype.numpy.type, dtype.numpy.str)
+    assert xp.ones(2, dtype=dtype.numpy).dtype is dtype  # dtype= takes NumPy's and returns ours
+    assert xp.ones(2, dtype=dtype.numpy.type).dtype is dtype
+    assert xp.isdtype(dtype.numpy, dtype)
+    assert pickle.loads(pickle.dumps(dtype)) is dtype
+
+
+def test_dtype_arguments_refuse_what_has_no_counterpart() -> None:
+    for bad in ("float32", np.dtype("U3"), np.str_, object, 1):
+        with pytest.raises(TypeError, match="expected a dtype"):
+            xp.ones(2, dtype=bad)
+    assert xp.ones(1, dtype=float).dtype is xp.float64 and xp.ones(1, dtype=bool).dtype is xp.bool
+    assert xp.float32 != np.float64 and xp.float32 != "float32"
+
+
+def test_numpy_scalars_mix_as_python_scalars(device: str) -> None:
+    x = xp.asarray([1.0, 2.0], dtype=xp.float32, device=device)
+    for s in (np.float32(2), np.float64(2), np.int64(2), np.int8(2)):
+        for r in (x * s, s * x, xp.multiply(x, s), xp.multiply(s, x)):
+            assert r.dtype is xp.float32 and r.device == x.device  # weak, as a Python scalar
+            assert to_numpy(r).tolist() == [2.0, 4.0]
+    i = xp.asarray([1, 2], device=device)
+    assert to_numpy(i + np.int64(1)).tolist() == [2, 3]
+    assert to_numpy(i == np.int32(2)).tolist() == [False, True]
+    i += np.int64(1)
+    assert to_numpy(i).tolist() == [2, 3]
+    i[0] = np.int16(7)
+    assert to_numpy(i).tolist() == [7, 3]
+    with pytest.raises(TypeError, match="cannot be combined"):
+        x + np.bool_(True)
+
+
+def test_numpy_index_arrays(device: str) -> None:
+    h = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(h, device=device)
+    for key in (np.array([0, 2]), np.array([True, False, True]), (slice(None), np.array([3, 1, 1])),
+                (np.array([0, 2]), np.array([1, 3])), np.int64(1), (np.int32(2), np.int8(-1))):
+        r = x[key]
+        assert r.device == x.device
+        np.testing.assert_array_equal(to_numpy(r), h[key])
+    x[np.array([0, 2])] = 5.0
+    h[np.array([0, 2])] = 5.0
+    np.testing.assert_array_equal(to_numpy(x), h)
+    with pytest.raises(IndexError, match="integer or bool"):
+        x[np.array([0.5])]
+
+
+def test_numpy_arrays_elsewhere_say_how_to_convert(device: str) -> None:
+    x = xp.asarray([1.0], device=device)
+    with pytest.raises(TypeError, match="xp.asarray"):
+        xp.add(x, np.ones(1))
+    with pytest.raises(TypeError, match="xp.asarray"):
+        np.add(np.ones(1), x)
+    with pytest.raises(TypeError):
+        x + np.ones(1)
+
+
+def test_open_choices(device: str) -> None:
+    i = xp.asarray([1, 2, 3], device=device)
+    assert (i / 2).dtype is xp.float64 and to_numpy(i / 2).tolist() == [0.5, 1.0, 1.5]
+    assert xp.divide(xp.astype(i, xp.int8), xp.astype(i, xp.uint8)).dtype is xp.float64
+    with pytest.raises(TypeError, match="in-place divide"):
+        i /= 2
+    b = xp.asarray([True, False, True], device=device)
+    for f in (xp.sum, xp.prod):
+        assert f(b).dtype is xp.int64
+    assert to_numpy(xp.sum(b)).item() == 2
+    assert to_numpy(xp.cumulative_sum(b)).tolist() == [1, 1, 2]
+    assert xp.cumulative_sum(b).dtype is xp.int64
+    with pytest.raises(ValueError, match="negative power"):
+        i ** -2
+    assert to_numpy(i ** xp.asarray([-1, -1, 2], device=device)).tolist() == [1, 0, 9]  # documented values
+    assert (i + 0.5).dtype is xp.float64 and (i * 1j).dtype is xp.complex128
+    with pytest.raises(TypeError):
+        xp.clip(i, 0.5)
+
+
+def test_broadcast_views_refuse_writes(device: str) -> None:
+    a = xp.asarray([1.0, 2.0, 3.0], device=device)
+    v = xp.broadcast_to(a, (2, 3))
+    for write in (lambda: v.__setitem__((0, 0), 5.0), lambda: v.__iadd__(1.0)):
+        with pytest.raises(ValueError, match="broadcast view"):
+            write()
+    _, w = xp.broadcast_arrays(xp.asarray([[0.0], [0.0]], device=device), a)
+    with pytest.raises(ValueError, match="broadcast view"):
+        w[...] = 0.0
+    assert to_numpy(a).tolist() == [1.0, 2.0, 3.0]
+    e = xp.expand_dims(a, axis=0)  # a zero stride on a one-element axis writes once: allowed
+    e[0, 0] = 9.0
+    assert to_numpy(a)[0] == 9.0
+
+
+def test_copies_and_pickles(device: str) -> None:
+    x = xp.asarray([1.0, 2.0], device=device)
+    for c in (copy.copy(x), copy.deepcopy(x)):
+        c[0] = 5.0
+        assert to_numpy(x).tolist() == [1.0, 2.0] and c.device == x.device
+    big = xp.arange(10**6, dtype=xp.float64, device=device)
+    view = big[10:20]
+    data = pickle.dumps(view)
+    assert len(data) < 1000  # the view's 80 bytes, not the buffer's 8 MB
+    back = pickle.loads(data)
+    assert back.device == view.device and back.dtype is xp.float64
+    np.testing.assert_array_equal(to_numpy(back), np.arange(10, 20))
+    t = xp.asarray(np.arange(6.0).reshape(2, 3), device=device).mT  # a strided view
+    np.testing.assert_array_equal(to_numpy(pickle.loads(pickle.dumps(t))), np.arange(6.0).reshape(2, 3).T)
+
+
+def test_device_buffers_refuse_to_pickle(device: str) -> None:
+    if device == "cpu":
+        pytest.skip("a cpu array's buffer is a NumPy array")
+    x = xp.asarray([1.0], device=device)
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(x._buf)
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess:
+    import os
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **env})
+
+
+def test_strict_host_switch() -> None:
+    code = "import numpy as np, rocm_array as xp; np.asarray(xp.asarray([1.0], device='cpu'))"
+    assert _run(code).returncode == 0
+    strict = _run(code, ROCM_ARRAY_STRICT_HOST="1")
+    assert strict.returncode != 0 and "ROCM_ARRAY_HOST_COPY" in strict.stderr
+    assert _run(code, ROCM_ARRAY_STRICT_HOST="1", ROCM_ARRAY_HOST_COPY="1").returncode == 0
+    explicit = "import numpy as np, rocm_array as xp; print(np.from_dlpack(xp.asarray([1.0], device='cpu')))"
+    assert _run(explicit, ROCM_ARRAY_STRICT_HOST="1").returncode == 0
+
+
+def test_numpy_functions_stay_on_the_device(device: str) -> None:
+    h = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
+    x = xp.asarray(h, device=device)
+    for f in (np.sum, np.mean, np.max, np.nanmean, np.nansum, np.nanmax, np.nanmin, np.nanstd, np.nanvar,
+              np.exp, np.transpose, np.ravel, lambda a: np.concatenate([a, a], axis=1), np.isnan,
+              lambda a: np.where(np.isnan(a), 0.0, a), lambda a: np.sum(a, axis=0, keepdims=True),
+              lambda a: a.sum(axis=1), lambda a: a.reshape(3, 2), lambda a: np.add.reduce(a, axis=1),
+              lambda a: np.zeros_like(a), lambda a: np.asarray([1, 2], like=a), lambda a: a.astype("f4")):
+        r = f(x)
+        assert isinstance(r, xp.Array) and r.device == x.device, f
+        np.testing.assert_allclose(to_numpy(r), f(h), equal_nan=True)
+
+
+def test_numpy_dispatch_plugin_can_be_turned_off() -> None:
+    code = ("import numpy as np, rocm_array as xp\n"
+            "x = xp.asarray([1.0])\n"
+            "assert x * np.float32(2) is not None\n"  # the operators do not need the plugin
+            "try:\n    np.sum(x)\nexcept TypeError as e:\n    print('refused', e)\n")
+    r = _run(code, ROCM_ARRAY_DISABLE_PLUGINS="numpy_dispatch")
+    assert r.returncode == 0 and "refused" in r.stdout, r.stderr
+    assert "numpy_dispatch" in _run("import rocm_array, sys; sys.argv=['x','plugins']; "
+                                    "from rocm_array.__main__ import main; main()").stdout
