@@ -44,6 +44,10 @@ class Device:
     def __hash__(self) -> int:
         return hash((self.kind, self.index))
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # By name: the runtime (driver handles, locks) is this process's; another finds its own.
+        return parse, (str(self),)
+
 
 cpu = Device("cpu")
 

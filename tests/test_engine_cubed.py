@@ -3,8 +3,8 @@ processes executors, on the default device: every result is a rocm_array array t
 
 Cubed writes each chunk to Zarr through ``np.asarray``; rocm_array refuses that for GPU arrays
 (and for cpu ones under ROCM_ARRAY_STRICT_HOST=1) unless ROCM_ARRAY_HOST_COPY=1 asks for the copy,
-which these tests set. Cubed reads a backend from the environment once, at its import: this module
-sets it before importing Cubed.
+which each test here sets (the processes executor's workers inherit it). Cubed reads a backend
+from the environment once, at its import: this module sets it before importing Cubed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 
 os.environ["CUBED_BACKEND_ARRAY_API_MODULE"] = "rocm_array"
-os.environ["ROCM_ARRAY_HOST_COPY"] = "1"  # inherited by the processes executor's workers
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -47,7 +46,8 @@ CASES = {
 
 
 @pytest.fixture
-def spec(tmp_path):
+def spec(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROCM_ARRAY_HOST_COPY", "1")
     return cubed.Spec(work_dir=str(tmp_path), allowed_mem="500MB")
 
 
