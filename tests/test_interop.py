@@ -126,6 +126,7 @@ def test_copies_and_pickles(device: str) -> None:
     back = pickle.loads(data)
     assert back.device == view.device and back.dtype is xp.float64
     np.testing.assert_array_equal(to_numpy(back), np.arange(10, 20))
+    assert pickle.loads(pickle.dumps(x.device)) == x.device  # by name, not its runtime
     t = xp.asarray(np.arange(6.0).reshape(2, 3), device=device).mT  # a strided view
     np.testing.assert_array_equal(to_numpy(pickle.loads(pickle.dumps(t))), np.arange(6.0).reshape(2, 3).T)
 
