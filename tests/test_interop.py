@@ -131,6 +131,14 @@ def test_copies_and_pickles(device: str) -> None:
     np.testing.assert_array_equal(to_numpy(pickle.loads(pickle.dumps(t))), np.arange(6.0).reshape(2, 3).T)
 
 
+def test_explicit_host_copies(device: str) -> None:
+    """What a NumPy-only writer can call instead of ``np.asarray`` (the smallest change to Cubed)."""
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=device)
+    for host in (np.from_dlpack(x, device="cpu"), np.from_dlpack(x.mT.to_device("cpu"))):
+        assert isinstance(host, np.ndarray)
+    np.testing.assert_array_equal(np.from_dlpack(x, device="cpu"), [[1.0, 2.0], [3.0, 4.0]])
+
+
 def test_device_buffers_refuse_to_pickle(device: str) -> None:
     if device == "cpu":
         pytest.skip("a cpu array's buffer is a NumPy array")
