@@ -22,6 +22,9 @@ from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
 from rocm_array.dtypes import CATEGORIES, DType
 
+from rocm_array.docstrings import RowDoc
+
+from . import docs
 from .backs import LANES, UFUNC
 
 #: The Python scalar types that mix with arrays (the standard's rules are in ``dtypes.scalar_dtype``).
@@ -84,6 +87,7 @@ class Ufunc:
     them in that dtype (``divide``: the default floating dtype, as NumPy, CuPy and
     PyTorch do). ``scalar_check``, when set, vets a Python scalar operand:
     ``check(value, position, dtype)`` raises for values the function refuses.
+    ``doc`` is the row's one-line summary; a row's ``__doc__`` is rendered from its fields.
     """
 
     name: str
@@ -95,12 +99,15 @@ class Ufunc:
     widen_half: bool = True
     integers: DType | None = None
     scalar_check: Callable[[Any, int, DType], None] | None = None
+    doc: str = ""  # the one-line summary that opens the rendered docstring (``docs.ufunc_doc``)
     # operand dtypes -> (promoted dtype, result dtype): each combination is checked once
     _types: dict[tuple[DType, ...], tuple[DType, DType]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
     if TYPE_CHECKING:  # (per instance, set by __post_init__; ClassVar keeps it out of the fields)
         # (device runtime, operand kinds) -> the back's lane for them, or None (see ``__call__``)
         _lanes: ClassVar[dict[tuple[Any, ...], Callable[..., Array] | None]]
+
+    __doc__ = RowDoc(__doc__, docs.ufunc_doc)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES or self.result not in RESULT_RULES:

@@ -16,6 +16,9 @@ from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
 from rocm_array.hookspecs import Impl
 
+from rocm_array.docstrings import RowDoc
+
+from . import docs
 from .backs import SCAN
 from .front import accumulation_dtype, accumulator, check_array, check_category, check_flag
 
@@ -31,6 +34,9 @@ class Scan:
     identity: int
     combine: str
     numpy: Callable[..., Any]
+    doc: str = ""  # the one-line summary that opens the rendered docstring (``docs.scan_doc``)
+
+    __doc__ = RowDoc(__doc__, docs.scan_doc)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "__name__", self.name)
@@ -59,8 +65,10 @@ class Scan:
 
 
 SCANS = (
-    Scan("cumulative_sum", 0, "add_op", np.cumsum),
-    Scan("cumulative_prod", 1, "mul_op", np.cumprod),
+    Scan("cumulative_sum", 0, "add_op", np.cumsum,
+         doc="The running sum of the elements along an axis."),
+    Scan("cumulative_prod", 1, "mul_op", np.cumprod,
+         doc="The running product of the elements along an axis."),
 )
 
 IMPLS = [Impl(s.name, s) for s in SCANS]

@@ -20,6 +20,9 @@ from rocm_array.array import Array
 from rocm_array.axes import normalize_axes, normalize_axis
 from rocm_array.dtypes import CATEGORIES, DType
 
+from rocm_array.docstrings import RowDoc
+
+from . import docs
 from .backs import REDUCE
 
 # The spec's "unsigned integer data type having the same number of bits as the default integer".
@@ -123,6 +126,9 @@ class Reduction:
     accumulate: bool = False
     axis: str = "many"
     options: tuple[str, ...] = ()
+    doc: str = ""  # the one-line summary that opens the rendered docstring (``docs.reduction_doc``)
+
+    __doc__ = RowDoc(__doc__, docs.reduction_doc)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         # Introspection (inspect.signature, help) sees the standard's signature.

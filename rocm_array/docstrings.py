@@ -1,0 +1,72 @@
+"""Docstrings made from the fields of table rows (the elementwise, reduction and scan functions).
+
+A row class sets ``__doc__ = RowDoc(__doc__, render)``: the class keeps its own docstring, and each
+row (``xp.add``, ``xp.sum``) gets one rendered from its fields, in the NumPy style the reference
+site reads (Sphinx napoleon). A new row is documented by its fields and its one-line ``doc``; its
+example comes from the plugin's ``examples`` module, which ``python -m rocm_array generate`` writes
+by running the example on ``cpu`` (CI checks that it is current and runs it as a doctest).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any, Callable, Generic, Sequence, TypeVar, overload
+
+from .dtypes import ALL, CATEGORIES
+
+__all__ = ["RowDoc", "render", "admitted", "backs_note"]
+
+Row = TypeVar("Row")
+
+
+class RowDoc(Generic[Row]):
+    """``__doc__`` of a row class: the class's docstring on the class, a rendered one on a row."""
+
+    def __init__(self, class_doc: str | None, make: Callable[[Row], str]) -> None:
+        self.class_doc, self.make = class_doc, make
+
+    @overload
+    def __get__(self, row: None, owner: type) -> str | None: ...
+    @overload
+    def __get__(self, row: Row, owner: type) -> str: ...
+
+    def __get__(self, row: Row | None, owner: type) -> str | None:
+        return self.class_doc if row is None else self.make(row)
+
+
+def admitted(category: str) -> str:
+    """The dtypes a category admits, in words: ``"a real floating dtype (float16, bfloat16, …)"``."""
+    names = ", ".join(d.name for d in ALL if d in CATEGORIES[category])
+    return "any dtype" if category == "any" else f"a {category} dtype ({names})"
+
+
+def backs_note(numpy: Callable[..., Any], kernel: str) -> str:
+    """The Notes line on who computes a row: NumPy (or rocm_array's wrapper of it) and the kernel."""
+    module = getattr(numpy, "__module__", None) or "numpy"
+    cpu = (f"NumPy's ``numpy.{numpy.__name__}``" if module.startswith("numpy") or module == "numpy"
+           else f"rocm_array's wrapper ``{numpy.__name__}`` of NumPy in ``{module}``, where NumPy departs "
+                "from the standard")
+    return f"Devices: on ``cpu``, {cpu}; on a GPU, {kernel}, compiled at run time for the device."
+
+
+def render(summary: str, extended: Sequence[str], params: Sequence[tuple[str, str]],
+           returns: str, raises: Sequence[tuple[str, str]], notes: Sequence[str], example: str) -> str:
+    """A NumPy-style docstring from its parts (each description one paragraph)."""
+    def wrap(text: str, indent: str = "") -> list[str]:
+        return textwrap.wrap(text, 96, initial_indent=indent, subsequent_indent=indent) or [""]
+
+    out = [summary, ""]
+    for paragraph in extended:
+        out += [*wrap(paragraph), ""]
+    out += ["Parameters", "----------"]
+    for head, text in params:
+        out += [head, *wrap(text, "    ")]
+    out += ["", "Returns", "-------", "Array", *wrap(returns, "    "), "", "Raises", "------"]
+    for exc, text in raises:
+        out += [exc, *wrap(text, "    ")]
+    out += ["", "Notes", "-----"]
+    for i, paragraph in enumerate(notes):
+        out += [*([""] if i else []), *wrap(paragraph)]
+    if example:
+        out += ["", "Examples", "--------", ">>> import rocm_array as xp", example]
+    return "\n".join(out) + "\n"
