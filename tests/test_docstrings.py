@@ -1,0 +1,59 @@
+"""Every public function has its own docstring, whose examples run on ``cpu`` as written; the
+files generated from the plugin tables (scripts/generate.py) are current."""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import inspect
+import pathlib
+
+import pytest
+
+import rocm_array as xp
+from rocm_array.namespace import TABLE
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
+PUBLIC = sorted(n for n in TABLE if not n.startswith("Array."))
+
+
+def _doc(name: str) -> str | None:
+    f = TABLE[name]
+    doc = inspect.getdoc(f)
+    own = doc is not None and (isinstance(f, type) or doc != inspect.getdoc(type(f)))
+    return doc if own else None
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_documented(name: str) -> None:
+    doc = _doc(name)
+    assert doc, f"xp.{name} has no docstring of its own"
+    if not isinstance(TABLE[name], type):
+        for section in ("Parameters", "Returns", "Examples"):
+            assert f"\n{section}\n" in doc, f"xp.{name}'s docstring has no {section} section"
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_examples_run_as_written(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _doc(name) or ""
+    test = doctest.DocTestParser().get_doctest(doc, {"xp": xp}, name, None, 0)
+    if not test.examples:
+        pytest.skip("no examples")
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0, f"xp.{name}: {runner.failures} example(s) differ from what they print"
+
+
+def test_help_shows_the_docstring() -> None:
+    assert inspect.getdoc(xp.add).startswith("The sum x1 + x2")
+    assert "Examples" in inspect.getdoc(xp.sum)
+    assert inspect.getdoc(type(xp.add)).startswith("An elementwise function")
+
+
+def test_generated_files_are_current() -> None:
+    if not SCRIPT.exists():
+        pytest.skip("not a checkout")
+    spec = importlib.util.spec_from_file_location("generate", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0, "run python scripts/generate.py"
