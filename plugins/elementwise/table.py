@@ -95,7 +95,7 @@ UFUNCS: tuple[Ufunc, ...] = (
     Ufunc("round", 1, _N, np.round, "round_op",
           doc="Each element rounded to the nearest integer value, halves to even."),
     Ufunc("sign", 1, _N, np.sign, "sign_op",
-          doc="The sign of each element: -1, 0 or 1 (x / |x| for complex input)."),
+          doc="The sign of each element: -1, 0 or 1 (x / abs(x) for complex input)."),
     Ufunc("signbit", 1, _RF, np.signbit, "signbit_op", result="bool",
           doc="Whether the sign bit of each element is set (also for -0.0 and NaNs)."),
     Ufunc("sin", 1, _F, np.sin, "sin_op",
