@@ -64,12 +64,17 @@ def info() -> int:
     print(f"default device: {dev}")
     print("plugins:")
     for st in plugin_manager.statuses():
-        print(f"  {st.name:12} {_plugin_state(st)}, {len(st.functions)} functions")
+        print(f"  {st.name:14} {_plugin_state(st)}, {len(_public(st.functions))} functions")
     try:
         return 0 if _check(dev) else 1
     except Exception as exc:  # report, don't trace back: this is the user's first command
         print(f"check on {dev}: FAILED: {type(exc).__name__}: {exc}")
         return 1
+
+
+def _public(names: Sequence[str]) -> list[str]:
+    """The names users call: not the Array methods and protocols a plugin provides (``Array.*``)."""
+    return [n for n in names if not n.startswith("Array.")]
 
 
 def plugins() -> int:
@@ -79,11 +84,18 @@ def plugins() -> int:
     widths = [max(len(r[i]) for r in [cols, *rows]) for i in range(3)]
     for row in [cols, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[3])
+    for name, why in sorted(plugin_manager.TABLE.conflicts.items()):
+        print(f"conflict: {why}")
     for st in found:
-        print(f"\n{st.name} provides {len(st.functions)} functions"
+        public = _public(st.functions)
+        internal = len(st.functions) - len(public)
+        print(f"\n{st.name} provides {len(public)} functions"
+              + (f" and {internal} Array methods and protocols" if internal else "")
               + (" (if enabled)" if st.status == "blocked" else "") + ":")
-        print(textwrap.fill(", ".join(st.functions) or "-", width=100,
-                            initial_indent="  ", subsequent_indent="  "))
+        print(textwrap.fill(", ".join(public) or "-", width=100, initial_indent="  ", subsequent_indent="  "))
+        if st.overrides:
+            print(textwrap.fill("overrides: " + ", ".join(f"{n} (of {who})" for n, who in sorted(st.overrides.items())),
+                                width=100, initial_indent="  ", subsequent_indent="    "))
     return 0
 
 

@@ -17,6 +17,10 @@ class PluginUnavailableError(AttributeError):
     """A function whose plugin is blocked, failed to load, or is not installed."""
 
 
+class PluginConflictError(PluginUnavailableError):
+    """Two plugins provide one name and no priority decides between them: the name is left out."""
+
+
 class FunctionTable(dict[str, Callable[..., Any]]):
     """name -> implementation; a missing name raises an error that says which plugin has it."""
 
@@ -26,10 +30,13 @@ class FunctionTable(dict[str, Callable[..., Any]]):
     def __init__(self) -> None:
         super().__init__()
         self.missing: dict[str, str] = {}  # name -> why it is unavailable
+        self.conflicts: dict[str, str] = {}  # name -> the plugins that both provide it, and the fix
         self.default_reason = self.NO_PROVIDER
         self.plugins: list[PluginStatus] = []  # what the assembly that filled this table found
 
     def __missing__(self, name: str) -> Callable[..., Any]:
+        if name in self.conflicts:
+            raise PluginConflictError(f"rocm_array.{name} is unavailable: {self.conflicts[name]}")
         why = self.missing.get(name, self.default_reason)
         raise PluginUnavailableError(f"rocm_array.{name} is unavailable: {why}")
 

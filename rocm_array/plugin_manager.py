@@ -1,8 +1,10 @@
 """Finds the plugins (entry-point group ``rocm_array.plugins``), applies the user's
 allow/block lists, and assembles the function table from what they provide.
 
-A plugin that fails to load is a warning, never a failed import; a name two
-plugins claim without a deciding priority is an error at assembly.
+A plugin that fails to load is a warning, never a failed import. A name two plugins claim without
+a deciding priority is left out of the namespace: a ``PluginConflictWarning`` at assembly, and a
+``PluginConflictError`` naming both plugins where it is used. The rest of the namespace, and
+``python -m rocm_array plugins`` that diagnoses it, keep working.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ import pluggy
 
 from . import hookspecs
 from .hookspecs import Impl
-from .namespace import TABLE, FunctionTable
+from .namespace import TABLE, FunctionTable, PluginConflictError
 
-__all__ = ["ENTRY_POINT_GROUP", "ESSENTIAL", "PluginStatus", "PluginConflictError",
-           "PluginLoadWarning", "assemble", "statuses"]
+__all__ = ["ENTRY_POINT_GROUP", "ESSENTIAL", "PluginStatus", "PluginConflictError", "PluginConflictWarning",
+           "PluginLoadWarning", "PluginListWarning", "assemble", "statuses"]
 
 ENTRY_POINT_GROUP = "rocm_array.plugins"
 #: Always loaded: without creation functions and operators no other plugin is usable.
@@ -29,12 +31,16 @@ ALLOW_VAR = "ROCM_ARRAY_PLUGINS"
 BLOCK_VAR = "ROCM_ARRAY_DISABLE_PLUGINS"
 
 
-class PluginConflictError(RuntimeError):
-    """Two plugins provide one name and no priority decides between them."""
-
-
 class PluginLoadWarning(UserWarning):
     """A plugin failed to load; the functions it provides are unavailable."""
+
+
+class PluginConflictWarning(UserWarning):
+    """Two plugins provide one name and no priority decides: the name is left out of the namespace."""
+
+
+class PluginListWarning(UserWarning):
+    """ROCM_ARRAY_PLUGINS or ROCM_ARRAY_DISABLE_PLUGINS names a plugin that is not installed."""
 
 
 @dataclass
@@ -49,6 +55,7 @@ class PluginStatus:
     functions: list[str] = field(default_factory=list)
     impls: list[Impl] = field(default_factory=list, repr=False)
     needs: list[str] = field(default_factory=list)
+    overrides: dict[str, str] = field(default_factory=dict)  # name -> the plugin whose function it replaces
 
 
 def statuses() -> list[PluginStatus]:
@@ -126,25 +133,41 @@ def _check_needs(found: list[PluginStatus]) -> None:
                 warnings.warn(f"rocm_array plugin '{st.name}' is off: {st.reason}", PluginLoadWarning, stacklevel=3)
 
 
-def _resolve(loaded: list[PluginStatus]) -> dict[str, Impl]:
-    winners: dict[str, tuple[Impl, str]] = {}
+def _resolve(loaded: list[PluginStatus]) -> tuple[dict[str, Impl], dict[str, str]]:
+    """The winning implementation of each name, and the names no priority decides (-> why)."""
+    winners: dict[str, tuple[Impl, PluginStatus]] = {}
+    conflicts: dict[str, str] = {}
     for st in loaded:
         for impl in st.impls:
             prev = winners.get(impl.name)
             if prev is None:
-                winners[impl.name] = (impl, st.name)
+                winners[impl.name] = (impl, st)
                 continue
             old, owner = prev
             a = -1 if old.priority is None else old.priority
             b = -1 if impl.priority is None else impl.priority
             if a == b:
-                raise PluginConflictError(
-                    f"plugins '{owner}' and '{st.name}' both provide '{impl.name}' with "
-                    f"priority {old.priority}; give one a higher priority, or disable one "
-                    f"with {BLOCK_VAR}")
-            if b > a:
-                winners[impl.name] = (impl, st.name)
-    return {name: impl for name, (impl, _) in winners.items()}
+                conflicts.setdefault(impl.name, (
+                    f"plugins '{owner.name}' and '{st.name}' both provide '{impl.name}' with "
+                    f"priority {old.priority}; give one a higher priority, or disable one with {BLOCK_VAR}"))
+            elif b > a:
+                winners[impl.name] = (impl, st)
+    for name in conflicts:
+        winners.pop(name, None)
+    for name, (_, st) in winners.items():
+        losers = [other.name for other in loaded if other is not st and any(i.name == name for i in other.impls)]
+        if losers:
+            st.overrides[name] = ", ".join(losers)
+    return {name: impl for name, (impl, _) in winners.items()}, conflicts
+
+
+def _check_lists(found: list[PluginStatus], allow: set[str] | None, block: set[str] | None) -> None:
+    """A PluginListWarning for each name in the allow or block list that no plugin has."""
+    known = {st.name for st in found}
+    for var, names in ((ALLOW_VAR, allow), (BLOCK_VAR, block)):
+        for name in sorted((names or set()) - known):
+            warnings.warn(f"{var} names '{name}', which is not an installed plugin; the plugins are "
+                          f"{', '.join(sorted(known))}", PluginListWarning, stacklevel=4)
 
 
 def assemble(env: Mapping[str, str] | None = None, table: FunctionTable = TABLE) -> FunctionTable:
@@ -155,12 +178,16 @@ def assemble(env: Mapping[str, str] | None = None, table: FunctionTable = TABLE)
     pm.add_hookspecs(hookspecs)
     eps = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
     found = [_load(ep, pm, _block_reason(ep.name, allow, block)) for ep in eps]
+    _check_lists(found, allow, block)
     _check_needs(found)
-    winners = _resolve([st for st in found if st.status == "loaded"])
+    winners, conflicts = _resolve([st for st in found if st.status == "loaded"])
+    for why in conflicts.values():
+        warnings.warn(f"{why}; the name is left out of the namespace", PluginConflictWarning, stacklevel=3)
 
     table.clear()
     table.update({name: impl.func for name, impl in winners.items()})
     table.missing = {}
+    table.conflicts = conflicts
     for st in found:
         if st.status != "loaded":
             for name in st.functions:

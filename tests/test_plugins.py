@@ -24,8 +24,8 @@ import pytest
 
 from rocm_array import plugin_manager
 from rocm_array.namespace import FunctionTable, PluginUnavailableError
-from rocm_array.plugin_manager import (ALLOW_VAR, BLOCK_VAR, PluginConflictError, PluginLoadWarning,
-                                       PluginStatus)
+from rocm_array.plugin_manager import (ALLOW_VAR, BLOCK_VAR, PluginConflictError, PluginConflictWarning,
+                                       PluginListWarning, PluginLoadWarning, PluginStatus)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ("elementwise", "reduction", "linalg", "fft")
@@ -237,16 +237,40 @@ def test_blocking_a_broken_plugin_silences_it(fake_plugins: FakePlugins, recwarn
 
 @pytest.mark.parametrize("first, second", [("fake_fn", "fake_fn"), ("fake_fn:3", "fake_fn:3")])
 def test_two_plugins_one_name_is_an_error(fake_plugins: FakePlugins, first: str, second: str) -> None:
-    fake_plugins(one=provides(first), two=provides(second))
-    with pytest.raises(PluginConflictError, match="plugins 'one' and 'two' both provide 'fake_fn'"):
-        assemble({})
+    fake_plugins(one=provides(first), two=provides(second, "other_fn"))
+    with pytest.warns(PluginConflictWarning, match="plugins 'one' and 'two' both provide 'fake_fn'"):
+        table = assemble({})
+    with pytest.raises(PluginConflictError, match="plugins 'one' and 'two' both provide 'fake_fn'.*priority"):
+        table["fake_fn"]
+    assert table["other_fn"]() == "other_fn" and table["add"] is not None  # the rest still works
     assert assemble({BLOCK_VAR: "two"})["fake_fn"]() == "fake_fn"
 
 
 def test_overriding_a_core_function_needs_a_priority(fake_plugins: FakePlugins) -> None:
     fake_plugins(mine=provides("add"))
-    with pytest.raises(PluginConflictError, match="'elementwise' and 'mine' both provide 'add'"):
-        assemble({})
+    with pytest.warns(PluginConflictWarning, match="'elementwise' and 'mine' both provide 'add'"):
+        table = assemble({})
+    with pytest.raises(PluginConflictError):
+        table["add"]
+    assert plugins_of(table)["mine"].overrides == {}
+
+
+def test_unknown_names_in_the_lists_are_warned_about() -> None:
+    with pytest.warns(PluginListWarning, match="ROCM_ARRAY_PLUGINS names 'linalgg'.*the plugins are elementwise"):
+        table = assemble({ALLOW_VAR: "linalgg"})
+    assert plugins_of(table)["linalg"].status == "blocked"
+    with pytest.warns(PluginListWarning, match="ROCM_ARRAY_DISABLE_PLUGINS names 'ftt'"):
+        assemble({BLOCK_VAR: "ftt"})
+
+
+def test_the_plugins_command_reports_a_conflict(fake_plugins: FakePlugins, tmp_path: Path) -> None:
+    site = fake_plugins(mine=provides("add", "sub:3"), yours=provides("sub:1"))
+    proc = run([sys.executable, "-m", "rocm_array", "plugins"], tmp_path,
+               {"PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])})
+    out = check(proc)
+    assert "conflict: plugins 'elementwise' and 'mine' both provide 'add'" in out
+    assert "overrides: sub (of yours)" in out
+    assert "Array." not in out.split("numpy_dispatch provides")[1].split("\n")[1]  # internal names stay out
 
 
 def test_higher_priority_wins_in_any_order(fake_plugins: FakePlugins) -> None:
