@@ -42,3 +42,11 @@ class FunctionTable(dict[str, Callable[..., Any]]):
 
 
 TABLE = FunctionTable()
+
+
+def by_name(name: str) -> Callable[..., Any]:
+    """The namespace's function ``name``: how a table row pickles (by name, as functions do; its
+    caches hold this process's runtimes and kernels)."""
+    import rocm_array  # noqa: F401  (the package assembles TABLE when it is imported)
+
+    return TABLE[name]

@@ -127,6 +127,9 @@ def test_copies_and_pickles(device: str) -> None:
     assert back.device == view.device and back.dtype is xp.float64
     np.testing.assert_array_equal(to_numpy(back), np.arange(10, 20))
     assert pickle.loads(pickle.dumps(x.device)) == x.device  # by name, not its runtime
+    xp.add(x, x), xp.sum(x), xp.cumulative_sum(x)  # their caches now hold this device's kernels
+    for f in (xp.add, xp.sum, xp.cumulative_sum, xp.linalg.solve):
+        assert pickle.loads(pickle.dumps(f)) is f  # functions pickle by name (Cubed's processes executor)
     t = xp.asarray(np.arange(6.0).reshape(2, 3), device=device).mT  # a strided view
     np.testing.assert_array_equal(to_numpy(pickle.loads(pickle.dumps(t))), np.arange(6.0).reshape(2, 3).T)
 

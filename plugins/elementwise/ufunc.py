@@ -23,6 +23,7 @@ from rocm_array.devices import check_same
 from rocm_array.dtypes import CATEGORIES, DType
 
 from rocm_array.docstrings import RowDoc
+from rocm_array.namespace import by_name
 
 from . import docs
 from .backs import LANES, UFUNC
@@ -108,6 +109,9 @@ class Ufunc:
         _lanes: ClassVar[dict[tuple[Any, ...], Callable[..., Array] | None]]
 
     __doc__ = RowDoc(__doc__, docs.ufunc_doc)  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return by_name, (self.name,)
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES or self.result not in RESULT_RULES:

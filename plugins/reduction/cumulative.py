@@ -17,6 +17,7 @@ from rocm_array.axes import normalize_axis
 from rocm_array.hookspecs import Impl
 
 from rocm_array.docstrings import RowDoc
+from rocm_array.namespace import by_name
 
 from . import docs
 from .backs import SCAN
@@ -37,6 +38,9 @@ class Scan:
     doc: str = ""  # the one-line summary that opens the rendered docstring (``docs.scan_doc``)
 
     __doc__ = RowDoc(__doc__, docs.scan_doc)  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return by_name, (self.name,)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "__name__", self.name)

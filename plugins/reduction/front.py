@@ -21,6 +21,7 @@ from rocm_array.axes import normalize_axes, normalize_axis
 from rocm_array.dtypes import CATEGORIES, DType
 
 from rocm_array.docstrings import RowDoc
+from rocm_array.namespace import by_name
 
 from . import docs
 from .backs import REDUCE
@@ -129,6 +130,9 @@ class Reduction:
     doc: str = ""  # the one-line summary that opens the rendered docstring (``docs.reduction_doc``)
 
     __doc__ = RowDoc(__doc__, docs.reduction_doc)  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return by_name, (self.name,)
 
     def __post_init__(self) -> None:
         # Introspection (inspect.signature, help) sees the standard's signature.
