@@ -11,6 +11,7 @@ import sys as _sys
 import types as _types
 from typing import Any as _Any
 
+from . import log as _log  # noqa: F401  (sets the rocm_array logger's level from ROCM_ARRAY_LOG)
 from . import plugin_manager as _plugin_manager
 from .array import Array
 from .memory import cpu as _memory_cpu, gpu as _memory_gpu

@@ -1,4 +1,4 @@
-"""The command line: ``python -m rocm_array {info,plugins,compile-check}`` (also ``rocm-array``).
+"""The command line: ``python -m rocm_array {info,plugins,compile-check,warm}`` (also ``rocm-array``).
 
 ``info`` is the smoke test a new user runs first: it shows what was found
 (devices, platform, plugins) and checks one small computation against NumPy on
@@ -19,6 +19,7 @@ import numpy as np
 
 import rocm_array as xp
 from rocm_array import devices, plugin_manager
+from rocm_array.runtime import vendor
 from rocm_array.devices import Device
 
 __all__ = ["main"]
@@ -54,6 +55,9 @@ def info() -> int:
     print("devices:")
     for dev in devices.available():
         print(f"  {dev!s:8} {_describe(dev)}")
+        if dev.kind == "gpu":  # what the plugins' GPU backs would call, and what is missing
+            for name, found, detail in vendor.report(dev.runtime):
+                print(f"           {name}: " + (f"found ({detail or 'version unknown'})" if found else f"MISSING: {detail}"))
     for problem in devices.gpu_problems():
         print(f"  (unavailable: {problem})")  # a platform or GPU that was not found, and why
     try:
@@ -115,12 +119,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["compile-check"]:  # its own options are parsed by compile_check.main
         return compile_check(args[1:])
+    if args[:1] == ["warm"]:
+        from rocm_array import warm
+        return warm.main(args[1:])
     parser = argparse.ArgumentParser(prog="rocm-array", description="rocm_array: inspect the installation.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
     sub.add_parser("info", help="versions, devices, plugins, and a computation checked against NumPy")
     sub.add_parser("plugins", help="each plugin: distribution, version, status and functions")
     sub.add_parser("compile-check", help="compile every kernel for target architectures, without a GPU "
                                          "(see compile-check --help)")
+    sub.add_parser("warm", help="fill the kernel cache of a GPU so no first call compiles (see warm --help)")
     command = parser.parse_args(args).command
     try:
         status = info() if command == "info" else plugins()

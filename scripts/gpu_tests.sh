@@ -23,7 +23,7 @@ step "python -m rocm_array info"
 "$python" -m rocm_array info 2>&1 | tee "$out/info.log"
 
 step "kernel cache, compiled in parallel"
-"$python" "$repo/scripts/warm_kernels.py" 2>&1 | tail -5 | tee "$out/warm.log"
+"$python" -m rocm_array warm 2>&1 | tail -5 | tee "$out/warm.log"
 
 step "pytest (ROCM_ARRAY_DEVICE=$ROCM_ARRAY_DEVICE)"
 # Tests marked exclusive (out-of-memory) exhaust the card for a moment: they run alone, after.

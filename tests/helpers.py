@@ -38,6 +38,7 @@ def small_values(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarra
 
 class _Rtc:
     name = "fake"
+    granular = True
 
     def version(self) -> str:
         return "0"
@@ -85,6 +86,13 @@ class RecordingDriver:
 
     def sender(self, function: Any, block: tuple[int, int, int], shared: int) -> Any:
         return lambda grid, params: self.launches.append((function, grid, block, shared, params))
+
+    def module_load(self, code: bytes) -> bytes:
+        self.modules = getattr(self, "modules", 0) + 1
+        return code
+
+    def module_function(self, module: bytes, lowered: str) -> str:
+        return lowered
 
 
 def read_argument(params: int, index: int, ctype: Any) -> Any:

@@ -175,12 +175,14 @@ def norm(x: Array, weight: Array | None, bias: Array | None, eps: float, rms: bo
 
 # -- convolutions and pooling ---------------------------------------------------------------------------
 def _vendor(device: Device) -> dnn.Dnn | None:
-    """The device's cuDNN or MIOpen, unless turned off or unavailable (own kernels then)."""
+    """The device's cuDNN or MIOpen, unless turned off (own kernels, as asked) or unavailable (own
+    kernels, said once: ``vendor.fallback``)."""
     if not vendor_enabled():
         return None
     try:
         return vendor.library("dnn", device.runtime)  # type: ignore[no-any-return]
-    except vendor.VendorUnavailable:
+    except vendor.VendorUnavailable as exc:
+        vendor.fallback("xp.nn's convolutions and pooling", str(exc))
         return None
 
 
@@ -197,8 +199,8 @@ def conv(spec: ConvSpec, x: Array, w: Array) -> Array:
             lib.convolution(_tensor(y), _tensor(x), _tensor(w), (spec.sh, spec.sw), (spec.ph, spec.pw),
                             (spec.dh, spec.dw), spec.groups, spec.transposed)
             return y
-        except dnn.Unsupported:
-            pass
+        except dnn.Unsupported as exc:
+            vendor.fallback(f"a {x.dtype.name} convolution", f"the library declines it: {exc}")
     g, c = spec.groups, x.dtype.c_type
     ch, ih, iw, gh, gw = spec.image_grid
     taps = spec.kh * spec.kw

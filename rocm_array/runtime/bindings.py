@@ -71,6 +71,7 @@ class BindingsRtc:
     """NVRTC or hiprtc through its Python bindings; a platform module sets the class attributes."""
 
     name: str  # the call prefix too: "nvrtc", "hiprtc"
+    granular = True  # an in-process library: a small program compiles in a fraction of a second
     api: Any  # the bindings module
     success: Any  # the status of a successful call
     code_kind: str  # "CUBIN" (nvrtcGetCUBIN) or "Code" (hiprtcGetCode)

@@ -17,10 +17,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import struct
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -31,6 +33,9 @@ __all__ = ["CompileError", "Program", "Rtc", "Compiler", "kernel_source", "kerne
 
 KERNELS_PACKAGE = "rocm_array_kernels"
 _MAGIC = b"RAKC1\n"
+#: A compile longer than this gets an info line on the ``rocm_array`` logger (users see it by default).
+NOTICE_SECONDS = 1.0
+_log = logging.getLogger("rocm_array")
 
 
 class CompileError(RuntimeError):
@@ -53,9 +58,14 @@ class Program:
 
 
 class Rtc(Protocol):
-    """The calls of one run-time compiler (NVRTC, hiprtc) that ``compile_program`` makes."""
+    """The calls of one run-time compiler (NVRTC, hiprtc) that ``compile_program`` makes.
+
+    ``granular``: whether a first call should compile only the instantiation it runs (a program's
+    cost grows with its instantiations and a compile starts cheaply) rather than its whole group.
+    """
 
     name: str
+    granular: bool
 
     def version(self) -> str: ...
     def target_options(self, arch: str, wave_size: int) -> list[str]: ...
@@ -159,10 +169,15 @@ class Compiler:
         with self._lock:  # one thread compiles; others wanting the same key then find it
             prog = self._memory.get(key) or self._load(key)
             if prog is None:
+                start = time.perf_counter()
                 code, lowered = compile_program(self.rtc, kernel_source(path), path, names,
                                                 self.options(options), self.target)
                 prog = Program(key, code, lowered)
                 self._store(prog)
+                seconds = time.perf_counter() - start
+                _log.log(logging.INFO if seconds > NOTICE_SECONDS else logging.DEBUG,
+                         "compiled %s for %s in %.1f s (first use; cached afterwards in %s)",
+                         _describe(path, names), self.target, seconds, self.cache)
             self._memory[key] = prog
         return prog
 

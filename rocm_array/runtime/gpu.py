@@ -204,9 +204,14 @@ class GpuRuntime:
         key = (path, name, tuple(options))  # the group only says what to build alongside
         fn = self._kernels.get(key)
         if fn is None:
-            # The group's own order when it holds the name: the program (and its cache key) is
-            # then the one a KernelSource lists, so warmed or earlier-compiled entries are found.
+            # The group's program when the cache has it (``python -m rocm_array warm`` fills it;
+            # the group's own order is the KernelSource's, so its key is the one warmed). Else
+            # ``name`` alone: a first call compiles only the instantiation it runs (the whole
+            # group of a reduction row took 30 s with NVRTC on an H200; one instantiation, about
+            # a second), and later processes find it in the cache too.
             names = list(group) if name in group else [name, *group]
+            if len(names) > 1 and self.compiler.rtc.granular and not self.compiler.cached(path, names, options):
+                names = [name]
             fn = self._kernels[key] = self.load(self.compile(path, names, options))[name]
         return fn
 

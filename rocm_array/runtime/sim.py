@@ -146,6 +146,7 @@ class SimRtc:
     array into the kernel's parameters (the GPU driver's job), which the entry is."""
 
     name = "sim-clang"
+    granular = False  # a clang++ process per program, about a second each: whole groups pay off
 
     def __init__(self, cxx: str, version: str) -> None:
         self._cxx = cxx

@@ -8,6 +8,10 @@ fix, at every call: the cause is kept and the load not retried, except after run
 out of memory, which a later call may not. One cache and one lock serve every kind, so
 all of them are created, kept and reported alike.
 
+Where a back falls back from a vendor library to the project's own kernels, ``fallback`` says so
+once per cause (a ``VendorFallbackWarning``), and ``report`` lists for ``info`` what each GPU
+would use, with the versions of the packages that bring it or the command that installs it.
+
 The protocols the platform modules implement are in ``blas.py``, ``fft.py`` and ``dnn.py``.
 """
 
@@ -15,6 +19,9 @@ from __future__ import annotations
 
 import importlib
 import threading
+import warnings
+from dataclasses import dataclass
+from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from .protocol import DriverOutOfMemory
@@ -22,19 +29,75 @@ from .protocol import DriverOutOfMemory
 if TYPE_CHECKING:
     from .protocol import Runtime
 
-__all__ = ["KINDS", "VendorUnavailable", "library", "why"]
+__all__ = ["KINDS", "Library", "VendorUnavailable", "VendorFallbackWarning", "library", "why", "fallback",
+           "report"]
 
-_SIM = "a vendor library (the simulator has none: it runs the project's own kernels only)"
-#: kind -> platform -> what the library is and what installs it.
-KINDS: dict[str, dict[str, str]] = {
-    "blas": {"nvidia": "cuBLAS and cuSOLVER (nvmath-python: pip install rocm_array[nvidia])",
-             "amd": "hipBLAS and hipSOLVER (hip-python's hipblas and hipsolver, ROCm's libhipblas and libhipsolver)",
+
+@dataclass(frozen=True)
+class Library:
+    """A vendor library of one platform: its name, the packages that bring it, how to install them."""
+
+    name: str
+    packages: tuple[str, ...] = ()
+    install: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.install})" if self.install else self.name
+
+
+_NVIDIA = "pip install rocm_array[nvidia]"
+_ROCM = "ROCm's {} and hip-python: pip install rocm_array[amd] hip-python==<your ROCm version>.*"
+_SIM = Library("a vendor library (the simulator has none: it runs the project's own kernels only)")
+#: kind -> platform -> the library.
+KINDS: dict[str, dict[str, Library]] = {
+    "blas": {"nvidia": Library("cuBLAS and cuSOLVER", ("nvmath-python", "nvidia-cublas", "nvidia-cusolver"), _NVIDIA),
+             "amd": Library("hipBLAS and hipSOLVER", ("hip-python",), _ROCM.format("libhipblas and libhipsolver")),
              "sim": _SIM},
-    "fft": {"nvidia": "cuFFT (nvmath-python: pip install rocm_array[nvidia])",
-            "amd": "hipFFT (hip-python's hipfft, ROCm's libhipfft)", "sim": _SIM},
-    "dnn": {"nvidia": "cuDNN (pip install nvidia-cudnn-frontend nvidia-cudnn-cu12 or -cu13)",
-            "amd": "MIOpen (ROCm's libMIOpen)", "sim": _SIM},
+    "fft": {"nvidia": Library("cuFFT", ("nvmath-python", "nvidia-cufft"), _NVIDIA),
+            "amd": Library("hipFFT", ("hip-python",), _ROCM.format("libhipfft")), "sim": _SIM},
+    "dnn": {"nvidia": Library("cuDNN", ("nvidia-cudnn-frontend", "nvidia-cudnn-cu13"), _NVIDIA),
+            "amd": Library("MIOpen", ("hip-python",), _ROCM.format("libMIOpen")), "sim": _SIM},
 }
+
+
+class VendorFallbackWarning(UserWarning):
+    """rocm_array runs its own kernels where a vendor library would have run: said once per cause."""
+
+
+_WARNED: set[str] = set()
+
+
+def fallback(what: str, reason: str) -> None:
+    """Say once (per ``what`` and ``reason``) that ``what`` runs on the project's own kernels."""
+    message = f"{what} runs on rocm_array's own kernels instead of the vendor library: {reason}"
+    with _LOCK:
+        if message in _WARNED:
+            return
+        _WARNED.add(message)
+    warnings.warn(message, VendorFallbackWarning, stacklevel=3)
+
+
+def _versions(packages: tuple[str, ...]) -> str:
+    found = []
+    for p in packages:
+        try:
+            found.append(f"{p} {metadata.version(p)}")
+        except metadata.PackageNotFoundError:
+            continue
+    return ", ".join(found)
+
+
+def report(rt: Runtime) -> list[tuple[str, bool, str]]:
+    """Each library ``rt``'s platform would use: (name, whether it opens, the versions of the
+    packages that bring it, or why it does not open and the fix). None on the simulator."""
+    out = []
+    for kind, platforms in KINDS.items():
+        lib = platforms[rt.platform]
+        if lib is _SIM:
+            continue
+        problem = why(kind, rt)
+        out.append((lib.name, not problem, _versions(lib.packages) if not problem else problem))
+    return out
 
 
 class VendorUnavailable(RuntimeError):

@@ -1,0 +1,61 @@
+"""``python -m rocm_array warm [FAMILY...]``: fill the kernel cache of a GPU, in parallel, so that no
+first call compiles. FAMILY narrows it to kernel sources whose path starts with it (``reduction``,
+``elementwise``, ``nn/conv``…); every program of the compile check is compiled otherwise.
+
+A program compiled here is a whole group of instantiations, the one a first call looks for before
+compiling its own instantiation alone (``GpuRuntime.kernel``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Sequence
+
+from rocm_array.compile_check import kernel_sources
+from rocm_array.hookspecs import KernelSource
+
+__all__ = ["main"]
+
+
+def _compile(job: tuple[KernelSource, str]) -> tuple[str, float, str]:
+    from rocm_array import devices
+
+    ks, device = job
+    start = time.perf_counter()
+    try:
+        devices.parse(device).runtime.compile(ks.path, ks.names, ks.options)
+        error = ""
+    except Exception as exc:  # reported, and the others go on
+        error = f"{type(exc).__name__}: {exc}"
+    return ks.path, time.perf_counter() - start, error
+
+
+def main(argv: Sequence[str]) -> int:
+    from rocm_array import devices
+
+    parser = argparse.ArgumentParser(prog="rocm-array warm", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compiles at once (default: the CPUs)")
+    parser.add_argument("--device", default=None, help="the GPU to compile for (default: the default device)")
+    parser.add_argument("families", nargs="*", help="kernel source path prefixes (default: all)")
+    args = parser.parse_args(list(argv))
+    device = devices.parse(args.device) if args.device else devices.default()
+    if device.kind != "gpu":
+        print(f"warm: {device} is not a GPU; nothing to compile ({', '.join(devices.gpu_problems()) or 'no GPU found'})")
+        return 1
+    sources = [ks for ks in kernel_sources() if not args.families or ks.path.startswith(tuple(args.families))]
+    if not sources:
+        print(f"warm: no kernel source starts with {', '.join(args.families)}")
+        return 1
+    start = time.perf_counter()
+    failed = 0
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for path, _, error in pool.map(_compile, [(ks, str(device)) for ks in sources]):
+            if error:
+                failed += 1
+                print(f"FAILED {path}: {error[:2000]}")
+    print(f"warm: {len(sources)} programs for {device} in {time.perf_counter() - start:.1f} s, {failed} failed "
+          f"(cache: {device.runtime.compiler.cache})")
+    return 1 if failed else 0

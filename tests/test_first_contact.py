@@ -1,0 +1,149 @@
+"""What a user sees at first contact, over a recording driver (no GPU): a first call compiles only
+its instantiation (a warmed group is used whole), a slow compile is a log line, a fallback from a
+vendor library is one warning per cause, and ``info`` lists each GPU's vendor libraries."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from rocm_array import devices
+from rocm_array.devices import Device
+from rocm_array.memory import copies
+from rocm_array.runtime import compiler as compiler_module
+from rocm_array.runtime import vendor
+from rocm_array.runtime.compiler import Compiler
+from rocm_array.runtime.gpu import GpuRuntime
+
+from helpers import RecordingDriver
+
+nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
+
+GROUP = ["fill<float>", "fill<int8_t>", "fill<double>"]
+SOURCE, OPTIONS = copies.COPIES.source, copies.COPIES.options
+
+
+class CountingRtc(nvidia.NvrtcRtc):
+    def __init__(self) -> None:
+        self.programs: list[int] = []
+
+    def create(self, source: str, filename: str, headers: dict[str, str]) -> object:
+        self.programs.append(0)
+        return super().create(source, filename, headers)
+
+    def add_name(self, prog: object, expr: str) -> None:
+        self.programs[-1] += 1
+        super().add_name(prog, expr)
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> GpuRuntime:
+    rt = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
+    try:
+        rtc = CountingRtc()
+        rtc.version()
+    except Exception as exc:  # NVRTC's library missing
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    rt.compiler = Compiler(rtc, "sm_90", 32, tmp_path)
+    return rt
+
+
+def test_a_first_call_compiles_only_its_instantiation(runtime: GpuRuntime) -> None:
+    runtime.kernel(SOURCE, "fill<float>", GROUP, OPTIONS)
+    assert runtime.compiler.rtc.programs == [1]  # one program of one instantiation, not the group's three
+    runtime.kernel(SOURCE, "fill<int8_t>", GROUP, OPTIONS)
+    assert runtime.compiler.rtc.programs == [1, 1]
+
+
+def test_a_warmed_group_is_used_whole(runtime: GpuRuntime, tmp_path: Path) -> None:
+    runtime.compiler.compile(SOURCE, GROUP, OPTIONS)  # what `python -m rocm_array warm` does
+    fresh = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]  (a new process: an empty memory cache)
+    fresh.compiler = Compiler(CountingRtc(), "sm_90", 32, tmp_path)
+    for name in GROUP:
+        fresh.kernel(SOURCE, name, GROUP, OPTIONS)
+    assert fresh.compiler.rtc.programs == []  # nothing compiled: the group came from the disk cache
+    assert fresh.driver.modules == 1  # and was loaded once
+
+
+def test_a_slow_compile_is_a_notice(runtime: GpuRuntime, caplog: pytest.LogCaptureFixture,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    with caplog.at_level(logging.INFO, logger="rocm_array"):
+        runtime.kernel(SOURCE, "fill<float>", GROUP, OPTIONS)
+    assert not caplog.records  # a fast compile is only a debug record
+    monkeypatch.setattr(compiler_module, "NOTICE_SECONDS", 0.0)
+    with caplog.at_level(logging.INFO, logger="rocm_array"):
+        runtime.kernel(SOURCE, "fill<double>", GROUP, OPTIONS)
+        runtime.kernel(SOURCE, "fill<double>", GROUP, OPTIONS)  # cached: no second notice
+    [record] = caplog.records
+    assert record.name == "rocm_array" and record.levelno == logging.INFO
+    assert "compiled copy/copy.hip [fill<double>] for sm_90" in record.getMessage()
+    assert "(first use; cached afterwards in" in record.getMessage()
+
+
+def test_the_log_level_comes_from_the_environment() -> None:
+    code = "import logging, rocm_array; print(logging.getLevelName(logging.getLogger('rocm_array').level))"
+    for value, level in (("debug", "DEBUG"), ("warning", "WARNING"), (None, "INFO")):
+        env = {k: v for k, v in __import__("os").environ.items() if k != "ROCM_ARRAY_LOG"}
+        if value:
+            env["ROCM_ARRAY_LOG"] = value
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        assert out.stdout.strip() == level, out.stderr
+
+
+def _gpu(monkeypatch: pytest.MonkeyPatch) -> Device:
+    rt = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
+    return Device("gpu", 0, rt)
+
+
+def test_a_fallback_is_one_warning_per_cause(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_array_plugins.nn import gpu as nn_gpu
+
+    def unavailable(kind: str, rt: object) -> object:
+        raise vendor.VendorUnavailable(f"cuDNN is unavailable ({kind}): ModuleNotFoundError: No module named 'cudnn'")
+
+    monkeypatch.setattr(vendor, "library", unavailable)
+    monkeypatch.setattr(vendor, "_WARNED", set())
+    monkeypatch.delenv("ROCM_ARRAY_NN_VENDOR", raising=False)
+    device = _gpu(monkeypatch)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert nn_gpu._vendor(device) is None
+        assert nn_gpu._vendor(device) is None  # the same cause again: no second warning
+    [w] = seen
+    assert issubclass(w.category, vendor.VendorFallbackWarning)
+    assert "convolutions and pooling runs on rocm_array's own kernels" in str(w.message)
+    assert "No module named 'cudnn'" in str(w.message)
+    monkeypatch.setenv("ROCM_ARRAY_NN_VENDOR", "0")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert nn_gpu._vendor(device) is None
+    assert not seen  # turned off by the user: own kernels, as asked, without a warning
+
+
+def test_info_lists_each_gpus_vendor_libraries(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from rocm_array.__main__ import main
+
+    gpu = _gpu(monkeypatch)
+    monkeypatch.setattr(devices, "available", lambda: (devices.cpu, gpu))
+    monkeypatch.setattr(devices, "default", lambda: devices.cpu)
+    problems = {"dnn": "cuDNN is unavailable on nvidia device 0: ModuleNotFoundError: No module named 'cudnn'; "
+                       "pip install rocm_array[nvidia]"}
+    monkeypatch.setattr(vendor, "why", lambda kind, rt: problems.get(kind, ""))
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "cuBLAS and cuSOLVER: found (" in out and "cuFFT: found (" in out
+    assert "cuDNN: MISSING: cuDNN is unavailable on nvidia device 0" in out and "pip install rocm_array[nvidia]" in out
+
+
+def test_warm_is_a_command(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from rocm_array.__main__ import main
+
+    monkeypatch.setattr(devices, "default", lambda: devices.cpu)
+    assert main(["warm"]) == 1
+    assert "not a GPU; nothing to compile" in capsys.readouterr().out
