@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from .first_calls import FAMILIES
+
 __all__ = ["Input", "Work", "NA", "NotAvailable", "MISSING", "describe", "Case", "CASES", "BY_NAME", "KINDS", "select", "ceilings_for"]
 
 ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int64": 8}
@@ -91,6 +93,8 @@ class Case:
     work: Work = Work()
     ceiling: bool = False  # the peers' best rate on this case is the ceiling for its work
     note: str = ""
+    family: str = "add"  # first-call cases: the op family (benchmarks/first_calls.py)
+    processes: int = 0  # fresh processes per measurement (0: the settings' default)
 
     def op(self, lib: str) -> Op:
         """The timed op for ``lib``; NotAvailable when the library has none."""
@@ -205,6 +209,9 @@ CASES: tuple[Case, ...] = (
          note="first a + b (2^20 float32) in a fresh process with an empty kernel cache"),
     Case("first_call_warm", kind="first_call_warm",
          note="first a + b (2^20 float32) in a fresh process with the disk kernel cache filled"),
+    # First contact: one op per family, cold (an empty kernel cache) and warm, a fresh process each.
+    *(Case(f"first_{family}_{state}", kind=f"first_call_{state}", family=family, processes=1)
+      for family in FAMILIES for state in ("cold", "warm")),
 )
 
 BY_NAME: dict[str, Case] = {c.name: c for c in CASES}

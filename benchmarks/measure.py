@@ -200,12 +200,13 @@ def _first_call(warm: bool) -> Callable[[Library, Case, HostData, Settings], Res
         runs = []
         with tempfile.TemporaryDirectory(prefix=f"bench-{lib.name}-") as tmp:
             env = {var: tmp} if var else {}
+            args = ["first_call", lib.name, case.family]
             if warm:
-                _child(["first_call", lib.name], env)  # fills the disk cache
-            for i in range(settings.process_repeats if var else 1):
+                _child(args, env)  # fills the disk cache
+            for i in range((case.processes or settings.process_repeats) if var else 1):
                 if not warm and var:
                     env = {var: os.path.join(tmp, str(i))}
-                runs.append(_child(["first_call", lib.name], env))
+                runs.append(_child(args, env))
         result = _from_children(runs, "first_ms")
         result.reason = "" if var else "no disk kernel cache: cold and warm are the same"
         return result

@@ -125,6 +125,27 @@ def first_call_table(run: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def first_contact_table(run: dict[str, Any]) -> str:
+    """The first-contact cases: each family's first call in a fresh process, cold and warm."""
+    libs = _libs(run)
+    cases = {c["name"]: c for c in run["cases"]}
+    families = [n[len("first_"):-len("_cold")] for n in cases if n.startswith("first_") and n.endswith("_cold")
+                and n != "first_call_cold"]
+    if not families:
+        return ""
+    head = ["family", *(f"{TITLES[lib]} cold" for lib in libs), *(f"{TITLES[lib]} warm" for lib in libs)]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for f in families:
+        cells = [f]
+        for state in ("cold", "warm"):
+            case = cases.get(f"first_{f}_{state}", {"results": {}})
+            for lib in libs:
+                r = case["results"].get(lib, {})
+                cells.append(_time(r["median_ms"]) if r.get("status") == "ok" else "n/a")
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def _ceiling_lines(run: dict[str, Any]) -> list[str]:
     return [f"- {key}: {c['value']:.4g} {c['unit']} ({TITLES[c['by']]}, case `{c['case']}`)"
             for key, c in run["ceilings"].items()]
@@ -172,6 +193,13 @@ def document(run: dict[str, Any]) -> str:
         "",
         "## First call (excluded from the figures above)",
         first_call_table(run),
+        "",
+        "## First contact: each family's first call in a fresh process",
+        "From the call to its result on the host, after import, discovery and upload: cold with an empty "
+        "kernel cache (CuPy's too; PyTorch ships compiled kernels), warm with the cache a previous process "
+        "filled. One process each.",
+        "",
+        first_contact_table(run),
         "",
         "## Notes",
         *(f"- `{c['name']}`: {c['note']}" for c in run["cases"] if c.get("note")),
