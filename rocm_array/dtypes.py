@@ -208,7 +208,39 @@ _pybool = type(True)
 
 
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
-    """The standard's ``isdtype``."""
+    """Whether ``dtype`` is of ``kind``.
+
+    Parameters
+    ----------
+    dtype : DType
+        The dtype tested (a NumPy dtype or scalar type names ours).
+    kind : DType, str or tuple
+        A dtype; a kind name: 'bool', 'signed integer', 'unsigned integer', 'integral', 'real
+        floating', 'complex floating', 'numeric'; or a tuple of these (any matches).
+
+    Returns
+    -------
+    bool
+        Whether it matches.
+
+    Raises
+    ------
+    TypeError
+        A dtype or kind that is neither.
+    ValueError
+        An unknown kind name.
+
+    Notes
+    -----
+    Pure dtype arithmetic on the host, from the one table of categories
+    (``rocm_array.dtypes.CATEGORIES``).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.isdtype(xp.float32, 'real floating'), xp.isdtype(xp.int8, ('bool', 'unsigned integer'))
+    (True, False)
+    """
     dtype = check_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)

@@ -92,46 +92,378 @@ def _like(name: str, x: Any, dtype: Any, device: Any) -> tuple[DType, Device]:
 
 # -- fills ----------------------------------------------------------------------------------------
 def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
+    """A new array of ``shape`` whose elements are not initialized.
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The result's shape; non-negative.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Uninitialized contents, C-contiguous.
+
+    Raises
+    ------
+    TypeError
+        A shape that is not an int or a tuple of ints, or a dtype that is not a dtype.
+    ValueError
+        A negative dimension, or a device that does not exist.
+
+    Notes
+    -----
+    Devices: an allocation only: on a GPU from the device's stream-ordered pool, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.empty((2, 3), dtype=xp.float32, device="cpu")
+    >>> x.shape, x.dtype
+    ((2, 3), rocm_array.float32)
+    """
     return memory.empty(_shape("empty", shape), _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
+    """A new array of ``shape`` filled with zeros.
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The result's shape; non-negative.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Zeros, C-contiguous.
+
+    Raises
+    ------
+    TypeError
+        A shape that is not an int or a tuple of ints, or a dtype that is not a dtype.
+    ValueError
+        A negative dimension, or a device that does not exist.
+
+    Notes
+    -----
+    Devices: the fill runs on the device: NumPy on ``cpu``, the fill kernel of ``kernels/copy`` on a
+    GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.zeros((2, 2), dtype=xp.int32, device="cpu")
+    Array([[0, 0],
+           [0, 0]], dtype=int32, device=cpu)
+    """
     return memory.full(_shape("zeros", shape), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
+    """A new array of ``shape`` filled with ones.
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The result's shape; non-negative.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Ones, C-contiguous.
+
+    Raises
+    ------
+    TypeError
+        A shape that is not an int or a tuple of ints, or a dtype that is not a dtype.
+    ValueError
+        A negative dimension, or a device that does not exist.
+
+    Notes
+    -----
+    Devices: the fill runs on the device: NumPy on ``cpu``, the fill kernel of ``kernels/copy`` on a
+    GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.ones(3, device="cpu")
+    Array([1., 1., 1.], dtype=float64, device=cpu)
+    """
     return memory.full(_shape("ones", shape), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
 
 
 def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *,
          dtype: DType | None = None, device: Any = None) -> Array:
+    """A new array of ``shape`` with every element ``fill_value``.
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The result's shape; non-negative.
+    fill_value : bool, int, float or complex
+        The value; a NumPy scalar counts as its Python scalar.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: inferred from
+        fill_value: bool, int64, float64 or complex128.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Every element ``fill_value``, C-contiguous.
+
+    Raises
+    ------
+    TypeError
+        A fill value that the dtype cannot hold by kind (a float for an integer dtype).
+    OverflowError
+        An int outside the integer dtype's range.
+    ValueError
+        A negative dimension, or a device that does not exist.
+
+    Notes
+    -----
+    Devices: the fill runs on the device: NumPy on ``cpu``, the fill kernel of ``kernels/copy`` on a
+    GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.full((2, 2), 7, device="cpu")
+    Array([[7, 7],
+           [7, 7]], dtype=int64, device=cpu)
+    >>> xp.full(3, 0.5, dtype=xp.float32, device="cpu")
+    Array([0.5, 0.5, 0.5], dtype=float32, device=cpu)
+    """
     dt = _fill_dtype("full", fill_value, dtype)
     return memory.full(_shape("full", shape), fill_value, dt, devices.resolve(device))
 
 
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
+    """A new uninitialized array with ``x``'s shape.
+
+    Parameters
+    ----------
+    x : Array
+        The array whose shape (and, by default, dtype and device) the result takes.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Uninitialized contents of ``x``'s shape.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array.
+    ValueError
+        A negative dimension, or a device that does not exist.
+
+    Notes
+    -----
+    Devices: an allocation only.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> a = xp.asarray([[1, 2], [3, 4]], device="cpu")
+    >>> xp.empty_like(a).shape
+    (2, 2)
+    """
     dt, dev = _like("empty_like", x, dtype, device)
     return memory.empty(x.shape, dt, dev)
 
 
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
+    """A new array of zeros with ``x``'s shape.
+
+    Parameters
+    ----------
+    x : Array
+        The array whose shape (and, by default, dtype and device) the result takes.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Zeros of ``x``'s shape.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array.
+    ValueError
+        A negative dimension, or a device that does not exist.
+
+    Notes
+    -----
+    Devices: the fill runs on the device: NumPy on ``cpu``, the fill kernel of ``kernels/copy`` on a
+    GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.zeros_like(xp.asarray([1.5, 2.5], device="cpu"))
+    Array([0., 0.], dtype=float64, device=cpu)
+    """
     dt, dev = _like("zeros_like", x, dtype, device)
     return memory.full(x.shape, 0, dt, dev)
 
 
 def ones_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
+    """A new array of ones with ``x``'s shape.
+
+    Parameters
+    ----------
+    x : Array
+        The array whose shape (and, by default, dtype and device) the result takes.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Ones of ``x``'s shape.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array.
+    ValueError
+        A negative dimension, or a device that does not exist.
+
+    Notes
+    -----
+    Devices: the fill runs on the device: NumPy on ``cpu``, the fill kernel of ``kernels/copy`` on a
+    GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.ones_like(xp.asarray([1, 2, 3], device="cpu"))
+    Array([1, 1, 1], dtype=int64, device=cpu)
+    """
     dt, dev = _like("ones_like", x, dtype, device)
     return memory.full(x.shape, 1, dt, dev)
 
 
 def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
               dtype: DType | None = None, device: Any = None) -> Array:
+    """A new array with ``x``'s shape and every element ``fill_value``.
+
+    Parameters
+    ----------
+    x : Array
+        The array whose shape (and, by default, dtype and device) the result takes.
+    fill_value : bool, int, float or complex
+        The value.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Every element ``fill_value``, of ``x``'s shape.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array, or a fill value the dtype cannot hold by kind.
+    OverflowError
+        An int outside the integer dtype's range.
+
+    Notes
+    -----
+    Devices: the fill runs on the device: NumPy on ``cpu``, the fill kernel of ``kernels/copy`` on a
+    GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.full_like(xp.asarray([1, 2], device="cpu"), 9)
+    Array([9, 9], dtype=int64, device=cpu)
+    """
     dt, dev = _like("full_like", x, dtype, device)
     return memory.full(x.shape, fill_value, _fill_dtype("full_like", fill_value, dt), dev)
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
         dtype: DType | None = None, device: Any = None) -> Array:
+    """A 2-D array with ones on diagonal ``k`` and zeros elsewhere.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows.
+    n_cols : int, optional
+        Columns. Default: n_rows.
+    k : int, optional
+        The diagonal: 0 the main one, positive above it, negative below. Default: 0.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        Of shape ``(n_rows, n_cols)``.
+
+    Raises
+    ------
+    TypeError
+        A size or k that is not an int.
+    ValueError
+        A negative size, or a device that does not exist.
+
+    Notes
+    -----
+    Devices: the fill runs on the device: NumPy on ``cpu``, the fill kernel of ``kernels/copy`` on a
+    GPU. The diagonal is a strided view written by one copy.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.eye(3, k=1, dtype=xp.int8, device="cpu")
+    Array([[0, 1, 0],
+           [0, 0, 1],
+           [0, 0, 0]], dtype=int8, device=cpu)
+    """
     rows = _int_arg("eye", "n_rows", n_rows)
     cols = rows if n_cols is None else _int_arg("eye", "n_cols", n_cols)
     k = _int_arg("eye", "k", k)
@@ -162,6 +494,47 @@ def _number(name: str, what: str, value: Any, complex_ok: bool = False) -> int |
 
 def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
            dtype: DType | None = None, device: Any = None) -> Array:
+    """Evenly spaced values in the half-open interval [start, stop).
+
+    Parameters
+    ----------
+    start : int or float
+        The first value; the stop when ``stop`` is not given (start is then 0).
+    stop : int or float, optional
+        The end, not included.
+    step : int or float, optional
+        The spacing; not zero. Default: 1.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: int64 when every
+        argument is an int, else float64.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        A 1-D array of ``ceil((stop - start) / step)`` values (none when that is not positive).
+
+    Raises
+    ------
+    TypeError
+        An argument that is not a real number (bool is refused).
+    ValueError
+        A zero step, or an argument that is not finite.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU one sequence kernel writes ``start + i * step``.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.arange(5, device="cpu")
+    Array([0, 1, 2, 3, 4], dtype=int64, device=cpu)
+    >>> xp.arange(1.0, 2.0, 0.25, device="cpu")
+    Array([1.  , 1.25, 1.5 , 1.75], dtype=float64, device=cpu)
+    """
     if stop is None:
         start, stop = 0, start
     args = [_number("arange", w, v) for w, v in (("start", start), ("stop", stop), ("step", step))]
@@ -179,6 +552,46 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
 
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
              dtype: DType | None = None, device: Any = None, endpoint: bool = True) -> Array:
+    """``num`` evenly spaced values from ``start`` to ``stop``.
+
+    Parameters
+    ----------
+    start, stop : int, float or complex
+        The ends of the interval.
+    num : int
+        How many values; non-negative.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: float64, or complex128
+        for a complex end.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    endpoint : bool, optional
+        Whether ``stop`` is the last value (exactly). Default: True.
+
+    Returns
+    -------
+    Array
+        A 1-D array of ``num`` values.
+
+    Raises
+    ------
+    TypeError
+        A non-number end, a complex end with a real dtype, or a non-numeric dtype.
+    ValueError
+        A negative num.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU one sequence kernel. With ``endpoint`` the last value is
+    ``stop`` itself, not ``start + (num - 1) * step`` rounded.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.linspace(0, 1, 5, device="cpu")
+    Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float64, device=cpu)
+    """
     start = _number("linspace", "start", start, complex_ok=True)
     stop = _number("linspace", "stop", stop, complex_ok=True)
     num = _int_arg("linspace", "num", num)
@@ -209,14 +622,111 @@ def _triangle(name: str, x: Array, k: int, upper: bool) -> Array:
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
+    """``x`` with the elements above diagonal ``k`` set to zero (of every matrix of a stack).
+
+    Parameters
+    ----------
+    x : Array
+        At least 2-D; the last two axes are the matrices.
+    k : int, optional
+        The diagonal kept last: 0 the main one, positive above, negative below. Default: 0.
+
+    Returns
+    -------
+    Array
+        A new array of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array, or k is not an int.
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one triangle kernel on a GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.tril(xp.ones((3, 3), dtype=xp.int8, device="cpu"))
+    Array([[1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 1]], dtype=int8, device=cpu)
+    """
     return _triangle("tril", x, k, upper=False)
 
 
 def triu(x: Array, /, *, k: int = 0) -> Array:
+    """``x`` with the elements below diagonal ``k`` set to zero (of every matrix of a stack).
+
+    Parameters
+    ----------
+    x : Array
+        At least 2-D; the last two axes are the matrices.
+    k : int, optional
+        The first diagonal kept: 0 the main one, positive above, negative below. Default: 0.
+
+    Returns
+    -------
+    Array
+        A new array of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array, or k is not an int.
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one triangle kernel on a GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.triu(xp.ones((3, 3), dtype=xp.int8, device="cpu"), k=1)
+    Array([[0, 1, 1],
+           [0, 0, 1],
+           [0, 0, 0]], dtype=int8, device=cpu)
+    """
     return _triangle("triu", x, k, upper=True)
 
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate arrays of the grid that 1-D arrays span.
+
+    Parameters
+    ----------
+    *arrays : Array
+        1-D arrays of one dtype, on one device.
+    indexing : {'xy', 'ij'}, optional
+        ``'xy'``: Cartesian (the first two axes swapped); ``'ij'``: matrix indexing. Default: 'xy'.
+
+    Returns
+    -------
+    tuple of Array
+        One array per input, each of the grid's shape, copied (not views).
+
+    Raises
+    ------
+    ValueError
+        Inputs that are not 1-D, of several dtypes or devices, or an unknown indexing.
+
+    Notes
+    -----
+    Devices: each output is one strided copy on the inputs' device.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x, y = xp.meshgrid(xp.asarray([1, 2, 3], device="cpu"), xp.asarray([10, 20], device="cpu"))
+    >>> y
+    Array([[10, 10, 10],
+           [20, 20, 20]], dtype=int64, device=cpu)
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', got {indexing!r}")
     for a in arrays:
@@ -291,6 +801,51 @@ def _from_array(x: Array, dtype: DType | None, device: Any, copy: bool | None) -
 
 def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
             copy: bool | None = None) -> Array:
+    """An array from ``obj``: a rocm_array array, a Python scalar or nested sequence, a NumPy array, or any object with DLPack or the buffer protocol.
+
+    Parameters
+    ----------
+    obj : object
+        The data.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: the data's: bool,
+        int64, float64 or complex128 for Python values, NumPy's dtype for NumPy arrays.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    copy : bool or None, optional
+        True: always copy. False: never (ValueError when a copy is needed). None: copy only when
+        needed. Default: None.
+
+    Returns
+    -------
+    Array
+        The data as an array on the device (a view of a NumPy array on ``cpu`` when no copy is
+        needed).
+
+    Raises
+    ------
+    TypeError
+        Values the dtype cannot hold by kind, or an object that is no array data.
+    ValueError
+        copy=False where a copy is needed, ragged sequences, or an unknown device.
+    OverflowError
+        A Python int no dtype holds.
+
+    Notes
+    -----
+    Devices: a GPU array from host data is one upload (pinned staging for large ones); between
+    devices, one copy through the host. DLPack producers on the same device are not copied.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.asarray([[1, 2], [3, 4]], device="cpu")
+    Array([[1, 2],
+           [3, 4]], dtype=int64, device=cpu)
+    >>> xp.asarray(3.5, dtype=xp.float32, device="cpu")
+    Array(3.5, dtype=float32, device=cpu)
+    """
     if dtype is not None:
         dtype = dtypes.check_dtype(dtype)
     if isinstance(obj, Array):
@@ -325,6 +880,40 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+    """An array that views the data of a DLPack producer (NumPy, PyTorch, CuPy, JAX…).
+
+    Parameters
+    ----------
+    x : object
+        An object with ``__dlpack__`` and ``__dlpack_device__``.
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    copy : bool or None, optional
+        As in ``asarray``. Default: None.
+
+    Returns
+    -------
+    Array
+        The producer's data, without a copy where device and layout allow.
+
+    Raises
+    ------
+    BufferError
+        A DLPack device that rocm_array has no back for.
+
+    Notes
+    -----
+    Devices: CPU producers give ``cpu`` arrays, CUDA or ROCm producers ``gpu`` arrays on the same
+    GPU; the producer's stream is ordered before rocm_array's.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> import numpy as np
+    >>> xp.from_dlpack(np.arange(3.0))
+    Array([0., 1., 2.], dtype=float64, device=cpu)
+    """
     if isinstance(x, Array):
         return _from_array(x, None, device, copy)
     kind = _DLPACK_KINDS.get(int(x.__dlpack_device__()[0]))

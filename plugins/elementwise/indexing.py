@@ -229,7 +229,42 @@ def _index_array(name: str, x: Any, indices: Any) -> None:
 
 
 def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array:
-    """The standard's ``take``; an integer ``indices`` (as NumPy takes, and Cubed passes) drops the axis."""
+    """Elements of ``x`` at ``indices`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    indices : Array or int
+        An integer array of positions (negative ones count from the end); an int, as NumPy takes it,
+        drops the axis.
+    axis : int or None, optional
+        Required unless ``x`` is 1-D.
+
+    Returns
+    -------
+    Array
+        A new array: ``x``'s shape with the axis replaced by ``indices``' shape.
+
+    Raises
+    ------
+    TypeError
+        Indices that are not an integer array or int.
+    ValueError
+        No axis for an x of several dimensions.
+    IndexError
+        An index out of bounds (checked on the device).
+
+    Notes
+    -----
+    Devices: one gather kernel on a GPU (``kernels/indexing``), NumPy on ``cpu``.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.take(xp.asarray([10, 20, 30], device="cpu"), xp.asarray([2, 0], device="cpu"))
+    Array([30, 10], dtype=int64, device=cpu)
+    """
     if isinstance(x, Array) and _is_int(indices):
         if axis is None and x.ndim != 1:
             raise ValueError(f"take(): axis is required for a {x.ndim}-D array")
@@ -245,6 +280,43 @@ def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """Elements of ``x`` at ``indices`` matched along ``axis`` (as argsort's output picks them).
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    indices : Array
+        An integer array of ``x``'s number of dimensions; it broadcasts with ``x`` along the other
+        axes.
+    axis : int, optional
+        Default: -1.
+
+    Returns
+    -------
+    Array
+        A new array of the broadcast shape with ``indices``' length along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        Indices that are not an integer array.
+    ValueError
+        indices with another number of dimensions.
+    IndexError
+        An index out of bounds.
+
+    Notes
+    -----
+    Devices: one gather kernel on a GPU, NumPy on ``cpu``.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.asarray([[3, 1, 2]], device="cpu")
+    >>> xp.take_along_axis(x, xp.argsort(x, axis=1), axis=1)
+    Array([[1, 2, 3]], dtype=int64, device=cpu)
+    """
     _index_array("take_along_axis", x, indices)
     if indices.ndim != x.ndim:
         raise ValueError(f"take_along_axis(): indices must have x's {x.ndim} dimensions, not {indices.ndim}")

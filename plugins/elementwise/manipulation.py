@@ -39,14 +39,100 @@ def _check_shape(name: str, shape: Any) -> tuple[int, ...]:
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that arrays of ``shapes`` broadcast to, by the standard's rules.
+
+    Parameters
+    ----------
+    *shapes : tuple of ints
+        The shapes.
+
+    Returns
+    -------
+    tuple of ints
+        The broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not broadcast together.
+
+    Notes
+    -----
+    Pure shape arithmetic on the host.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.broadcast_shapes((3, 1), (1, 4))
+    (3, 4)
+    """
     return broadcast.broadcast_shapes(*(_check_shape("broadcast_shapes", s) for s in shapes))
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
+    """A read-only view of ``x`` broadcast to ``shape``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    shape : tuple of ints
+        The target shape.
+
+    Returns
+    -------
+    Array
+        A view with stride 0 along broadcast axes; writing to it is a ValueError (the write would
+        land on one element many times and change ``x``).
+
+    Raises
+    ------
+    ValueError
+        A shape ``x`` does not broadcast to.
+
+    Notes
+    -----
+    Devices: stride arithmetic only: the result is a view of ``x``'s buffer, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.broadcast_to(xp.asarray([1, 2, 3], device="cpu"), (2, 3))
+    Array([[1, 2, 3],
+           [1, 2, 3]], dtype=int64, device=cpu)
+    """
     return broadcast.broadcast_view(_check_array("broadcast_to", x), _check_shape("broadcast_to", shape))
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
+    """Views of ``arrays`` broadcast to their common shape.
+
+    Parameters
+    ----------
+    *arrays : Array
+        On one device.
+
+    Returns
+    -------
+    tuple of Array
+        Read-only views (as ``broadcast_to``'s).
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not broadcast, or arrays on several devices.
+
+    Notes
+    -----
+    Devices: stride arithmetic only: the result is a view of ``x``'s buffer, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> a, b = xp.broadcast_arrays(xp.asarray([[1], [2]], device="cpu"), xp.asarray([10, 20, 30], device="cpu"))
+    >>> b.shape
+    (2, 3)
+    """
     for a in arrays:
         _check_array("broadcast_arrays", a)
     shape = broadcast.broadcast_shapes(*(a.shape for a in arrays))
@@ -66,6 +152,42 @@ def _joined(name: str, arrays: Sequence[Array]) -> tuple[Array, ...]:
 
 
 def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
+    """Arrays joined along an existing axis.
+
+    Parameters
+    ----------
+    arrays : tuple or list of Array
+        At least one; the same shape but along ``axis``, on one device.
+    axis : int or None, optional
+        The axis to join along; None flattens each array first. Default: 0.
+
+    Returns
+    -------
+    Array
+        A new array; its dtype is the inputs' promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        Not a sequence of arrays, or dtypes without a promoted dtype.
+    ValueError
+        No arrays, shapes that differ beyond ``axis``, or several devices.
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: one strided copy on the inputs' device (NumPy on ``cpu``, the copy kernels of
+    ``kernels/copy`` on a GPU).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> a = xp.asarray([[1, 2]], device="cpu")
+    >>> xp.concat([a, a], axis=0)
+    Array([[1, 2],
+           [1, 2]], dtype=int64, device=cpu)
+    """
     arrays = _joined("concat", arrays)
     if axis is None:
         arrays = tuple(reshape(a, (-1,)) for a in arrays)
@@ -88,6 +210,42 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
 
 
 def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
+    """Arrays joined along a new axis.
+
+    Parameters
+    ----------
+    arrays : tuple or list of Array
+        At least one, all of one shape, on one device.
+    axis : int, optional
+        Where the new axis goes in the result. Default: 0.
+
+    Returns
+    -------
+    Array
+        A new array with one more dimension; its dtype is the inputs' promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        Not a sequence of arrays, or dtypes without a promoted dtype.
+    ValueError
+        No arrays, shapes that differ, or several devices.
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: one strided copy on the inputs' device (NumPy on ``cpu``, the copy kernels of
+    ``kernels/copy`` on a GPU).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> a = xp.asarray([1, 2], device="cpu")
+    >>> xp.stack([a, a], axis=1)
+    Array([[1, 1],
+           [2, 2]], dtype=int64, device=cpu)
+    """
     arrays = _joined("stack", arrays)
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
@@ -101,6 +259,37 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """The slices of ``x`` along ``axis``, as a tuple.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    axis : int, optional
+        Default: 0.
+
+    Returns
+    -------
+    tuple of Array
+        ``x.shape[axis]`` views, each without that axis.
+
+    Raises
+    ------
+    ValueError
+        A 0-D ``x``.
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: stride arithmetic only: the result is a view of ``x``'s buffer, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.unstack(xp.asarray([[1, 2], [3, 4]], device="cpu"), axis=1)
+    (Array([1, 3], dtype=int64, device=cpu), Array([2, 4], dtype=int64, device=cpu))
+    """
     _check_array("unstack", x)
     if x.ndim == 0:
         raise ValueError("unstack() needs an array with at least one dimension")
@@ -109,6 +298,35 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
 
 
 def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
+    """``x`` with new axes of size 1 inserted at ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    axis : int or tuple of ints
+        Positions of the new axes in the result.
+
+    Returns
+    -------
+    Array
+        A view of ``x``.
+
+    Raises
+    ------
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: stride arithmetic only: the result is a view of ``x``'s buffer, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.expand_dims(xp.asarray([1, 2], device="cpu"), axis=0).shape
+    (1, 2)
+    """
     _check_array("expand_dims", x)
     if isinstance(axis, tuple):
         new = sorted(normalize_axes("expand_dims", axis, x.ndim + len(axis)))
@@ -120,6 +338,37 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
+    """``x`` without the axes of size 1 named by ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    axis : int or tuple of ints
+        Axes to remove; each must have size 1.
+
+    Returns
+    -------
+    Array
+        A view of ``x``.
+
+    Raises
+    ------
+    ValueError
+        An axis whose size is not 1.
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: stride arithmetic only: the result is a view of ``x``'s buffer, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.squeeze(xp.zeros((1, 3, 1), device="cpu"), axis=(0, 2)).shape
+    (3,)
+    """
     _check_array("squeeze", x)
     axes = normalize_axes("squeeze", axis, x.ndim)
     for a in axes:
@@ -130,6 +379,35 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
+    """``x`` with its axes in the order ``axes``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    axes : tuple of ints
+        A permutation of ``range(x.ndim)`` (negative values count from the end).
+
+    Returns
+    -------
+    Array
+        A view of ``x``.
+
+    Raises
+    ------
+    ValueError
+        ``axes`` is not a permutation of x's axes.
+
+    Notes
+    -----
+    Devices: stride arithmetic only: the result is a view of ``x``'s buffer, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.permute_dims(xp.zeros((2, 3, 4), device="cpu"), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     _check_array("permute_dims", x)
     order = normalize_axes("permute_dims", axes, x.ndim)
     if len(order) != x.ndim:
@@ -138,6 +416,39 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
 
 
 def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
+    """``x`` with axes ``source`` moved to positions ``destination``; the others keep their order.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    source : int or tuple of ints
+        The axes to move.
+    destination : int or tuple of ints
+        Their new positions.
+
+    Returns
+    -------
+    Array
+        A view of ``x``.
+
+    Raises
+    ------
+    ValueError
+        source and destination of different lengths.
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: stride arithmetic only: the result is a view of ``x``'s buffer, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.moveaxis(xp.zeros((2, 3, 4), device="cpu"), 0, -1).shape
+    (3, 4, 2)
+    """
     _check_array("moveaxis", x)
     src = normalize_axes("moveaxis", source, x.ndim)
     dst = normalize_axes("moveaxis", destination, x.ndim)
@@ -150,6 +461,35 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """``x`` with the order of elements reversed along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    axis : int, tuple of ints or None, optional
+        The axes; None reverses all. Default: None.
+
+    Returns
+    -------
+    Array
+        A view of ``x`` (negative strides).
+
+    Raises
+    ------
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: stride arithmetic only: the result is a view of ``x``'s buffer, no kernel runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.flip(xp.asarray([1, 2, 3], device="cpu"))
+    Array([3, 2, 1], dtype=int64, device=cpu)
+    """
     _check_array("flip", x)
     axes = range(x.ndim) if axis is None else normalize_axes("flip", axis, x.ndim)
     strides, offset = list(x.strides), x.offset
@@ -208,6 +548,39 @@ def _resolve_shape(x: Array, shape: Any) -> tuple[int, ...]:
 
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
+    """``x``'s elements, in row-major order, with a new ``shape``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    shape : tuple of ints
+        The new shape; one entry may be -1, inferred from the size.
+    copy : bool or None, optional
+        True: always copy. False: never (ValueError if the layout needs one). None: a view when the
+        strides allow, else a copy. Default: None.
+
+    Returns
+    -------
+    Array
+        A view of ``x`` when possible, else a new array.
+
+    Raises
+    ------
+    ValueError
+        A shape of another size, more than one -1, or copy=False where a copy is needed.
+
+    Notes
+    -----
+    Devices: a view costs nothing; a copy is one strided copy on ``x``'s device.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.reshape(xp.arange(6, device="cpu"), (2, -1))
+    Array([[0, 1, 2],
+           [3, 4, 5]], dtype=int64, device=cpu)
+    """
     _check_array("reshape", x)
     shape = _resolve_shape(x, shape)
     strides = None if copy else _view_strides(x, shape)
@@ -221,6 +594,37 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
+    """``x`` repeated ``repetitions`` times along each axis.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    repetitions : tuple of ints
+        Non-negative counts per axis (aligned to the last axes).
+
+    Returns
+    -------
+    Array
+        A new array.
+
+    Raises
+    ------
+    ValueError
+        A negative count.
+
+    Notes
+    -----
+    Devices: one strided copy on the inputs' device (NumPy on ``cpu``, the copy kernels of
+    ``kernels/copy`` on a GPU).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.tile(xp.asarray([1, 2], device="cpu"), (2, 2))
+    Array([[1, 2, 1, 2],
+           [1, 2, 1, 2]], dtype=int64, device=cpu)
+    """
     _check_array("tile", x)
     reps = _check_shape("tile", repetitions)
     if any(r < 0 for r in reps):
@@ -236,6 +640,42 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
 
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """Each element of ``x`` repeated ``repeats`` times along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    repeats : int or Array
+        One count, or one per element along the axis (an integer array).
+    axis : int or None, optional
+        None repeats the flattened array. Default: None.
+
+    Returns
+    -------
+    Array
+        A new array.
+
+    Raises
+    ------
+    TypeError
+        repeats that is neither an int nor an integer array.
+    ValueError
+        A negative count, or counts that do not match the axis.
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: one count is one copy of a broadcast view on ``x``'s device; per-element counts are read
+    to the host (the result's size depends on them) to build an index array, then one gather.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.repeat(xp.asarray([1, 2], device="cpu"), 3)
+    Array([1, 1, 1, 2, 2, 2], dtype=int64, device=cpu)
+    """
     _check_array("repeat", x)
     if axis is None:
         x, ax = reshape(x, (-1,)), 0
@@ -266,6 +706,42 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
 
 
 def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """``x`` shifted cyclically by ``shift`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        The input array.
+    shift : int or tuple of ints
+        Positions to shift (negative: towards the start).
+    axis : int, tuple of ints or None, optional
+        None rolls the flattened array and restores the shape. Default: None.
+
+    Returns
+    -------
+    Array
+        A new array.
+
+    Raises
+    ------
+    TypeError
+        A shift that is not an int or tuple of ints.
+    ValueError
+        shift and axis of different lengths.
+    AxisError
+        An axis out of range or repeated (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: one strided copy on the inputs' device (NumPy on ``cpu``, the copy kernels of
+    ``kernels/copy`` on a GPU).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.roll(xp.asarray([1, 2, 3, 4], device="cpu"), 1)
+    Array([4, 1, 2, 3], dtype=int64, device=cpu)
+    """
     _check_array("roll", x)
     if axis is None:
         return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)

@@ -17,7 +17,36 @@ _BY_NAME = {u.name: u for u in UFUNCS}
 
 
 def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int | float | None = None) -> Array:
-    """``minimum(maximum(x, min), max)`` in ``x``'s dtype; NaN in any operand gives NaN."""
+    """``x`` limited to the interval [min, max], in ``x``'s dtype.
+
+    Parameters
+    ----------
+    x : Array
+        A real-valued array.
+    min, max : Array, int, float or None, optional
+        Bounds (None: no bound); an array bound broadcasts with ``x``. Default: None.
+
+    Returns
+    -------
+    Array
+        A new array of ``x``'s shape and dtype; NaN in any operand gives NaN.
+
+    Raises
+    ------
+    TypeError
+        A complex or bool ``x``, a bound whose dtype would change x's, or a float bound for an
+        integer ``x``.
+
+    Notes
+    -----
+    Devices: the elementwise maximum and minimum kernels (NumPy on ``cpu``).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.clip(xp.asarray([-2.0, 0.5, 3.0], device="cpu"), 0.0, 1.0)
+    Array([0. , 0.5, 1. ], dtype=float64, device=cpu)
+    """
     if not isinstance(x, Array):
         raise TypeError(f"clip() expected an array for x, got {type(x).__name__}")
     if x.dtype not in CATEGORIES["real-valued"]:

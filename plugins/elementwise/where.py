@@ -15,7 +15,39 @@ from .ufunc import operands, promote
 
 
 def where(condition: Array, x1: Any, x2: Any, /) -> Array:
-    """``x1`` where ``condition`` is True, else ``x2``; the dtype promotes x1 with x2."""
+    """Elements of ``x1`` where ``condition`` is true, else of ``x2``.
+
+    Parameters
+    ----------
+    condition : Array
+        A bool array.
+    x1, x2 : Array or Python scalar
+        The choices; broadcast with ``condition``; a scalar takes the other array's dtype as the
+        standard says.
+
+    Returns
+    -------
+    Array
+        A new array of the broadcast shape and the choices' promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        A condition that is not bool, or choices without a promoted dtype.
+    ValueError
+        Shapes that do not broadcast, or arrays on several devices.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one kernel on a GPU (contiguous or strided).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> c = xp.asarray([True, False, True], device="cpu")
+    >>> xp.where(c, xp.asarray([1, 2, 3], device="cpu"), 0)
+    Array([1, 0, 3], dtype=int64, device=cpu)
+    """
     if not isinstance(condition, Array):
         raise TypeError(f"where() expected an array for condition, got {type(condition).__name__}")
     if condition.dtype != dtypes.bool:

@@ -35,12 +35,84 @@ def _frequencies(name: str, values: Callable[[int, float], np.ndarray], n: int, 
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None) -> Array:
-    """The sample frequencies of an ``n``-point transform with sample spacing ``d``."""
+    """The sample frequencies of an ``n``-point transform with sample spacing ``d``.
+
+    Parameters
+    ----------
+    n : int
+        The transform length.
+    d : float, optional
+        The sample spacing; not 0. Default: 1.0.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: float64 (a real
+        floating dtype).
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        [0, 1, ..., n/2 - 1, -n/2, ..., -1] / (d * n).
+
+    Raises
+    ------
+    TypeError
+        A non-integer n, or a dtype that is not real floating.
+    ValueError
+        n below 1, or d == 0.
+
+    Notes
+    -----
+    Devices: computed on the host and uploaded (n values).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.fft.fftfreq(4, device="cpu")
+    Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float64, device=cpu)
+    """
     return _frequencies("fftfreq", np.fft.fftfreq, n, d, dtype, device)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None) -> Array:
-    """The ``n // 2 + 1`` non-negative sample frequencies of an ``n``-point real transform."""
+    """The ``n // 2 + 1`` non-negative sample frequencies of an ``n``-point real transform.
+
+    Parameters
+    ----------
+    n : int
+        The transform length.
+    d : float, optional
+        The sample spacing; not 0. Default: 1.0.
+    dtype : DType, optional
+        The result dtype (a NumPy dtype or scalar type names ours). Default: float64 (a real
+        floating dtype).
+    device : device or str, optional
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+
+    Returns
+    -------
+    Array
+        [0, 1, ..., n // 2] / (d * n).
+
+    Raises
+    ------
+    TypeError
+        A non-integer n, or a dtype that is not real floating.
+    ValueError
+        n below 1, or d == 0.
+
+    Notes
+    -----
+    Devices: computed on the host and uploaded.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.fft.rfftfreq(4, device="cpu")
+    Array([0.  , 0.25, 0.5 ], dtype=float64, device=cpu)
+    """
     return _frequencies("rfftfreq", np.fft.rfftfreq, n, d, dtype, device)
 
 
@@ -67,12 +139,72 @@ def _roll(name: str, x: Array, axes: int | Sequence[int] | None, shift: Callable
 
 
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
-    """Move the zero frequency to the middle of ``axes``."""
+    """``x`` with the zero frequency moved to the middle of ``axes``.
+
+    Parameters
+    ----------
+    x : Array
+        The input.
+    axes : int, sequence of ints or None, optional
+        Default: all.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        A non-array x.
+    AxisError
+        An axis out of range.
+
+    Notes
+    -----
+    Devices: two strided copies per axis on x's device.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.fft.fftshift(xp.fft.fftfreq(5, device="cpu"))
+    Array([-0.4, -0.2,  0. ,  0.2,  0.4], dtype=float64, device=cpu)
+    """
     return _roll("fftshift", x, axes, lambda n: n // 2)
 
 
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
-    """Undo fftshift."""
+    """The inverse of ``fftshift``.
+
+    Parameters
+    ----------
+    x : Array
+        The input.
+    axes : int, sequence of ints or None, optional
+        Default: all.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        A non-array x.
+    AxisError
+        An axis out of range.
+
+    Notes
+    -----
+    Devices: two strided copies per axis on x's device.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.fft.ifftshift(xp.fft.fftshift(xp.fft.fftfreq(5, device="cpu")))
+    Array([ 0. ,  0.2,  0.4, -0.4, -0.2], dtype=float64, device=cpu)
+    """
     return _roll("ifftshift", x, axes, lambda n: -(n // 2))
 
 

@@ -21,6 +21,7 @@ from rocm_array.dtypes import CATEGORIES, DType, complex_of, real_of
 from rocm_array.hookspecs import Impl
 
 from .backs import TRANSFORM
+from .docs import transform_doc
 
 _NORMS = ("backward", "ortho", "forward")
 
@@ -86,7 +87,7 @@ def _one_axis(t: Transform) -> Callable[..., Array]:
     def transform(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
         return t(x, [n], [axis], norm)
     transform.__name__ = transform.__qualname__ = t.name
-    transform.__doc__ = f"The standard's fft.{t.name}: along ``axis``, over ``n`` points."
+    transform.__doc__ = transform_doc(t)
     return transform
 
 
@@ -96,7 +97,7 @@ def _many_axes(t: Transform) -> Callable[..., Array]:
                   norm: str = "backward") -> Array:
         return t(x, s, axes, norm)
     transform.__name__ = transform.__qualname__ = t.name
-    transform.__doc__ = f"The standard's fft.{t.name}: over ``axes`` (default all), ``s`` points each."
+    transform.__doc__ = transform_doc(t)
     return transform
 
 

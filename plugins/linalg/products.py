@@ -35,7 +35,41 @@ def _matmul(a: Array, b: Array, dtype: DType) -> Array:
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
-    """The standard's matmul; a 1-D operand is a row (first) or column (second) vector."""
+    """The matrix product of ``x1`` and ``x2`` (the ``@`` operator), broadcast over stacks.
+
+    Parameters
+    ----------
+    x1, x2 : Array
+        Numeric arrays of at least one dimension; a 1-D operand is a vector (its axis is dropped
+        from the result).
+
+    Returns
+    -------
+    Array
+        The product, of the promoted dtype, on the inputs' device.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric or non-array operands, or dtypes without a promoted dtype.
+    ValueError
+        Inner dimensions that differ, batch shapes that do not broadcast, 0-D operands, or several
+        devices.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU the strided-batched GEMM of cuBLAS (NVIDIA) or hipBLAS (AMD)
+    for floating dtypes (float32 in full float32 unless ROCM_ARRAY_ALLOW_TF32=1; float16 and
+    bfloat16 accumulate in float32), the project's own kernel for integers.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> a = xp.asarray([[4.0, 1.0], [1.0, 3.0]], device="cpu")
+    >>> a @ a
+    Array([[17.,  7.],
+           [ 7., 10.]], dtype=float64, device=cpu)
+    """
     dtype = operands("matmul", x1, x2, category="numeric")
     nd1, nd2 = x1.ndim, x2.ndim
     if nd1 == 0 or nd2 == 0:
@@ -70,7 +104,39 @@ def _contracted(x1: Array, x2: Array, axes: object) -> tuple[tuple[int, ...], tu
 
 
 def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
-    """Contract ``axes`` as one matrix product: (free1, contracted) @ (contracted, free2)."""
+    """The sum of products of ``x1`` and ``x2`` over the axes ``axes`` names.
+
+    Parameters
+    ----------
+    x1, x2 : Array
+        Numeric arrays.
+    axes : int or pair of sequences, optional
+        N: the last N axes of x1 with the first N of x2; or two sequences of axes to contract.
+        Default: 2.
+
+    Returns
+    -------
+    Array
+        x1's free axes, then x2's, of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric operands.
+    ValueError
+        Contracted axes of different sizes, or several devices.
+
+    Notes
+    -----
+    Devices: the operands are permuted to matrices and multiplied by ``matmul`` (one GEMM on a GPU).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.tensordot(xp.ones((2, 3), device="cpu"), xp.ones((3, 4), device="cpu"), axes=1)
+    Array([[3., 3., 3., 3.],
+           [3., 3., 3., 3.]], dtype=float64, device=cpu)
+    """
     dtype = operands("tensordot", x1, x2, category="numeric")
     first, second = _contracted(x1, x2, axes)
     for i, j in zip(first, second):
@@ -106,14 +172,75 @@ def _vectors(name: str, x1: Array, x2: Array, axis: int) -> tuple[Array, Array, 
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
-    """Dot products along ``axis``, conjugating ``x1``."""
+    """The dot product of vectors along ``axis``, ``sum(conj(x1) * x2)``, broadcast over the rest.
+
+    Parameters
+    ----------
+    x1, x2 : Array
+        Numeric arrays; same length along ``axis``.
+    axis : int, optional
+        Default: -1.
+
+    Returns
+    -------
+    Array
+        The products, without ``axis``, of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric operands.
+    ValueError
+        Lengths that differ, shapes that do not broadcast.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; a batched GEMM of cuBLAS (NVIDIA) or hipBLAS (AMD) (floating) or the
+    project's kernel on a GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.vecdot(xp.asarray([1.0, 2.0], device="cpu"), xp.asarray([3.0, 4.0], device="cpu"))
+    Array(11., dtype=float64, device=cpu)
+    """
     dtype = operands("vecdot", x1, x2, category="numeric")
     a, b, _ = _vectors("vecdot", x1, x2, axis)
     return VECDOT[a.device.kind](a, b, dtype)
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
-    """Cross products of the 3-vectors along ``axis``."""
+    """The cross product of 3-vectors along ``axis``.
+
+    Parameters
+    ----------
+    x1, x2 : Array
+        Numeric arrays with 3 elements along ``axis``.
+    axis : int, optional
+        Default: -1.
+
+    Returns
+    -------
+    Array
+        Of the broadcast shape and the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric operands.
+    ValueError
+        An axis of another length than 3, or shapes that do not broadcast.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one kernel on a GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.linalg.cross(xp.asarray([1.0, 0.0, 0.0], device="cpu"), xp.asarray([0.0, 1.0, 0.0], device="cpu"))
+    Array([0., 0., 1.], dtype=float64, device=cpu)
+    """
     dtype = operands("cross", x1, x2, category="numeric")
     a, b, ax = _vectors("cross", x1, x2, axis)
     if a.shape[-1] != 3:
@@ -123,9 +250,33 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
-    """The outer product of two vectors: the essential elementwise plugin's multiply of (N, 1) by (1, M).
+    """The outer product of two vectors.
 
-    Not a K=1 matrix product: a GEMM adds each product to a zero and loses the sign of -0.0.
+    Parameters
+    ----------
+    x1, x2 : Array
+        1-D numeric arrays.
+
+    Returns
+    -------
+    Array
+        A 2-D array ``x1[i] * x2[j]`` of the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        Operands that are not 1-D.
+
+    Notes
+    -----
+    Devices: an elementwise multiply of broadcast views.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.linalg.outer(xp.asarray([1, 2], device="cpu"), xp.asarray([3, 4, 5], device="cpu"))
+    Array([[ 3,  4,  5],
+           [ 6,  8, 10]], dtype=int64, device=cpu)
     """
     operands("outer", x1, x2, category="numeric")
     if x1.ndim != 1 or x2.ndim != 1:
@@ -140,7 +291,41 @@ def _identity(shape: tuple[int, ...], dtype: DType, like: Array) -> Array:
 
 
 def matrix_power(x: Array, n: int, /) -> Array:
-    """``x`` to the integer power ``n`` by repeated squaring; a negative ``n`` inverts first."""
+    """Square matrices raised to the integer power ``n`` (negative: of the inverse).
+
+    Parameters
+    ----------
+    x : Array
+        A floating array of square matrices in its last two axes (a stack for more dimensions).
+    n : int
+        The power.
+
+    Returns
+    -------
+    Array
+        Of ``x``'s shape and dtype (a float dtype for negative ``n``).
+
+    Raises
+    ------
+    TypeError
+        n that is not an int.
+    ValueError
+        Fewer than two dimensions, or matrices that are not square.
+    LinAlgError
+        A singular matrix for a negative n (a ValueError).
+
+    Notes
+    -----
+    Devices: repeated squaring with ``matmul`` (GEMM on a GPU); ``inv`` first for negative powers.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> a = xp.asarray([[4.0, 1.0], [1.0, 3.0]], device="cpu")
+    >>> xp.linalg.matrix_power(a, 2)
+    Array([[17.,  7.],
+           [ 7., 10.]], dtype=float64, device=cpu)
+    """
     dtype = floating_matrices("matrix_power", x, square=True)
     n = integer(n, "matrix_power", "n")
     if n == 0:
@@ -162,14 +347,69 @@ def matrix_power(x: Array, n: int, /) -> Array:
 
 
 def matrix_transpose(x: Array, /) -> Array:
-    """The transposes of the last two axes, as a view."""
+    """The transpose of each matrix in the last two axes of ``x``.
+
+    Parameters
+    ----------
+    x : Array
+        At least 2-D.
+
+    Returns
+    -------
+    Array
+        A view of ``x`` (``x.mT``).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two dimensions.
+
+    Notes
+    -----
+    Devices: stride arithmetic only.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.matrix_transpose(xp.asarray([[1, 2, 3]], device="cpu")).shape
+    (3, 1)
+    """
     operands("matrix_transpose", x, category="any")
     matrices("matrix_transpose", x)
     return x.mT
 
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
-    """The ``offset`` diagonals of the last two axes, as a view."""
+    """Diagonal ``offset`` of each matrix in the last two axes.
+
+    Parameters
+    ----------
+    x : Array
+        At least 2-D.
+    offset : int, optional
+        0 the main diagonal, positive above. Default: 0.
+
+    Returns
+    -------
+    Array
+        A view of ``x`` (the diagonal's stride).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two dimensions.
+
+    Notes
+    -----
+    Devices: stride arithmetic only.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> a = xp.asarray([[4.0, 1.0], [1.0, 3.0]], device="cpu")
+    >>> xp.linalg.diagonal(a)
+    Array([4., 3.], dtype=float64, device=cpu)
+    """
     operands("diagonal", x, category="any")
     matrices("diagonal", x)
     return diagonal_view(x, integer(offset, "diagonal", "offset"))
@@ -181,7 +421,38 @@ _WIDE = {**{d: dtypes.int64 for d in (dtypes.int8, dtypes.int16, dtypes.int32)},
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
-    """Sums of the ``offset`` diagonals, in ``dtype`` (default: x's, integers widened)."""
+    """The sum along diagonal ``offset`` of each matrix.
+
+    Parameters
+    ----------
+    x : Array
+        A numeric array of at least 2 dimensions.
+    offset : int, optional
+        Default: 0.
+    dtype : DType, optional
+        As ``sum``'s. Default: as ``sum`` chooses.
+
+    Returns
+    -------
+    Array
+        One value per matrix.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two dimensions.
+
+    Notes
+    -----
+    Devices: the reduction plugin's ``sum`` of the diagonal view.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> a = xp.asarray([[4.0, 1.0], [1.0, 3.0]], device="cpu")
+    >>> xp.linalg.trace(a)
+    Array(7., dtype=float64, device=cpu)
+    """
     operands("trace", x, category="numeric")
     matrices("trace", x)
     out = _WIDE.get(x.dtype, x.dtype) if dtype is None else dtypes.check_dtype(dtype)

@@ -102,27 +102,197 @@ def _convolution(name: str, spatial: int, x: Array, weight: Array, bias: Array |
 
 def conv1d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,
            padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Array:
-    """1-D convolution (cross-correlation) of (N, C, L) with (K, C / groups, kL)."""
+    """The 1-D convolution (cross-correlation, as in PyTorch) of a batch with filters.
+
+    Parameters
+    ----------
+    x : Array
+        The input batch, (N, C, L), real floating.
+    weight : Array
+        The filters, (K, C / groups, kL).
+    bias : Array, optional
+        (K,), added to each output channel. Default: None.
+    stride, padding, dilation : int or tuple of ints, optional
+        Per spatial axis (one int for all). Defaults: 1, 0, 1.
+    groups : int, optional
+        Channel groups; C and K divisible by it. Default: 1.
+
+    Returns
+    -------
+    Array
+        (N, K, ...) with the spatial sizes the arguments give, of x's dtype, on x's device.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        Shapes that do not fit (channels, groups, kernel larger than the padded input), non-positive
+        stride or dilation, negative padding, or arrays on several devices.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU cuDNN (NVIDIA) or MIOpen (AMD) where installed and the
+    library takes the problem, else the project's own im2col (or col2im) kernels with the GEMM of
+    ``matmul``: said once by a VendorFallbackWarning with the reason, never silently.
+    ``ROCM_ARRAY_NN_VENDOR=0`` chooses the own kernels.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.ones((1, 1, 4), device="cpu")
+    >>> xp.nn.conv1d(x, xp.ones((1, 1, 2), device="cpu"))
+    Array([[[2., 2., 2.]]], dtype=float64, device=cpu)
+    """
     return _convolution("conv1d", 1, x, weight, bias, stride, padding, dilation, groups, None)
 
 
 def conv2d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,
            padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Array:
-    """2-D convolution (cross-correlation) of (N, C, H, W) with (K, C / groups, kH, kW)."""
+    """The 2-D convolution (cross-correlation, as in PyTorch) of a batch with filters.
+
+    Parameters
+    ----------
+    x : Array
+        The input batch, (N, C, H, W), real floating.
+    weight : Array
+        The filters, (K, C / groups, kH, kW).
+    bias : Array, optional
+        (K,), added to each output channel. Default: None.
+    stride, padding, dilation : int or tuple of ints, optional
+        Per spatial axis (one int for all). Defaults: 1, 0, 1.
+    groups : int, optional
+        Channel groups; C and K divisible by it. Default: 1.
+
+    Returns
+    -------
+    Array
+        (N, K, ...) with the spatial sizes the arguments give, of x's dtype, on x's device.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        Shapes that do not fit (channels, groups, kernel larger than the padded input), non-positive
+        stride or dilation, negative padding, or arrays on several devices.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU cuDNN (NVIDIA) or MIOpen (AMD) where installed and the
+    library takes the problem, else the project's own im2col (or col2im) kernels with the GEMM of
+    ``matmul``: said once by a VendorFallbackWarning with the reason, never silently.
+    ``ROCM_ARRAY_NN_VENDOR=0`` chooses the own kernels.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.asarray([[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]], device="cpu")
+    >>> xp.nn.conv2d(x, xp.ones((1, 1, 2, 2), device="cpu"))
+    Array([[[[14., 18., 22.]]]], dtype=float64, device=cpu)
+    """
     return _convolution("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, None)
 
 
 def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,
                      padding: IntOrSeq = 0, output_padding: IntOrSeq = 0, groups: int = 1,
                      dilation: IntOrSeq = 1) -> Array:
-    """The transposed (fractionally strided) 1-D convolution: the adjoint of conv1d."""
+    """The transposed (fractionally strided) 1-D convolution (cross-correlation, as in PyTorch) of a batch with filters: the adjoint of conv1d.
+
+    Parameters
+    ----------
+    x : Array
+        The input batch, (N, C, L), real floating.
+    weight : Array
+        The filters, (C, K / groups, kL).
+    bias : Array, optional
+        (K,), added to each output channel. Default: None.
+    stride, padding, dilation : int or tuple of ints, optional
+        Per spatial axis (one int for all). Defaults: 1, 0, 1.
+    output_padding : int or tuple of ints, optional
+        Extra size on one side of each spatial axis, below the stride. Default: 0.
+    groups : int, optional
+        Channel groups; C and K divisible by it. Default: 1.
+
+    Returns
+    -------
+    Array
+        (N, K, ...) with the spatial sizes the arguments give, of x's dtype, on x's device.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        Shapes that do not fit (channels, groups, kernel larger than the padded input), non-positive
+        stride or dilation, negative padding, or arrays on several devices.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU cuDNN (NVIDIA) or MIOpen (AMD) where installed and the
+    library takes the problem, else the project's own im2col (or col2im) kernels with the GEMM of
+    ``matmul``: said once by a VendorFallbackWarning with the reason, never silently.
+    ``ROCM_ARRAY_NN_VENDOR=0`` chooses the own kernels.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.ones((1, 1, 4), device="cpu")
+    >>> xp.nn.conv_transpose1d(x, xp.ones((1, 1, 2), device="cpu"))
+    Array([[[1., 2., 2., 2., 1.]]], dtype=float64, device=cpu)
+    """
     return _convolution("conv_transpose1d", 1, x, weight, bias, stride, padding, dilation, groups, output_padding)
 
 
 def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,
                      padding: IntOrSeq = 0, output_padding: IntOrSeq = 0, groups: int = 1,
                      dilation: IntOrSeq = 1) -> Array:
-    """The transposed (fractionally strided) 2-D convolution: the adjoint of conv2d."""
+    """The transposed (fractionally strided) 2-D convolution (cross-correlation, as in PyTorch) of a batch with filters: the adjoint of conv2d.
+
+    Parameters
+    ----------
+    x : Array
+        The input batch, (N, C, H, W), real floating.
+    weight : Array
+        The filters, (C, K / groups, kH, kW).
+    bias : Array, optional
+        (K,), added to each output channel. Default: None.
+    stride, padding, dilation : int or tuple of ints, optional
+        Per spatial axis (one int for all). Defaults: 1, 0, 1.
+    output_padding : int or tuple of ints, optional
+        Extra size on one side of each spatial axis, below the stride. Default: 0.
+    groups : int, optional
+        Channel groups; C and K divisible by it. Default: 1.
+
+    Returns
+    -------
+    Array
+        (N, K, ...) with the spatial sizes the arguments give, of x's dtype, on x's device.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        Shapes that do not fit (channels, groups, kernel larger than the padded input), non-positive
+        stride or dilation, negative padding, or arrays on several devices.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU cuDNN (NVIDIA) or MIOpen (AMD) where installed and the
+    library takes the problem, else the project's own im2col (or col2im) kernels with the GEMM of
+    ``matmul``: said once by a VendorFallbackWarning with the reason, never silently.
+    ``ROCM_ARRAY_NN_VENDOR=0`` chooses the own kernels.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.asarray([[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]], device="cpu")
+    >>> xp.nn.conv_transpose2d(x, xp.ones((1, 1, 2, 2), device="cpu"))
+    Array([[[[ 1.,  3.,  5.,  7.,  4.],
+             [ 6., 14., 18., 22., 12.],
+             [ 5., 11., 13., 15.,  8.]]]], dtype=float64, device=cpu)
+    """
     return _convolution("conv_transpose2d", 2, x, weight, bias, stride, padding, dilation, groups, output_padding)
 
 

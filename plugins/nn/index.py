@@ -36,7 +36,43 @@ def _fits(name: str, what: str, index: Array, y: Array, skip: int | None) -> Non
 
 
 def gather(x: Array, dim: int, index: Array, /) -> Array:
-    """out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (likewise for the others)."""
+    """Elements of ``x`` picked along ``dim`` by ``index`` (PyTorch's gather).
+
+    Parameters
+    ----------
+    x : Array
+        The source.
+    dim : int
+        The axis indexed.
+    index : Array
+        An integer array of x's number of dimensions (no larger than x along the other axes).
+
+    Returns
+    -------
+    Array
+        Of ``index``'s shape and x's dtype: out[i][j] = x[index[i][j]][j] for dim 0.
+
+    Raises
+    ------
+    TypeError
+        A non-integer index.
+    ValueError
+        Shapes that do not fit.
+    IndexError
+        An index out of bounds (checked on the device).
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one kernel on a GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.asarray([[1, 2], [3, 4]], device="cpu")
+    >>> xp.nn.gather(x, 1, xp.asarray([[1, 0], [0, 0]], device="cpu"))
+    Array([[2, 1],
+           [3, 3]], dtype=int64, device=cpu)
+    """
     d, idx = _index("gather", x, index, dim)
     _fits("gather", "x", idx, x, d)
     if idx.size == 0:
@@ -61,12 +97,84 @@ def _scatter(name: str, x: Array, dim: int, index: Array, src: Array, add: bool)
 
 
 def scatter(x: Array, dim: int, index: Array, src: Array, /) -> Array:
-    """A copy of x with out[index[i][j]][j] = src[i][j] for dim 0 (likewise for the others)."""
+    """A copy of ``x`` with ``src``'s elements written at ``index`` along ``dim`` (PyTorch's scatter).
+
+    Parameters
+    ----------
+    x : Array
+        The array copied.
+    dim : int
+        The axis indexed.
+    index : Array
+        Integer positions.
+    src : Array
+        The values, of x's dtype.
+
+    Returns
+    -------
+    Array
+        A new array: out[index[i][j]][j] = src[i][j] for dim 0; with repeated indices one of the
+        writes wins.
+
+    Raises
+    ------
+    TypeError
+        A non-integer index, or src of another dtype.
+    IndexError
+        An index out of bounds.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one kernel on a GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.zeros(3, device="cpu")
+    >>> xp.nn.scatter(x, 0, xp.asarray([2, 0], device="cpu"), xp.asarray([5.0, 7.0], device="cpu"))
+    Array([7., 0., 5.], dtype=float64, device=cpu)
+    """
     return _scatter("scatter", x, dim, index, src, False)
 
 
 def scatter_add(x: Array, dim: int, index: Array, src: Array, /) -> Array:
-    """A copy of x with out[index[i][j]][j] += src[i][j] for dim 0 (repeated indices add up)."""
+    """A copy of ``x`` with ``src``'s elements added at ``index`` along ``dim``; repeated indices add up.
+
+    Parameters
+    ----------
+    x : Array
+        A real-valued array.
+    dim : int
+        The axis indexed.
+    index : Array
+        Integer positions.
+    src : Array
+        The values, of x's dtype.
+
+    Returns
+    -------
+    Array
+        A new array.
+
+    Raises
+    ------
+    TypeError
+        A non-integer index, src of another dtype, or a complex or bool x.
+    IndexError
+        An index out of bounds.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; atomic adds on a GPU (16-bit and small integer types widened to 32
+    bits), so the order of float additions, and the last bits, may vary between runs.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.zeros(3, device="cpu")
+    >>> xp.nn.scatter_add(x, 0, xp.asarray([1, 1], device="cpu"), xp.asarray([5.0, 7.0], device="cpu"))
+    Array([ 0., 12.,  0.], dtype=float64, device=cpu)
+    """
     return _scatter("scatter_add", x, dim, index, src, True)
 
 
@@ -79,7 +187,39 @@ def _along(name: str, index: Array, shape: tuple[int, ...], dim: int) -> Array:
 
 
 def index_select(x: Array, dim: int, index: Array, /) -> Array:
-    """The entries of x at ``index`` (1-D) along ``dim``."""
+    """The entries of ``x`` at the 1-D ``index`` along ``dim``.
+
+    Parameters
+    ----------
+    x : Array
+        The source.
+    dim : int
+        The axis.
+    index : Array
+        A 0-D or 1-D integer array.
+
+    Returns
+    -------
+    Array
+        x's shape with ``dim`` of index's length.
+
+    Raises
+    ------
+    ValueError
+        An index that is not 0-D or 1-D.
+    IndexError
+        An index out of bounds.
+
+    Notes
+    -----
+    Devices: a gather on x's device.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.index_select(xp.asarray([[1, 2], [3, 4]], device="cpu"), 0, xp.asarray([1], device="cpu"))
+    Array([[3, 4]], dtype=int64, device=cpu)
+    """
     d, idx = _index("index_select", x, index, dim)
     if x.ndim == 0:
         x = x._view((1,), (1,), x.offset)
@@ -91,7 +231,43 @@ def index_select(x: Array, dim: int, index: Array, /) -> Array:
 
 
 def index_add(x: Array, dim: int, index: Array, source: Array, /, *, alpha: int | float = 1) -> Array:
-    """A copy of x with out[..., index[j], ...] += alpha * source[..., j, ...] along ``dim``."""
+    """A copy of ``x`` with ``alpha * source`` added at ``index`` along ``dim``.
+
+    Parameters
+    ----------
+    x : Array
+        A real-valued array.
+    dim : int
+        The axis.
+    index : Array
+        A 1-D integer array.
+    source : Array
+        x's shape with ``dim`` of index's length.
+    alpha : int or float, optional
+        Default: 1.
+
+    Returns
+    -------
+    Array
+        A new array; repeated indices add up.
+
+    Raises
+    ------
+    ValueError
+        A source of another shape.
+    IndexError
+        An index out of bounds.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; atomic adds on a GPU (see scatter_add).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.index_add(xp.zeros(3, device="cpu"), 0, xp.asarray([0, 0], device="cpu"), xp.asarray([1.0, 2.0], device="cpu"))
+    Array([3., 0., 0.], dtype=float64, device=cpu)
+    """
     d, idx = _index("index_add", x, index, dim)
     arrays("index_add", x=x, source=source)
     shape = x.shape[:d] + (idx.size,) + x.shape[d + 1:]

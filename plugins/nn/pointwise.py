@@ -54,39 +54,245 @@ ROWS = (RELU, GELU, GELU_TANH, SIGMOID, SILU, ELU, AFFINE, POWF)
 
 
 def relu(x: Array, /) -> Array:
-    """max(x, 0); NaN stays NaN."""
+    """max(x, 0), elementwise; NaN stays NaN.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
+    ``kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
+    once).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.relu(xp.asarray([-1.0, 0.5], device="cpu"))
+    Array([0. , 0.5], dtype=float64, device=cpu)
+    """
     return RELU(x)
 
 
 def gelu(x: Array, /, *, approximate: str = "none") -> Array:
-    """x * Phi(x) (``approximate="none"``) or its tanh approximation (``"tanh"``)."""
+    """The Gaussian error linear unit, x * Phi(x), elementwise.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+    approximate : {'none', 'tanh'}, optional
+        The exact form (erf) or the tanh approximation. Default: 'none'.
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        An unknown approximate.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
+    ``kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
+    once).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.gelu(xp.asarray([-1.0, 0.0, 1.0], device="cpu"))
+    Array([-0.15865525,  0.        ,  0.84134475], dtype=float64, device=cpu)
+    """
     if approximate not in ("none", "tanh"):
         raise ValueError(f"nn.gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
     return (GELU if approximate == "none" else GELU_TANH)(x, fn="gelu")
 
 
 def silu(x: Array, /) -> Array:
-    """x * sigmoid(x)."""
+    """x * sigmoid(x), elementwise.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
+    ``kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
+    once).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.silu(xp.asarray([-1.0, 0.0, 1.0], device="cpu"))
+    Array([-0.26894142,  0.        ,  0.73105858], dtype=float64, device=cpu)
+    """
     return SILU(x)
 
 
 def sigmoid(x: Array, /) -> Array:
-    """1 / (1 + exp(-x))."""
+    """1 / (1 + exp(-x)), elementwise.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
+    ``kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
+    once).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.sigmoid(xp.asarray([-1.0, 0.0, 1.0], device="cpu"))
+    Array([0.26894142, 0.5       , 0.73105858], dtype=float64, device=cpu)
+    """
     return SIGMOID(x)
 
 
 def elu(x: Array, /, *, alpha: float = 1.0) -> Array:
-    """x where x > 0, else alpha * (exp(x) - 1)."""
+    """x where x > 0, else alpha * (exp(x) - 1), elementwise.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+    alpha : float, optional
+        Default: 1.0.
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        A non-floating x, or an alpha that is not a real number.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
+    ``kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
+    once).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.elu(xp.asarray([-1.0, 2.0], device="cpu"))
+    Array([-0.63212056,  2.        ], dtype=float64, device=cpu)
+    """
     return ELU(x, _scalar("elu", "alpha", alpha))
 
 
 def affine(x: Array, mul: float, add: float, /) -> Array:
-    """x * mul + add in one kernel (computed in float32 for the 16-bit floats, rounded once)."""
+    """x * mul + add in one kernel.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+    mul, add : float
+        The scale and the shift.
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype (16-bit floats computed in float32, rounded once).
+
+    Raises
+    ------
+    TypeError
+        A non-floating x, or mul or add that is not a real number.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
+    ``kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
+    once).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.affine(xp.asarray([1.0, 2.0], device="cpu"), 2.0, 0.5)
+    Array([2.5, 4.5], dtype=float64, device=cpu)
+    """
     return AFFINE(x, _scalar("affine", "mul", mul), _scalar("affine", "add", add))
 
 
 def powf(x: Array, e: float, /) -> Array:
-    """x ** e for a scalar exponent, in one kernel."""
+    """x ** e for a scalar exponent, in one kernel.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+    e : float
+        The exponent.
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        A non-floating x, or an e that is not a real number.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
+    ``kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
+    once).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.powf(xp.asarray([4.0, 9.0], device="cpu"), 0.5)
+    Array([2., 3.], dtype=float64, device=cpu)
+    """
     return POWF(x, _scalar("powf", "e", e))
 
 

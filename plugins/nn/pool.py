@@ -69,13 +69,89 @@ def _pool(name: str, x: Array, kernel_size: IntOrSeq, stride: IntOrSeq | None, p
 
 
 def max_pool2d(x: Array, /, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0) -> Array:
-    """The maximum of each window (padding never wins; NaN propagates)."""
+    """The maximum of each window of a batch of images (padding never wins; NaN propagates).
+
+    Parameters
+    ----------
+    x : Array
+        (N, C, H, W), real floating.
+    kernel_size : int or pair of ints
+        The window.
+    stride : int or pair of ints, optional
+        Default: kernel_size.
+    padding : int or pair of ints, optional
+        At most half the window. Default: 0.
+
+    Returns
+    -------
+    Array
+        (N, C, OH, OW), of x's dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        A window, stride or padding that does not fit.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU the project's pooling kernels (vector loads where windows do
+    not overlap; faster than cuDNN's on an H200, so cuDNN is not used), MIOpen on AMD where it takes
+    the problem.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.asarray([[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]], device="cpu")
+    >>> xp.nn.max_pool2d(x, 2)
+    Array([[[[6., 8.]]]], dtype=float64, device=cpu)
+    """
     return _pool("max_pool2d", x, kernel_size, stride, padding, True, True)
 
 
 def avg_pool2d(x: Array, /, kernel_size: IntOrSeq, stride: IntOrSeq | None = None, padding: IntOrSeq = 0,
                *, count_include_pad: bool = True) -> Array:
-    """The mean of each window; the divisor counts the padding unless ``count_include_pad`` is False."""
+    """The mean of each window of a batch of images.
+
+    Parameters
+    ----------
+    x : Array
+        (N, C, H, W), real floating.
+    kernel_size : int or pair of ints
+        The window.
+    stride : int or pair of ints, optional
+        Default: kernel_size.
+    padding : int or pair of ints, optional
+        Default: 0.
+    count_include_pad : bool, optional
+        Whether the divisor counts padded positions. Default: True.
+
+    Returns
+    -------
+    Array
+        (N, C, OH, OW), of x's dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        A window, stride or padding that does not fit.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU the project's pooling kernels (vector loads where windows do
+    not overlap; faster than cuDNN's on an H200, so cuDNN is not used), MIOpen on AMD where it takes
+    the problem.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> x = xp.asarray([[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]], device="cpu")
+    >>> xp.nn.avg_pool2d(x, 2)
+    Array([[[[3.5, 5.5]]]], dtype=float64, device=cpu)
+    """
     return _pool("avg_pool2d", x, kernel_size, stride, padding, False, bool(count_include_pad))
 
 
@@ -115,13 +191,77 @@ def _upsample(name: str, spatial: int, x: Array, size: IntOrSeq | None,
 
 def upsample_nearest1d(x: Array, /, size: IntOrSeq | None = None,
                        scale_factor: float | Sequence[float] | None = None) -> Array:
-    """Nearest-neighbour upsampling of (N, C, L) to ``size`` or by ``scale_factor``."""
+    """Nearest-neighbour upsampling of a batch of sequences.
+
+    Parameters
+    ----------
+    x : Array
+        (N, C, L).
+    size : int, optional
+        The output length.
+    scale_factor : float, optional
+        Or the scale (one of the two).
+
+    Returns
+    -------
+    Array
+        (N, C, OL).
+
+    Raises
+    ------
+    TypeError
+        A non-array input.
+    ValueError
+        Neither or both of size and scale_factor.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one gather kernel on a GPU (by element width).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.upsample_nearest1d(xp.asarray([[[1.0, 2.0]]], device="cpu"), size=4)
+    Array([[[1., 1., 2., 2.]]], dtype=float64, device=cpu)
+    """
     return _upsample("upsample_nearest1d", 1, x, size, scale_factor)
 
 
 def upsample_nearest2d(x: Array, /, size: IntOrSeq | None = None,
                        scale_factor: float | Sequence[float] | None = None) -> Array:
-    """Nearest-neighbour upsampling of (N, C, H, W) to ``size`` or by ``scale_factor``."""
+    """Nearest-neighbour upsampling of a batch of images.
+
+    Parameters
+    ----------
+    x : Array
+        (N, C, H, W).
+    size : int or pair of ints, optional
+        The output size.
+    scale_factor : float or pair of floats, optional
+        Or the scale (one of the two).
+
+    Returns
+    -------
+    Array
+        (N, C, OH, OW).
+
+    Raises
+    ------
+    TypeError
+        A non-array input.
+    ValueError
+        Neither or both of size and scale_factor.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one gather kernel on a GPU (by element width).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.upsample_nearest2d(xp.asarray([[[[1.0, 2.0]]]], device="cpu"), scale_factor=2).shape
+    (1, 1, 2, 4)
+    """
     return _upsample("upsample_nearest2d", 2, x, size, scale_factor)
 
 

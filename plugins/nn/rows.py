@@ -39,12 +39,69 @@ def _softmax(name: str, x: Array, axis: int, log: bool) -> Array:
 
 
 def softmax(x: Array, /, *, axis: int = -1) -> Array:
-    """exp(x - max) / sum(exp(x - max)) along ``axis``."""
+    """exp(x) / sum(exp(x)) along ``axis``, computed stably (the row's maximum subtracted first).
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+    axis : int, optional
+        Default: -1.
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU one kernel per row block (a block, or a wave for short rows;
+    rows of up to 128 bytes per thread held in registers and read once).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.softmax(xp.asarray([1.0, 2.0, 3.0], device="cpu"))
+    Array([0.09003057, 0.24472847, 0.66524096], dtype=float64, device=cpu)
+    """
     return _softmax("softmax", x, axis, False)
 
 
 def log_softmax(x: Array, /, *, axis: int = -1) -> Array:
-    """x - max - log(sum(exp(x - max))) along ``axis``."""
+    """log(softmax(x)) along ``axis``, without forming softmax (x - max - log(sum(exp(x - max)))).
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+    axis : int, optional
+        Default: -1.
+
+    Returns
+    -------
+    Array
+        Of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+
+    Notes
+    -----
+    Devices: as softmax's.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.log_softmax(xp.asarray([1.0, 2.0, 3.0], device="cpu"))
+    Array([-2.40760596, -1.40760596, -0.40760596], dtype=float64, device=cpu)
+    """
     return _softmax("log_softmax", x, axis, True)
 
 
@@ -75,13 +132,81 @@ def _norm(name: str, x: Array, normalized_shape: int | Sequence[int], weight: Ar
 
 def layer_norm(x: Array, normalized_shape: int | Sequence[int], /, weight: Array | None = None,
                bias: Array | None = None, *, eps: float = 1e-5) -> Array:
-    """(x - mean) / sqrt(var + eps) * weight + bias over the trailing ``normalized_shape`` dimensions."""
+    """Layer normalization over the trailing ``normalized_shape`` dimensions.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+    normalized_shape : int or sequence of ints
+        The trailing dimensions normalized together.
+    weight, bias : Array, optional
+        Of ``normalized_shape``: scale and shift. Default: None.
+    eps : float, optional
+        Added to the variance. Default: 1e-5.
+
+    Returns
+    -------
+    Array
+        (x - mean) / sqrt(var + eps) * weight + bias, of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        A normalized_shape that is not x's trailing shape, or weight/bias of another shape.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one row kernel on a GPU (statistics in float32 or float64).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.layer_norm(xp.asarray([[1.0, 2.0, 3.0]], device="cpu"), 3)
+    Array([[-1.22473569,  0.        ,  1.22473569]], dtype=float64, device=cpu)
+    """
     return _norm("layer_norm", x, normalized_shape, weight, bias, eps, False)
 
 
 def rms_norm(x: Array, normalized_shape: int | Sequence[int], /, weight: Array | None = None,
              bias: Array | None = None, *, eps: float | None = None) -> Array:
-    """x / sqrt(mean(x^2) + eps) * weight + bias; ``eps`` defaults to the dtype's machine epsilon."""
+    """Root-mean-square normalization over the trailing ``normalized_shape`` dimensions.
+
+    Parameters
+    ----------
+    x : Array
+        A real floating array (float16, bfloat16, float32, float64).
+    normalized_shape : int or sequence of ints
+        The trailing dimensions normalized together.
+    weight, bias : Array, optional
+        Of ``normalized_shape``. Default: None.
+    eps : float, optional
+        Added to the mean square. Default: the dtype's machine epsilon.
+
+    Returns
+    -------
+    Array
+        x / sqrt(mean(x**2) + eps) * weight + bias, of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        An input that is not a real floating array, or arrays of different dtypes.
+    ValueError
+        A normalized_shape that is not x's trailing shape.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; one row kernel on a GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nn.rms_norm(xp.asarray([[3.0, 4.0]], device="cpu"), 2)
+    Array([[0.84852814, 1.13137085]], dtype=float64, device=cpu)
+    """
     return _norm("rms_norm", x, normalized_shape, weight, bias, eps, True)
 
 

@@ -22,6 +22,43 @@ from .front import check_array, check_category
 
 def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
          append: Array | None = None) -> Array:
+    """The ``n``-th forward difference of ``x`` along ``axis``: ``x[i + 1] - x[i]``, n times.
+
+    Parameters
+    ----------
+    x : Array
+        A numeric or bool array of at least one dimension.
+    axis : int, optional
+        Default: -1.
+    n : int, optional
+        How many times; non-negative. Default: 1.
+    prepend, append : Array, optional
+        Joined before or after ``x`` along ``axis`` first. Default: None.
+
+    Returns
+    -------
+    Array
+        A new array, ``n`` shorter along ``axis`` (plus the joined lengths).
+
+    Raises
+    ------
+    TypeError
+        n that is not an int.
+    ValueError
+        A negative n, or a 0-D ``x``.
+    AxisError
+        An axis out of range (both an IndexError and a ValueError, as NumPy's).
+
+    Notes
+    -----
+    Devices: each difference is the elementwise subtract kernel of two shifted views.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.diff(xp.asarray([1, 4, 9, 16], device="cpu"))
+    Array([3, 5, 7], dtype=int64, device=cpu)
+    """
     parts = [check_array("diff", p) for p in (prepend, x, append) if p is not None]
     for p in parts:
         check_category("diff", p, "numeric")

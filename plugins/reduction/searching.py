@@ -13,7 +13,34 @@ from .front import check_array, check_category
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
-    """The indices of the non-zero elements, one index array per axis, in row-major order."""
+    """The indices of the nonzero (true) elements of ``x``, one array per axis.
+
+    Parameters
+    ----------
+    x : Array
+        At least 1-D.
+
+    Returns
+    -------
+    tuple of Array
+        int64 arrays, in row-major order of the elements.
+
+    Raises
+    ------
+    ValueError
+        A 0-D ``x``.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; on a GPU a scan of the nonzero flags places each index (the count is
+    read back to the host, as the result's size depends on it).
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.nonzero(xp.asarray([[0, 3], [4, 0]], device="cpu"))
+    (Array([0, 1], dtype=int64, device=cpu), Array([1, 0], dtype=int64, device=cpu))
+    """
     check_array("nonzero", x)
     if x.ndim == 0:
         raise ValueError("nonzero() needs an array of at least one dimension")
@@ -22,9 +49,40 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
 
 def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
                  sorter: Array | None = None) -> Array:
-    """Where ``x2``'s values would go in ``x1`` (sorted, or sorted by ``sorter``) to keep it sorted.
+    """Where to insert ``x2``'s values into the sorted ``x1`` to keep it sorted.
 
-    NaNs sort last, as in ``sort``.
+    Parameters
+    ----------
+    x1 : Array
+        1-D, sorted ascending (or put in order by ``sorter``).
+    x2 : Array or Python scalar
+        The values to place.
+    side : {'left', 'right'}, optional
+        Before (left) or after (right) equal values. Default: 'left'.
+    sorter : Array, optional
+        Indices that sort ``x1`` (argsort's). Default: None.
+
+    Returns
+    -------
+    Array
+        int64 positions of ``x2``'s shape.
+
+    Raises
+    ------
+    TypeError
+        dtypes without a promoted dtype, or a sorter that is not an integer array.
+    ValueError
+        An ``x1`` that is not 1-D, an unknown side, or a sorter of another shape.
+
+    Notes
+    -----
+    Devices: NumPy on ``cpu``; a binary search per value on a GPU.
+
+    Examples
+    --------
+    >>> import rocm_array as xp
+    >>> xp.searchsorted(xp.asarray([1.0, 2.0, 4.0], device="cpu"), xp.asarray([0.5, 2.0, 3.0], device="cpu"))
+    Array([0, 1, 2], dtype=int64, device=cpu)
     """
     check_array("searchsorted", x1)
     if x1.ndim != 1:
