@@ -24,7 +24,15 @@
 #include "common/indexing.h"
 #include "common/block.h"
 
-// RA_PARTIAL_IN, RA_PARTIAL_OUT and RA_VECTOR are compile options, defined once in plugins/reduction/gpu.py.
+// RA_PARTIAL_IN, RA_PARTIAL_OUT, RA_VECTOR and RA_FOLD are compile options, defined once in plugins/reduction/gpu.py.
+
+// A device-wide fence; none on the simulator, whose blocks run one after another. (Here, not in a
+// shared header: every program's cache key covers the headers.)
+#ifdef RA_SIM
+#define ra_threadfence()
+#else
+#define ra_threadfence() __threadfence()
+#endif
 
 // ---- limits and NaN tests --------------------------------------------------------------
 template <typename T> struct RaLimits {
@@ -251,12 +259,12 @@ RA_DEVICE void ra_fold(void* out, void* scratch, unsigned* counters, ra_index_t 
   const ra_index_t splits = gridDim.x;
   if (threadIdx.x == 0) {
     ((A*)scratch)[row * splits + blockIdx.x] = acc;
-    __threadfence();
+    ra_threadfence();
     last[0] = atomicAdd(&counters[row], 1u) == (unsigned)(splits - 1);
   }
   __syncthreads();
   if (last[0]) {
-    __threadfence();
+    ra_threadfence();
     ra_geometry<1> one = {};  // the row's accumulators: contiguous
     one.shape[0] = splits;
     one.strides[0][0] = 1;

@@ -27,7 +27,6 @@
 #define gridDim ra_sim_grid_dim
 
 inline void __syncthreads() { ra_sim_syncthreads(); }
-inline void __threadfence() {}  // blocks run one after another: every write is already visible
 #define __builtin_amdgcn_wave_barrier() ra_sim_wave_barrier()
 
 // ---- wave operations, with HIP's (AMD) lane arithmetic --------------------------------
