@@ -68,7 +68,10 @@ def info() -> int:
     print(f"default device: {dev}")
     print("plugins:")
     for st in plugin_manager.statuses():
-        print(f"  {st.name:14} {_plugin_state(st)}, {len(_public(st.functions))} functions")
+        public = len(_public(st.functions))
+        internal = len(st.functions) - public
+        print(f"  {st.name:14} {_plugin_state(st)}, {public} functions"
+              + (f" and {internal} Array methods and protocols" if internal else ""))
     try:
         return 0 if _check(dev) else 1
     except Exception as exc:  # report, don't trace back: this is the user's first command

@@ -46,7 +46,6 @@ TABLE = FunctionTable()
 
 def by_name(name: str) -> Callable[..., Any]:
     """The namespace's function ``name``: how a table row pickles (by name, as functions do; its
-    caches hold this process's runtimes and kernels)."""
-    import rocm_array  # noqa: F401  (the package assembles TABLE when it is imported)
-
+    caches hold this process's runtimes and kernels). Unpickling imports this module, and so the
+    package first, which assembles TABLE."""
     return TABLE[name]

@@ -47,8 +47,11 @@ def test_info_describes_a_gpu(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     monkeypatch.setattr(devices, "available", lambda: (devices.cpu, gpu))
     monkeypatch.setattr(devices, "_default", devices.cpu)
     assert main(["info"]) == 0
+    out = capsys.readouterr().out
     assert ("\n  gpu:0    platform amd, AMD Instinct MI210, gfx90a, wave size 64, 104 compute units, "
-            "64.0 GiB\n") in capsys.readouterr().out
+            "64.0 GiB\n") in out
+    for library in ("hipBLAS and hipSOLVER", "hipFFT", "MIOpen"):  # each with why and the fix
+        assert f"{library}: MISSING: " in out
 
 
 @pytest.mark.parametrize("wrong, shown", [(lambda a, b: a, "MISMATCH"),

@@ -92,10 +92,13 @@ def report(rt: Runtime) -> list[tuple[str, bool, str]]:
     packages that bring it, or why it does not open and the fix). None on the simulator."""
     out = []
     for kind, platforms in KINDS.items():
-        lib = platforms[rt.platform]
+        lib = platforms[rt.properties.platform]
         if lib is _SIM:
             continue
-        problem = why(kind, rt)
+        try:
+            problem = why(kind, rt)
+        except Exception as exc:  # info reports; it never stops on a library it cannot check
+            problem = f"{lib} could not be checked: {type(exc).__name__}: {exc}"
         out.append((lib.name, not problem, _versions(lib.packages) if not problem else problem))
     return out
 
