@@ -19,6 +19,7 @@ import numpy as np
 
 import rocm_array as xp
 from rocm_array import devices, plugin_manager
+from rocm_array.namespace import TABLE
 from rocm_array.runtime import vendor
 from rocm_array.devices import Device
 
@@ -91,7 +92,7 @@ def plugins() -> int:
     widths = [max(len(r[i]) for r in [cols, *rows]) for i in range(3)]
     for row in [cols, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[3])
-    for name, why in sorted(plugin_manager.TABLE.conflicts.items()):
+    for name, why in sorted(TABLE.conflicts.items()):
         print(f"conflict: {why}")
     for st in found:
         public = _public(st.functions)

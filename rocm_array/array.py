@@ -12,7 +12,7 @@ import math
 import operator
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Union
+from typing import Any, Callable, Iterator, TYPE_CHECKING, Union, cast
 
 import numpy as np
 
@@ -212,19 +212,19 @@ class Array:
         return to(memory.to_host(self).item())
 
     def __bool__(self) -> bool:
-        return self._scalar("biufc", bool, "bool")
+        return cast("bool", self._scalar("biufc", bool, "bool"))
 
     def __int__(self) -> int:
-        return self._scalar("biuf", int, "int")
+        return cast("int", self._scalar("biuf", int, "int"))
 
     def __float__(self) -> float:
-        return self._scalar("biuf", float, "float")
+        return cast("float", self._scalar("biuf", float, "float"))
 
     def __complex__(self) -> complex:
-        return self._scalar("biufc", complex, "complex")
+        return cast("complex", self._scalar("biufc", complex, "complex"))
 
     def __index__(self) -> int:
-        return self._scalar("iu", operator.index, "an index")
+        return cast("int", self._scalar("iu", operator.index, "an index"))
 
     # -- sequence protocol ---------------------------------------------------------------
     def __len__(self) -> int:
@@ -238,7 +238,7 @@ class Array:
         return (self[i] for i in range(self._shape[0]))
 
     def __getitem__(self, key: Any, /) -> Array:
-        return TABLE["Array.__getitem__"](self, key)
+        return cast("Array", TABLE["Array.__getitem__"](self, key))
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         TABLE["Array.__setitem__"](self, key, value)
@@ -343,7 +343,7 @@ def _binary(fn: str) -> tuple[Callable[..., Any], Callable[..., Any], Callable[.
 
 def _unary(fn: str) -> Callable[[Array], Array]:
     def method(self: Array, /) -> Array:
-        return TABLE[fn](self)
+        return cast("Array", TABLE[fn](self))
 
     return method
 

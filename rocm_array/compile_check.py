@@ -162,8 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 failures += 1
                 print(f"FAILED {target} {path} ({n} names):\n{error}\n")
     for target in targets:
-        cached = f" ({from_cache[target]} of them from {args.cache})" if args.cache else ""
-        print(f"  {target}: {len(sources)} programs{cached}, {total} instantiations, {versions[target]}, "
+        note = f" ({from_cache[target]} of them from {args.cache})" if args.cache else ""
+        print(f"  {target}: {len(sources)} programs{note}, {total} instantiations, {versions[target]}, "
               f"{spent[target]:.1f} s of compiler time")
     print(f"compile-check: {time.perf_counter() - start:.1f} s with {max(1, args.jobs)} processes: "
           + (f"{failures} program(s) FAILED" if failures else "all kernels compiled"))

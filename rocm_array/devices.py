@@ -8,7 +8,7 @@ plugins'.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 from . import runtime
 from .runtime.protocol import Runtime
@@ -127,4 +127,4 @@ def check_same(*arrays: Any) -> Device:
                 f"arrays are on different devices ({dev} and {a.device}); "
                 "move one with to_device() first"
             )
-    return dev
+    return cast("Device", dev)

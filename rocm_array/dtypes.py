@@ -10,8 +10,11 @@ from __future__ import annotations
 import functools
 from typing import Any, Final
 
+import builtins
+
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -25,7 +28,7 @@ class DType:
 
     __slots__ = ("name", "itemsize", "kind", "numpy", "c_type", "type", "char", "str")
 
-    def __init__(self, name: str, kind: str, numpy_dtype: np.dtype, c_type: str) -> None:
+    def __init__(self, name: str, kind: str, numpy_dtype: npt.DTypeLike, c_type: str) -> None:
         self.name = name
         self.kind = kind  # "b", "i", "u", "f", "c": the kind letter NumPy uses too
         self.numpy = np.dtype(numpy_dtype)
@@ -50,12 +53,12 @@ class DType:
     # its NumPy dtype and scalar type (``xp.float32 == np.float32``), as engines written for NumPy
     # compare them. Hashing stays object identity, at C speed (``object.__hash__`` fills the slot
     # directly): dtypes key the hot paths' dicts, where the identity check answers first.
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> builtins.bool:
         if other is self or isinstance(other, DType):
             return other is self
         if isinstance(other, (np.dtype, type)):
             try:
-                return np.dtype(other) == self.numpy  # type: ignore[arg-type]
+                return builtins.bool(np.dtype(other) == self.numpy)
             except TypeError:
                 return False
         return NotImplemented
@@ -207,7 +210,7 @@ def scalar_dtype(value: object, like: DType) -> DType:
 _pybool = type(True)
 
 
-def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
+def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> builtins.bool:
     """Whether ``dtype`` is of ``kind``.
 
     Parameters

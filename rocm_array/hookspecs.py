@@ -79,6 +79,7 @@ def rocm_array_functions() -> Sequence[Impl]:
     work on every device kind: a plugin that is off is off everywhere.
     Keep this hook cheap: import kernels and vendor libraries lazily, at first call.
     """
+    return ()
 
 
 @hookspec
@@ -89,6 +90,7 @@ def rocm_array_kernels() -> Sequence[KernelSource]:
     for each target architecture without a GPU, so a kernel that fails to build
     for any target fails CI rather than a user's first call.
     """
+    return ()
 
 
 @hookspec
@@ -100,3 +102,4 @@ def rocm_array_needs() -> Sequence[str]:
     turned off with ``ROCM_ARRAY_PLUGINS`` or ``ROCM_ARRAY_DISABLE_PLUGINS`` still serves
     its dependents: its names leave the namespace, its code stays installed.
     """
+    return ()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TYPE_CHECKING, cast
 
 from .hookspecs import KernelSource
 from .runtime import layout
@@ -64,7 +64,7 @@ class Family:
 
 def address(x: Array) -> int:
     """The device address of the first element of the GPU array ``x``."""
-    return x._buf.ptr + x._offset * x._dtype.itemsize
+    return cast("int", x._buf.ptr + x._offset * x._dtype.itemsize)
 
 
 def ptr(x: Array | None) -> ctypes.c_void_p:

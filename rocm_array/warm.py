@@ -16,6 +16,7 @@ from typing import Sequence
 
 from rocm_array.compile_check import kernel_sources
 from rocm_array.hookspecs import KernelSource
+from rocm_array.runtime.compiler import cache_dir
 
 __all__ = ["main"]
 
@@ -57,5 +58,5 @@ def main(argv: Sequence[str]) -> int:
                 failed += 1
                 print(f"FAILED {path}: {error[:2000]}")
     print(f"warm: {len(sources)} programs for {device} in {time.perf_counter() - start:.1f} s, {failed} failed "
-          f"(cache: {device.runtime.compiler.cache})")
+          f"(cache: {cache_dir()})")
     return 1 if failed else 0

@@ -7,7 +7,7 @@ from the standard, a small wrapper here fixes it and the row names the wrapper.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -49,7 +49,7 @@ def floor_divide(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     r = np.floor_divide(x1, x2)
     if x1.dtype.kind == "f":
         r = np.where(np.isinf(x1) | np.isinf(x2), np.floor(x1 / x2), r)
-    return r
+    return cast("np.ndarray", r)
 
 
 def power(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
@@ -59,13 +59,13 @@ def power(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     x1 == -1 (by the exponent's parity), 0 otherwise (also for x1 == 0, as CuPy).
     """
     if x1.dtype.kind != "i":
-        return np.power(x1, x2)
+        return cast("np.ndarray", np.power(x1, x2))
     neg = x2 < 0
     r = np.power(x1, np.where(neg, 0, x2).astype(x2.dtype))
     if neg.any():
         inverse = np.where(x1 == 1, 1, np.where(x1 == -1, np.where(x2 % 2 == 0, 1, -1), 0))
         r = np.where(neg, inverse.astype(r.dtype), r)
-    return r
+    return cast("np.ndarray", r)
 
 
 def expm1(x: np.ndarray) -> np.ndarray:
@@ -75,7 +75,7 @@ def expm1(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "c":
         r = np.where(np.isfinite(x), r, np.exp(x) - 1)
         r.real[x == 0] = 0
-    return r
+    return cast("np.ndarray", r)
 
 
 def tanh(x: np.ndarray) -> np.ndarray:
@@ -91,6 +91,7 @@ def tanh(x: np.ndarray) -> np.ndarray:
 
 def sequence(n: int, start: int | float | complex, step: int | float | complex,
              dtype: DType, device: Device) -> Array:
+    r: np.ndarray
     if dtype.kind in "iu" and isinstance(start, int) and isinstance(step, int):
         # Integers are exact in uint64 arithmetic modulo 2**64, then wrapped into the dtype.
         r = np.arange(n, dtype=np.uint64) * np.uint64(step % 2**64) + np.uint64(start % 2**64)

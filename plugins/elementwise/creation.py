@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -79,7 +79,7 @@ def _fill_dtype(name: str, value: Any, dtype: Any) -> DType:
             raise TypeError(f"{name}(): a {type(value).__name__} fill_value does not fit dtype {dt.name}")
     if dt.kind in "iu" and not isinstance(value, bool):
         lo, hi = dtypes.int_bounds(dt)
-        if not lo <= value <= hi:
+        if not lo <= cast(int, value) <= hi:
             raise OverflowError(f"{name}(): fill_value {value} is out of bounds for {dt.name}")
     return dt
 
@@ -537,7 +537,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     """
     if stop is None:
         start, stop = 0, start
-    args = [_number("arange", w, v) for w, v in (("start", start), ("stop", stop), ("step", step))]
+    args = [cast("int | float", _number("arange", w, v)) for w, v in (("start", start), ("stop", stop), ("step", step))]
     start, stop, step = args
     if step == 0:
         raise ValueError("arange(): step must not be zero")
@@ -547,7 +547,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         raise ValueError(f"arange(): arguments must be finite, got {start}, {stop}, {step}")
     n = -((start - stop) // step) if exact else math.ceil((stop - start) / step)
     dev = devices.resolve(device)
-    return SEQUENCE[dev.kind](max(n, 0), start, step, dt, dev)
+    return cast("Array", SEQUENCE[dev.kind](max(n, 0), start, step, dt, dev))
 
 
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
@@ -610,7 +610,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     if endpoint and num > 1:
         # The last value is stop itself, not start + (num - 1) * step rounded.
         memory.copy_into(out._view((), (), out.offset + num - 1), memory.full((), stop, dt, dev))
-    return out
+    return cast("Array", out)
 
 
 def _triangle(name: str, x: Array, k: int, upper: bool) -> Array:
@@ -618,7 +618,7 @@ def _triangle(name: str, x: Array, k: int, upper: bool) -> Array:
         raise TypeError(f"{name}() expected an array, got {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{name}() needs an array with at least 2 dimensions, got {x.ndim}")
-    return TRIANGLE[x.device.kind](x, _int_arg(name, "k", k), upper)
+    return cast("Array", TRIANGLE[x.device.kind](x, _int_arg(name, "k", k), upper))
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

@@ -133,7 +133,7 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
     value: Any = None
     strides = out._strides
     for i, a in enumerate(arrays):
-        if type(a) is Scalar:
+        if isinstance(a, Scalar):
             s, value = i + 1, _scalar(dtype, a.value)
             ptrs.append(0)
             continue
@@ -145,8 +145,8 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
             contiguous = False
         ptrs.append(a._buf.ptr + a._offset * itemsize)
     if not contiguous:
-        ops = [None if type(a) is Scalar else broadcast_view(a, shape) for a in arrays]
-        _strided(fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value)  # type: ignore[arg-type]
+        ops = [None if isinstance(a, Scalar) else broadcast_view(a, shape) for a in arrays]
+        _strided(fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value)
         return out
     if fn.arity == 2:
         ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
@@ -211,7 +211,7 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         return None  # an operand is cast first: the general path
     s = next((i + 1 for i, k in enumerate(kinds) if not isinstance(k, DType)), 0)
     launch = _contiguous(device, fn, dtype, out_dtype, s)
-    allocate, size, out_size = device._runtime.allocate, dtype.itemsize, out_dtype.itemsize
+    allocate, size, out_size = device.runtime.allocate, dtype.itemsize, out_dtype.itemsize
 
     def run(x: Array, operands: tuple[Any, ...]) -> Array:
         """A new result of ``x``'s shape, computed from the kernel's ``operands`` arguments."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -126,7 +126,7 @@ def _parse(x: Array, key: Any) -> tuple[Array, _Advanced | None]:
                 shape.append(n)
                 strides.append(s)
             else:
-                offset += (i % n) * s
+                offset += (cast(int, i) % n) * s
         d += 1
     view = x._view(tuple(shape), tuple(strides), offset)
     if not adv:
@@ -276,7 +276,8 @@ def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array
             raise ValueError(f"take(): axis is required for a {x.ndim}-D array")
         axis = 0
     ax = normalize_axis("take", axis, x.ndim)
-    return _gather(x, _Advanced([ax], [indices], indices.shape))
+    index = cast(Array, indices)  # (_index_array checked it)
+    return _gather(x, _Advanced([ax], [index], index.shape))
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:

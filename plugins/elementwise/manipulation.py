@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -544,7 +544,7 @@ def _resolve_shape(x: Array, shape: Any) -> tuple[int, ...]:
         shape = tuple(x.size // known if n == -1 else n for n in shape)
     if math.prod(shape) != x.size:
         raise ValueError(f"reshape(): cannot reshape an array of shape {x.shape} into {shape}")
-    return shape
+    return cast("tuple[int, ...]", shape)
 
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -108,7 +108,7 @@ class Ufunc:
         # (device runtime, operand kinds) -> the back's lane for them, or None (see ``__call__``)
         _lanes: ClassVar[dict[tuple[Any, ...], Callable[..., Array] | None]]
 
-    __doc__ = RowDoc(__doc__, docs.ufunc_doc)  # type: ignore[assignment]
+    __doc__ = RowDoc(__doc__, docs.ufunc_doc)
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         return by_name, (self.name,)
@@ -186,7 +186,7 @@ class Ufunc:
         if key is not None and key not in self._lanes:
             make = LANES.get(kind)
             self._lanes[key] = make and make(self, arrays[0]._device, key[1:], dtype, out_dtype)
-        return UFUNC[kind](self, arrays, dtype, out_dtype, shape)
+        return cast("Array", UFUNC[kind](self, arrays, dtype, out_dtype, shape))
 
     def into(self, out: Array, *args: Any) -> Array:
         """``out[...] = self(*args)``, written into ``out`` (the in-place operators): the result
@@ -198,7 +198,7 @@ class Ufunc:
         if shape != out.shape:
             raise ValueError(f"in-place {self.name} would change the shape from {out.shape} to {shape}")
         check_same(out, arrays[0])
-        return UFUNC[out.device.kind](self, arrays, dtype, out_dtype, shape, out)
+        return cast("Array", UFUNC[out.device.kind](self, arrays, dtype, out_dtype, shape, out))
 
 
 def _lane_key(args: tuple[Any, ...], arity: int, scalars: bool = True) -> tuple[Any, ...] | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rocm_array import dtypes
 from rocm_array.array import Array
@@ -56,6 +56,6 @@ def where(condition: Array, x1: Any, x2: Any, /) -> Array:
     check_same(condition, a)
     dtype = promote("where", [a, b])
     shape = broadcast_shapes(condition.shape, a.shape, b.shape)
-    return WHERE[condition.device.kind](condition, a, b, dtype, shape)
+    return cast("Array", WHERE[condition.device.kind](condition, a, b, dtype, shape))
 
 IMPLS: list[Impl] = [Impl("where", where)]

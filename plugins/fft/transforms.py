@@ -11,7 +11,7 @@ are a ValueError (the standard leaves them undefined).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -69,7 +69,7 @@ class Transform:
         if len(lengths) != len(ax):
             raise ValueError(f"fft.{self.name}(): s has {len(lengths)} entries for {len(ax)} axes")
         n = tuple(self._length(lengths[i], x.shape[a], i == len(ax) - 1) for i, a in enumerate(ax))
-        return TRANSFORM[x.device.kind](self, x, n, ax, norm, dtype, out_dtype)
+        return cast("Array", TRANSFORM[x.device.kind](self, x, n, ax, norm, dtype, out_dtype))
 
     def _length(self, n: int | None, m: int, last: bool) -> int:
         """The transform length along an axis of ``m`` points: ``n`` checked, or its default."""

@@ -6,7 +6,7 @@ registered, never when a module is imported.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rocm_array.array import Array
 from rocm_array.backs import Backs
@@ -27,4 +27,4 @@ TABLES = (LAPACK, MATMUL, VECDOT, CROSS, SUM_LAST)
 
 def lapack(name: str, xs: list[Array], dtype: DType, outs: tuple[DType, ...], **options: Any) -> tuple[Array, ...]:
     """Run LAPACK-class function ``name`` on the device of ``xs``: results of dtypes ``outs``."""
-    return LAPACK[xs[0].device.kind](name, xs, dtype, outs, **options)
+    return cast("tuple[Array, ...]", LAPACK[xs[0].device.kind](name, xs, dtype, outs, **options))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import typing
 from typing import Any
 
 from rocm_array import dtypes, memory
@@ -155,12 +156,12 @@ def cross(a: Array, b: Array, dtype: DType) -> Array:
     mul, sub = elementwise("multiply"), elementwise("subtract")
     parts = [sub(mul(_component(a, i), _component(b, j)), mul(_component(a, j), _component(b, i)))
              for i, j in ((1, 2), (2, 0), (0, 1))]
-    return elementwise("stack")(parts, axis=-1)
+    return typing.cast("Array", elementwise("stack")(parts, axis=-1))
 
 
 def sum_last(x: Array, dtype: DType) -> Array:
     """The reduction plugin's sum over the last axis, in ``dtype``."""
-    return reduction("sum")(x, axis=-1, dtype=dtype)
+    return typing.cast("Array", reduction("sum")(x, axis=-1, dtype=dtype))
 
 
 def register() -> None:

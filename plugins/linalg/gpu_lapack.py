@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import typing
 from typing import Any, Callable
 
 import numpy as np
@@ -267,7 +268,7 @@ def _tolerance(s: Array, rtol: float | Array | None, shape: tuple[int, ...]) -> 
         rtol = max(shape[-2:]) * float(np.finfo(s.dtype.numpy).eps)
     elif isinstance(rtol, Array):
         rtol = insert_axis(rtol, rtol.ndim)
-    return elementwise("multiply")(reduction("max")(s, axis=-1, keepdims=True), rtol)
+    return typing.cast("Array", elementwise("multiply")(reduction("max")(s, axis=-1, keepdims=True), rtol))
 
 
 def pinv(x: Array, dtype: DType, rtol: float | Array | None) -> tuple[Array, ...]:
@@ -331,7 +332,7 @@ def lapack(name: str, xs: list[Array], dtype: DType, outs: tuple[DType, ...], **
     from the cpu back, given identity matrices of the operands' shapes.
     """
     if name in _NEEDS_MATRICES and any(x.size == 0 for x in xs):
-        host = [wrap_numpy(np.broadcast_to(np.eye(*x.shape[-2:]), x.shape).astype(x.dtype.numpy), x.dtype)
+        host = [wrap_numpy(np.broadcast_to(np.eye(x.shape[-2], x.shape[-1]), x.shape).astype(x.dtype.numpy), x.dtype)
                 for x in xs]
         opts = {k: wrap_numpy(to_host(v), v.dtype) if isinstance(v, Array) else v for k, v in options.items()}
         return tuple(from_host(r._np, r.dtype, xs[0].device) for r in cpu.lapack(name, host, dtype, outs, **opts))

@@ -9,7 +9,7 @@ matrix_transpose and diagonal are views.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Sequence, cast
 
 from rocm_array import dtypes
 from rocm_array.array import Array
@@ -31,7 +31,7 @@ def _matmul(a: Array, b: Array, dtype: DType) -> Array:
         batch = broadcast_batch("matmul", a.shape[:-2], b.shape[:-2])
         a = broadcast_view(a, batch + a.shape[-2:])
         b = broadcast_view(b, batch + b.shape[-2:])
-    return MATMUL[a.device.kind](a, b, dtype)
+    return cast("Array", MATMUL[a.device.kind](a, b, dtype))
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
@@ -206,7 +206,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """
     dtype = operands("vecdot", x1, x2, category="numeric")
     a, b, _ = _vectors("vecdot", x1, x2, axis)
-    return VECDOT[a.device.kind](a, b, dtype)
+    return cast("Array", VECDOT[a.device.kind](a, b, dtype))
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -281,7 +281,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     operands("outer", x1, x2, category="numeric")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer() needs two 1-D arrays, got shapes {x1.shape} and {x2.shape}")
-    return elementwise("multiply")(insert_axis(x1, 1), insert_axis(x2, 0))
+    return cast("Array", elementwise("multiply")(insert_axis(x1, 1), insert_axis(x2, 0)))
 
 
 def _identity(shape: tuple[int, ...], dtype: DType, like: Array) -> Array:
@@ -340,6 +340,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
         if not n:
             break
         power = _matmul(power, power, dtype)
+    assert result is not None  # n >= 1 here: the loop multiplied at least once
     if result is x:  # n == 1: a new array, never x itself
         result = empty(x.shape, dtype, x.device)
         copy_into(result, x)
@@ -457,7 +458,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     matrices("trace", x)
     out = _WIDE.get(x.dtype, x.dtype) if dtype is None else dtypes.check_dtype(dtype)
     d = diagonal_view(x, integer(offset, "trace", "offset"))
-    return SUM_LAST[x.device.kind](d, out)
+    return cast("Array", SUM_LAST[x.device.kind](d, out))
 
 
 IMPLS: list[Impl] = [

@@ -39,10 +39,10 @@ def floating(name: str, **named: Array | None) -> DType:
     """The promoted dtype of the given arrays (None skipped), which must be a real floating dtype."""
     given = {k: v for k, v in named.items() if v is not None}
     arrays(name, **given)
-    dt = dtypes.result_type(*(x.dtype for x in given.values()))  # type: ignore[union-attr]
+    dt = dtypes.result_type(*(x.dtype for x in given.values()))
     if dt not in CATEGORIES["real floating"]:
         raise TypeError(f"nn.{name}() needs real floating arrays, got "
-                        + ", ".join(f"{k} of {v.dtype.name}" for k, v in given.items()))  # type: ignore[union-attr]
+                        + ", ".join(f"{k} of {v.dtype.name}" for k, v in given.items()))
     return dt
 
 

@@ -10,7 +10,7 @@ transposed: ``(in_channels, out_channels / groups, kH, kW)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 from rocm_array import memory
 from rocm_array.array import Array
@@ -89,15 +89,16 @@ def _convolution(name: str, spatial: int, x: Array, weight: Array, bias: Array |
     if bias is not None and bias.shape != (k,):
         raise ValueError(f"nn.{name}(): bias has shape {bias.shape}, expected ({k},)")
     one = (1,) * (2 - spatial)  # 1-D: height 1
-    spec = ConvSpec(n, c, k, g, *(one + x.shape[2:]), *(one + tuple(out)), *(one + taps),
-                    *(one + s), *((0,) * (2 - spatial) + p), *(one + d), transposed)
+    fields: list[Any] = [n, c, k, g, *(one + x.shape[2:]), *(one + tuple(out)), *(one + taps),
+                         *(one + s), *((0,) * (2 - spatial) + p), *(one + d), transposed]
+    spec = ConvSpec(*fields)
     x4 = flat_view(memory.contiguous(x, dt), (n, c, spec.ih, spec.iw))
     w4 = flat_view(memory.contiguous(weight, dt), weight.shape[:2] + (spec.kh, spec.kw))
     y = flat_view(CONV[x.device.kind](spec, x4, w4), (n, k, *out))
     if bias is None:
         return y
     b = memory.contiguous(bias, dt)
-    return elementwise("add")(y, b._view((k,) + (1,) * spatial, (1,) + (0,) * spatial, b.offset))
+    return cast("Array", elementwise("add")(y, b._view((k,) + (1,) * spatial, (1,) + (0,) * spatial, b.offset)))
 
 
 def conv1d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: IntOrSeq = 1,

@@ -138,7 +138,7 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
     _check("scatter", idx, o.shape[dim])
     values = _crop(src._np, idx.shape, None).reshape(idx.shape or (1,))
     idx = idx.reshape(idx.shape or (1,))
-    where = list(np.indices(idx.shape, sparse=True))
+    where: list[Any] = list(np.indices(idx.shape, sparse=True))
     where[dim] = idx
     if not add:
         o[tuple(where)] = values

@@ -9,6 +9,8 @@ scatter_add with the 1-D index broadcast over the other dimensions.
 
 from __future__ import annotations
 
+from typing import cast
+
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
@@ -77,7 +79,7 @@ def gather(x: Array, dim: int, index: Array, /) -> Array:
     _fits("gather", "x", idx, x, d)
     if idx.size == 0:
         return memory.empty(idx.shape, x.dtype, x.device)
-    return GATHER[x.device.kind](x, idx, d)
+    return cast("Array", GATHER[x.device.kind](x, idx, d))
 
 
 def _scatter(name: str, x: Array, dim: int, index: Array, src: Array, add: bool) -> Array:
@@ -227,7 +229,7 @@ def index_select(x: Array, dim: int, index: Array, /) -> Array:
     if 0 in shape:
         return memory.empty(shape if index.ndim or x.ndim > 1 else (), x.dtype, x.device)
     out = GATHER[x.device.kind](x, _along("index_select", idx, shape, d), d)
-    return out if index.ndim or x.ndim > 1 else out._view((), (), out.offset)
+    return cast("Array", out if index.ndim or x.ndim > 1 else out._view((), (), out.offset))
 
 
 def index_add(x: Array, dim: int, index: Array, source: Array, /, *, alpha: int | float = 1) -> Array:

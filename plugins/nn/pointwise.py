@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -32,7 +32,7 @@ class Pointwise:
 
     def __call__(self, x: Array, a: float = 0.0, b: float = 0.0, fn: str | None = None) -> Array:
         dt = floating(fn or self.name, x=x)
-        return POINTWISE[x.device.kind](self, memory.contiguous(x, dt), float(a), float(b))
+        return cast("Array", POINTWISE[x.device.kind](self, memory.contiguous(x, dt), float(a), float(b)))
 
 
 def _scalar(fn: str, what: str, value: object) -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -167,7 +167,7 @@ def _upsample(name: str, spatial: int, x: Array, size: IntOrSeq | None,
         out = ints(size, spatial, name, "size", 1)
         scales = [np.float32(i) / np.float32(o) for i, o in zip(inp, out)]
     else:
-        seq = list(scale_factor) if isinstance(scale_factor, (tuple, list)) else [scale_factor] * spatial
+        seq: list[Any] = list(scale_factor) if isinstance(scale_factor, (tuple, list)) else [scale_factor] * spatial
         if len(seq) != spatial or any(isinstance(f, bool) or not isinstance(f, (int, float)) for f in seq):
             raise TypeError(f"nn.{name}(): scale_factor must be {spatial} positive number(s), got {scale_factor!r}")
         if any(not f > 0 for f in seq):

@@ -118,7 +118,7 @@ def _norm(name: str, x: Array, normalized_shape: int | Sequence[int], weight: Ar
         if p is not None and p.shape != shape:
             raise ValueError(f"nn.{name}(): {what} has shape {p.shape}, expected {shape}")
     if eps is None:
-        eps = float(ml_dtypes.finfo(dt.numpy).eps)  # as torch.rms_norm: the dtype's epsilon
+        eps = float(ml_dtypes.finfo(dt.numpy).eps)  # type: ignore[no-untyped-call]  # (ml_dtypes has no types); as torch.rms_norm: the dtype's epsilon
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0:
         raise ValueError(f"nn.{name}(): eps must be a non-negative number, got {eps!r}")
     xc = memory.contiguous(x, dt)

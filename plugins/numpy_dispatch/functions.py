@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -59,11 +59,11 @@ def _array(fn: str, a: Any, like: Array | None = None) -> Array:
     if isinstance(a, Array):
         return a
     a = operand(fn, a)
-    return TABLE["asarray"](a, device=None if like is None else like.device)
+    return cast("Array", TABLE["asarray"](a, device=None if like is None else like.device))
 
 
 def _flat(x: Array) -> Array:
-    return TABLE["reshape"](x, (-1,))
+    return cast("Array", TABLE["reshape"](x, (-1,)))
 
 
 # -- reductions --------------------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def _host(obj: Any, dtype: Any, like: Array) -> Array:
     asked for that device by ``like=``."""
     dt = numpy_dtype(dtype)
     if isinstance(obj, Array):
-        return TABLE["asarray"](obj, dtype=dt, device=like.device)
+        return cast("Array", TABLE["asarray"](obj, dtype=dt, device=like.device))
     host = np.asarray(obj)
     dt = dtypes.from_numpy(host.dtype) if dt is None else dt
     return memory.from_host(np.ascontiguousarray(host, dt.numpy), dt, like.device)
@@ -205,7 +205,7 @@ _creation_of(np.zeros, "zeros")
 _creation_of(np.ones, "ones")
 _creation_of(np.full, "full")
 #: The functions that take ``like=`` (NEP 35), whose adapters create on ``like``'s device.
-LIKE = frozenset({np.asarray, np.asanyarray, np.ascontiguousarray, np.array, np.empty, np.zeros, np.ones,
+LIKE: frozenset[Any] = frozenset({np.asarray, np.asanyarray, np.ascontiguousarray, np.array, np.empty, np.zeros, np.ones,
                   np.full, np.arange})
 
 
@@ -223,12 +223,12 @@ def _ndim(a: Any) -> int:
 
 @implements(np.shape)
 def _shape(a: Any) -> tuple[int, ...]:
-    return a.shape
+    return cast("tuple[int, ...]", a.shape)
 
 
 @implements(np.size)
 def _size(a: Any, axis: int | None = None) -> int:
-    return a.size if axis is None else a.shape[axis]
+    return cast("int", a.size if axis is None else a.shape[axis])
 
 
 @implements(np.reshape)
@@ -455,7 +455,7 @@ def _close(a: Any, b: Any, rtol: float, atol: float, equal_nan: bool) -> Array:
     fine = TABLE["logical_or"](fine, TABLE["equal"](x, y))  # equal infinities
     if equal_nan:
         fine = TABLE["logical_or"](fine, TABLE["logical_and"](TABLE["isnan"](x), TABLE["isnan"](y)))
-    return fine
+    return cast("Array", fine)
 
 
 @implements(np.isclose)

@@ -4,7 +4,7 @@ with the reduction's identity (sum, prod) or by a mask (mean, var, max, argmaxâ€
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -37,7 +37,7 @@ def _filled(name: str, identity: float) -> Callable[..., Any]:
 
 
 def _count(keep: Array, axis: Any, keepdims: bool) -> Array:
-    return TABLE["sum"](keep, axis=axis, keepdims=keepdims)
+    return cast("Array", TABLE["sum"](keep, axis=axis, keepdims=keepdims))
 
 
 def nanmean(a: Array, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,

@@ -88,7 +88,8 @@ def isin(x1: Array, x2: Array, dtype: DType, invert: bool) -> Array:
 
 def searchsorted(x1: Array, x2: Array, dtype: DType, side: str, sorter: Array | None) -> Array:
     order = None if sorter is None else sorter._np.astype(np.intp)
-    return _wrap(np.searchsorted(_host(x1, dtype), _host(x2, dtype), side=side, sorter=order),
+    return _wrap(np.searchsorted(_host(x1, dtype), _host(x2, dtype), side="right" if side == "right" else "left",
+                                 sorter=order),
                  dtypes.DEFAULT_INDEX)
 
 

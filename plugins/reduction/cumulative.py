@@ -37,7 +37,7 @@ class Scan:
     numpy: Callable[..., Any]
     doc: str = ""  # the one-line summary that opens the rendered docstring (``docs.scan_doc``)
 
-    __doc__ = RowDoc(__doc__, docs.scan_doc)  # type: ignore[assignment]
+    __doc__ = RowDoc(__doc__, docs.scan_doc)
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         return by_name, (self.name,)

@@ -13,7 +13,7 @@ import inspect
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
@@ -129,7 +129,7 @@ class Reduction:
     options: tuple[str, ...] = ()
     doc: str = ""  # the one-line summary that opens the rendered docstring (``docs.reduction_doc``)
 
-    __doc__ = RowDoc(__doc__, docs.reduction_doc)  # type: ignore[assignment]
+    __doc__ = RowDoc(__doc__, docs.reduction_doc)
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         return by_name, (self.name,)
@@ -170,7 +170,7 @@ class Reduction:
         if math.prod(shape) == 0:
             return memory.empty(shape, out_dtype, x.device)
         compute = accumulator(out_dtype) if self.accumulate else x.dtype
-        return REDUCE[x.device.kind](self, x, axes, keepdims, compute, out_dtype, options)
+        return cast("Array", REDUCE[x.device.kind](self, x, axes, keepdims, compute, out_dtype, options))
 
 
 def reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:

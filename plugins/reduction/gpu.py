@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, TYPE_CHECKING, cast
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
@@ -314,7 +314,7 @@ def diff(x: Array, axis: int) -> Array:
     shape = tuple(n - 1 if d == axis else n for d, n in enumerate(x.shape))
     lo = x._view(shape, x.strides, x.offset)
     hi = x._view(shape, x.strides, x.offset + x.strides[axis])
-    return elementwise("subtract")(hi, lo)
+    return cast("Array", elementwise("subtract")(hi, lo))
 
 
 def register() -> None:

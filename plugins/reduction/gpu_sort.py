@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
@@ -109,7 +109,7 @@ def kernel_sources() -> list[KernelSource]:
     return [*SORT_KERNELS.sources([_COMMON, *(_group(d) for d in dtypes.ALL)]), *REDUCTION.sources([(_COUNT_SCAN,)])]
 
 
-def _launch(device: Device, name: str, group: tuple[str, ...], n: int, args: list) -> None:
+def _launch(device: Device, name: str, group: tuple[str, ...], n: int, args: list[Any]) -> None:
     SORT_KERNELS.launch(device, name, group, grid_1d(n, device), (BLOCK, 1, 1), args)
 
 
@@ -123,7 +123,7 @@ def _part(a: Array, start: int, size: int) -> Array:
     return a._view((size,), (1,), a.offset + start)
 
 
-def _counted(device: Device, name: str, n: int, args: list, key: DType) -> Array:
+def _counted(device: Device, name: str, n: int, args: list[Any], key: DType) -> Array:
     """Launch a kernel that counts the digits of keys (``args`` then the counts); returns the
     scratch of their LSD sort, the counts filled, what the first pass reads zeroed (see ``_radix``)."""
     tiles = _tiles(n, key)

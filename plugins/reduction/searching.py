@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from rocm_array import dtypes
 from rocm_array.array import Array
 from rocm_array.devices import check_same
@@ -44,7 +46,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     check_array("nonzero", x)
     if x.ndim == 0:
         raise ValueError("nonzero() needs an array of at least one dimension")
-    return NONZERO[x.device.kind](x)
+    return cast("tuple[Array, ...]", NONZERO[x.device.kind](x))
 
 
 def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
@@ -100,7 +102,7 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
         if sorter.shape != x1.shape:
             raise ValueError(f"searchsorted(): sorter's shape {sorter.shape} is not x1's {x1.shape}")
     dtype = dtypes.result_type(a1.dtype, a2.dtype)
-    return SEARCHSORTED[a1.device.kind](a1, a2, dtype, side, sorter)
+    return cast("Array", SEARCHSORTED[a1.device.kind](a1, a2, dtype, side, sorter))
 
 
 IMPLS = [Impl("nonzero", nonzero), Impl("searchsorted", searchsorted)]

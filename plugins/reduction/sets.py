@@ -8,7 +8,7 @@ they return.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from rocm_array import dtypes
 from rocm_array.array import Array
@@ -174,7 +174,7 @@ def unique_values(x: Array, /) -> Array:
 
 def _unique(name: str, x: Array) -> tuple[Array, Array, Array, Array]:
     check_array(name, x)
-    return UNIQUE[x.device.kind](x)
+    return cast("tuple[Array, Array, Array, Array]", UNIQUE[x.device.kind](x))
 
 
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
@@ -212,7 +212,7 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     a1, a2 = operands("isin", (x1, x2))
     check_flag("isin", "invert", invert)
     dtype = dtypes.result_type(a1.dtype, a2.dtype)
-    return ISIN[a1.device.kind](a1, a2, dtype, invert)
+    return cast("Array", ISIN[a1.device.kind](a1, a2, dtype, invert))
 
 
 IMPLS = [Impl(f.__name__, f) for f in (unique_all, unique_counts, unique_inverse, unique_values, isin)]

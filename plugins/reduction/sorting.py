@@ -7,6 +7,8 @@ need not (the cpu back then uses NumPy's introsort).
 
 from __future__ import annotations
 
+from typing import cast
+
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
 from rocm_array.hookspecs import Impl
@@ -60,7 +62,7 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     Array([1, 2, 0], dtype=int64, device=cpu)
     """
     args = _checked("argsort", x, axis, descending, stable)
-    return ARGSORT[x.device.kind](x, *args)
+    return cast("Array", ARGSORT[x.device.kind](x, *args))
 
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
@@ -102,7 +104,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     Array([-1.,  2.,  3.], dtype=float64, device=cpu)
     """
     args = _checked("sort", x, axis, descending, stable)
-    return SORT[x.device.kind](x, *args)
+    return cast("Array", SORT[x.device.kind](x, *args))
 
 
 IMPLS = [Impl("argsort", argsort), Impl("sort", sort)]

@@ -12,7 +12,7 @@ calls: this front imports neither back, so ``Array`` can use it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -44,7 +44,7 @@ TO_DLPACK = Backs("DLPack exports")
 
 def empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Array:
     """A new contiguous array with unspecified contents."""
-    return EMPTY[device.kind](tuple(shape), dtype, device)
+    return cast("Array", EMPTY[device.kind](tuple(shape), dtype, device))
 
 
 def full(shape: tuple[int, ...], value: bool | int | float | complex, dtype: DType, device: Device) -> Array:
@@ -88,17 +88,17 @@ def contiguous(x: Array, dtype: DType | None = None) -> Array:
 def from_host(a: Any, dtype: DType, device: Device) -> Array:
     """A new array on ``device`` holding the NumPy array ``a`` (already of dtype's storage type)."""
     # np.asarray, not np.ascontiguousarray: the latter makes a 0-d array 1-d.
-    return FROM_HOST[device.kind](np.asarray(a, dtype=dtype.numpy, order="C"), dtype, device)
+    return cast("Array", FROM_HOST[device.kind](np.asarray(a, dtype=dtype.numpy, order="C"), dtype, device))
 
 
 def to_host(x: Array) -> np.ndarray:
     """A NumPy copy (GPU) or view (cpu) of ``x``'s elements."""
-    return TO_HOST[x.device.kind](x)
+    return cast("np.ndarray", TO_HOST[x.device.kind](x))
 
 
 def dlpack_device(device: Device) -> tuple[int, int]:
     """``__dlpack_device__`` of arrays on ``device``."""
-    return DLPACK_DEVICE[device.kind](device)
+    return cast("tuple[int, int]", DLPACK_DEVICE[device.kind](device))
 
 
 def to_dlpack(x: Array, stream: Any, max_version: tuple[int, int] | None, dl_device: tuple[int, int] | None,

@@ -45,7 +45,7 @@ def to_dlpack(x: Array, stream: Any, max_version: tuple[int, int] | None, dl_dev
               copy: bool | None) -> Any:
     if stream is not None:
         raise ValueError("stream must be None for the cpu device")
-    given = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
+    given: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
     return x._np.__dlpack__(**{k: v for k, v in given.items() if v is not None})
 
 

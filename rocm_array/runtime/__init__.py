@@ -40,7 +40,7 @@ def discover() -> tuple[list[Runtime], list[str]]:
             problems.append(f"{name}: {INSTALL[name]} is not importable ({exc})")
             continue
         try:
-            found = [GpuRuntime(d) for d in module.open_devices()]
+            found: list[Runtime] = [GpuRuntime(d) for d in module.open_devices()]
         except Exception as exc:  # no driver library, no device, no run-time compiler…
             problems.append(f"{name}: {type(exc).__name__}: {exc}")
             continue

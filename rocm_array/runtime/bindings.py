@@ -9,7 +9,7 @@ written once here, and each platform module configures them with its bindings.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from .protocol import DriverError, DriverOutOfMemory
 
@@ -113,7 +113,7 @@ class BindingsRtc:
 
     def compile(self, prog: Any, options: list[str]) -> bool:
         (status,) = getattr(self.api, self.name + "CompileProgram")(prog, len(options), [o.encode() for o in options])
-        return status == self.success
+        return cast("bool", status == self.success)
 
     def log(self, prog: Any) -> str:
         buf = self.buffer(self._call("GetProgramLogSize", prog))

@@ -82,18 +82,21 @@ _get_pointer_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_
 _exported: dict[int, tuple[Any, ...]] = {}
 
 
-@_DELETER
-def _deleter(address: int | None) -> None:
+def _delete(address: int | None) -> None:
     """The DLManagedTensor deleter a consumer calls: drop what the export kept alive."""
     _exported.pop(address or 0, None)
 
 
-@_DELETER
-def _capsule_destructor(capsule: int | None) -> None:
+def _destroy_capsule(capsule: int | None) -> None:
     """A capsule dropped without being consumed still owns its tensor: delete it."""
     for name in (_NAME_VERSIONED, _NAME):
         if _is_valid_raw(capsule, name):
             _exported.pop(_get_pointer_raw(capsule, name) or 0, None)
+
+
+# The C function pointers of the two (kept here, so they live as long as the module).
+_deleter = _DELETER(_delete)
+_capsule_destructor = _DELETER(_destroy_capsule)
 
 
 def _dl_dtype(dtype: DType) -> _DataType:
@@ -151,6 +154,7 @@ def import_capsule(capsule: Any, expect: tuple[int, int], where_name: str) -> Im
     ``expect`` is the DLPack (device type, id) of the importing device (``where_name``
     in messages); a capsule for any other device is a BufferError.
     """
+    cls: type[ctypes.Structure]
     if _api.PyCapsule_IsValid(capsule, _NAME_VERSIONED):
         name, used, cls = _NAME_VERSIONED, _USED_VERSIONED, _ManagedVersioned
     elif _api.PyCapsule_IsValid(capsule, _NAME):

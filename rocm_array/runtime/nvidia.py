@@ -62,7 +62,9 @@ class NvidiaDriver:
         self._device = _check(cu.cuDeviceGet(index), "cuDeviceGet")
         self._context = _check(cu.cuDevicePrimaryCtxRetain(self._device), "cuDevicePrimaryCtxRetain")
         self.activate()
-        attr = lambda a: int(_check(cu.cuDeviceGetAttribute(a, self._device), "cuDeviceGetAttribute"))  # noqa: E731
+        def attr(a: Any) -> int:
+            return int(_check(cu.cuDeviceGetAttribute(a, self._device), "cuDeviceGetAttribute"))
+
         major = attr(_ATTR.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
         minor = attr(_ATTR.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
         if not attr(_ATTR.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED):

@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from .compiler import cache_dir, kernel_headers, kernel_source
 from .protocol import DeviceProperties, DriverError, DriverOutOfMemory
@@ -227,7 +227,7 @@ class SimDriver:
                 raise DriverOutOfMemory(f"sim malloc_async({nbytes}) failed: the host is out of memory")
             self._sizes[ptr] = nbytes
             self._used += nbytes
-        return ptr
+        return cast("int", ptr)
 
     def free_async(self, ptr: int) -> None:
         with self._lock:
@@ -250,7 +250,7 @@ class SimDriver:
         ptr = _libc.aligned_alloc(ALIGNMENT, -(-nbytes // ALIGNMENT) * ALIGNMENT)
         if not ptr:
             raise DriverOutOfMemory(f"sim host_alloc({nbytes}) failed: the host is out of memory")
-        return ptr
+        return cast("int", ptr)
 
     def host_free(self, ptr: int) -> None:
         _libc.free(ptr)
@@ -266,7 +266,7 @@ class SimDriver:
         pass
 
     def event_elapsed_ms(self, start: Any, end: Any) -> float:
-        return (end[0] - start[0]) * 1e3
+        return cast("float", (end[0] - start[0]) * 1e3)
 
     def event_destroy(self, event: Any) -> None:
         pass
