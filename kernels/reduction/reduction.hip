@@ -15,24 +15,14 @@
 //   through shared memory; long columns are cut into chunks likewise.
 // Flags: RA_PARTIAL_IN (the input holds accumulators of a first pass), RA_PARTIAL_OUT
 // (write accumulators, not finalized values), RA_VECTOR (reduce_outer: each thread
-// takes 16 bytes of neighbouring columns), RA_FOLD (reduce_inner: each chunk writes its
-// accumulator to `scratch`, and the row's last block to finish folds them into the output,
-// one launch instead of two; `counters` holds a zero per row and is left zero).
+// takes 16 bytes of neighbouring columns).
 #include "common/portability.h"
 #include "common/types.h"
 #include "common/cast.h"
 #include "common/indexing.h"
 #include "common/block.h"
 
-// RA_PARTIAL_IN, RA_PARTIAL_OUT, RA_VECTOR and RA_FOLD are compile options, defined once in plugins/reduction/gpu.py.
-
-// A device-wide fence; none on the simulator, whose blocks run one after another. (Here, not in a
-// shared header: every program's cache key covers the headers.)
-#ifdef RA_SIM
-#define ra_threadfence()
-#else
-#define ra_threadfence() __threadfence()
-#endif
+// RA_PARTIAL_IN, RA_PARTIAL_OUT and RA_VECTOR are compile options, defined once in plugins/reduction/gpu.py.
 
 // ---- limits and NaN tests --------------------------------------------------------------
 template <typename T> struct RaLimits {
@@ -250,58 +240,24 @@ RA_DEVICE typename Map::template acc<C> ra_row_part(const void* in, ra_index_t b
   return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
 }
 
-// The row's accumulators in scratch, one per chunk, folded by the last block to finish its own
-// (RA_FOLD). The fence orders this block's accumulator before its count; the count tells the
-// last block that every other accumulator is written.
-template <typename In, typename C, typename Map, typename Combine, typename Out, typename Fin, typename A>
-RA_DEVICE void ra_fold(void* out, void* scratch, unsigned* counters, ra_index_t row, A acc, double param) {
-  RA_SHARED_ARRAY(int, last, 1);
-  const ra_index_t splits = gridDim.x;
-  if (threadIdx.x == 0) {
-    ((A*)scratch)[row * splits + blockIdx.x] = acc;
-    ra_threadfence();
-    last[0] = atomicAdd(&counters[row], 1u) == (unsigned)(splits - 1);
-  }
-  __syncthreads();
-  if (last[0]) {
-    ra_threadfence();
-    ra_geometry<1> one = {};  // the row's accumulators: contiguous
-    one.shape[0] = splits;
-    one.strides[0][0] = 1;
-    one.ndim = 1;
-    A total = ra_row_part<In, C, Map, Combine, true>(scratch, row * splits, one, 0, splits);
-    total = ra_block_reduce(total, Combine());
-    if (threadIdx.x == 0) {
-      ((Out*)out)[row] = Fin::template finalize<Out>(total, param);
-      counters[row] = 0;  // ready for the next reduction on this stream
-    }
-  }
-  __syncthreads();  // `last` is read by every thread before a next row may write it
-}
-
 template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename Out, typename Fin>
 RA_DEVICE void ra_reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
-                               const ra_geometry<1>& kept, const ra_geometry<1>& red, int flags, double param,
-                               void* scratch, unsigned* counters) {
+                               const ra_geometry<1>& kept, const ra_geometry<1>& red, int flags, double param) {
   const ra_index_t splits = gridDim.x, s = blockIdx.x;
   const ra_index_t lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
   for (ra_index_t row = blockIdx.y; row < rows; row += gridDim.y) {
     auto acc = ra_row_part<In, C, Map, Combine, PARTIAL>(in, ra_offset1(kept, row), red, lo, hi);
     acc = ra_block_reduce(acc, Combine());
-    if (flags & RA_FOLD) ra_fold<In, C, Map, Combine, Out, Fin>(out, scratch, counters, row, acc, param);
-    else if (threadIdx.x == 0) ra_store<Out, Fin>(out, (flags & RA_PARTIAL_OUT) ? row * splits + s : row, acc, flags, param);
+    if (threadIdx.x == 0) ra_store<Out, Fin>(out, (flags & RA_PARTIAL_OUT) ? row * splits + s : row, acc, flags, param);
   }
 }
 
 // One block per output row (blockIdx.y, grid-stride) and chunk of it (blockIdx.x).
 template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
 __global__ void reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
-                             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param, void* scratch,
-                             unsigned* counters) {
-  if (flags & RA_PARTIAL_IN)
-    ra_reduce_inner<In, C, Map, Combine, true, Out, Fin>(out, in, rows, len, chunk, kept, red, flags, param, scratch, counters);
-  else
-    ra_reduce_inner<In, C, Map, Combine, false, Out, Fin>(out, in, rows, len, chunk, kept, red, flags, param, scratch, counters);
+                             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  if (flags & RA_PARTIAL_IN) ra_reduce_inner<In, C, Map, Combine, true, Out, Fin>(out, in, rows, len, chunk, kept, red, flags, param);
+  else ra_reduce_inner<In, C, Map, Combine, false, Out, Fin>(out, in, rows, len, chunk, kept, red, flags, param);
 }
 
 // Columns [c, c + W) of reduced rows [lo, hi), thread row ty of blockDim.y, combined through

@@ -7,7 +7,7 @@ from the standard, a small wrapper here fixes it and the row names the wrapper.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 

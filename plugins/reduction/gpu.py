@@ -5,11 +5,8 @@ geometry each. When the reduced elements of one output are nearer each other in
 memory than neighbouring outputs are, ``reduce_inner`` gives each output a block
 (vector loads along a contiguous innermost axis); otherwise ``reduce_outer`` gives
 each output column a thread (coalesced loads across a wave). Either cuts long
-reductions into chunks. ``reduce_inner`` folds its chunks' accumulators in the same
-launch: the row's last block to finish (an atomic count per row) combines them, so a
-mid-size full sum is one kernel (sum_image: one launch of about 3 µs fewer). ``reduce_outer``
-combines them with a second launch. No atomic touches an accumulator: every row's functors,
-Welford and argmax pairs included, work alike, in a fixed order.
+reductions into chunks, whose accumulators a second launch combines (two passes,
+no atomics: every row's functors, Welford and argmax pairs included, work alike).
 
 Kernels are instantiated per (input, compute, output) dtype triple a row uses by
 default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
@@ -21,7 +18,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import Any, TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
@@ -45,10 +42,10 @@ if TYPE_CHECKING:
 __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "moved_last",
            "read_scalar"]
 
-_PARTIAL_IN, _PARTIAL_OUT, _VECTOR, _FOLD = 1, 2, 4, 8  # the kernels' flags
+_PARTIAL_IN, _PARTIAL_OUT, _VECTOR = 1, 2, 4  # the kernels' flags
 _SCAN_BLOCK, _SCAN_ITEMS = 256, 8  # scan_tiles: threads, and elements a thread
 REDUCTION = Family("reduction/reduction.hip", {
-    "RA_PARTIAL_IN": _PARTIAL_IN, "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_VECTOR": _VECTOR, "RA_FOLD": _FOLD,
+    "RA_PARTIAL_IN": _PARTIAL_IN, "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_VECTOR": _VECTOR,
     "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS})
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 _BLOCKS_PER_CU = 8  # blocks a reduction aims for: enough loads in flight to fill the memory system
@@ -192,19 +189,6 @@ def _acc_buffer(device: Device, count: int) -> Array:
     return memory.empty((count * _ACC_BYTES,), dtypes.uint8, device)
 
 
-#: runtime -> a zero per row that a folding reduce_inner may have (its rows are fewer than the
-#: blocks it aims for); each launch leaves them zero, and launches on a stream run in order.
-_COUNTERS: dict[Any, Array] = {}
-
-
-def _counters(device: Device) -> Array:
-    found = _COUNTERS.get(device.runtime)
-    if found is None:
-        found = _COUNTERS[device.runtime] = memory.full(
-            (device.runtime.properties.compute_units * _BLOCKS_PER_CU,), 0, dtypes.uint32, device)
-    return found
-
-
 def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int,
            kept: ctypes.Structure, red: ctypes.Structure, param: ctypes.c_double) -> None:
     device = x.device
@@ -215,15 +199,16 @@ def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: i
     fn = name(kind="reduce_inner")
     grid = (splits, min(rows, _MAX_GRID_Y), 1)
     block = (_block_for(min(chunk, 16 * BLOCK), wave), 1, 1)
-    none = ptr(None)
     if splits == 1:
         REDUCTION.launch(device, fn, group, grid, block, [ptr(out), ptr(x), *i64(rows, length, chunk), kept, red,
-                                                          ctypes.c_int32(0), param, none, none])
+                                                          ctypes.c_int32(0), param])
         return
-    # One launch: each chunk's accumulator goes to `part`, and each row's last block folds them.
     part = _acc_buffer(device, rows * splits)
-    REDUCTION.launch(device, fn, group, grid, block, [ptr(out), ptr(x), *i64(rows, length, chunk), kept, red,
-                                                      ctypes.c_int32(_FOLD), param, ptr(part), ptr(_counters(device))])
+    REDUCTION.launch(device, fn, group, grid, block, [ptr(part), ptr(x), *i64(rows, length, chunk), kept, red,
+                                                      ctypes.c_int32(_PARTIAL_OUT), param])
+    REDUCTION.launch(device, fn, group, (1, grid[1], 1), (_block_for(splits, wave), 1, 1),
+                     [ptr(out), ptr(part), *i64(rows, splits, splits), geometry((rows,), (splits,)),
+                      geometry((splits,), (1,)), ctypes.c_int32(_PARTIAL_IN), param])
 
 
 def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, ...],

@@ -12,7 +12,7 @@ calls: this front imports neither back, so ``Array`` can use it.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
