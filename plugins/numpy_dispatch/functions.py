@@ -19,7 +19,7 @@ from rocm_array.array import Array
 from rocm_array.namespace import TABLE
 
 from . import nan
-from .ufuncs import finish, numpy_dtype, operand
+from .ufuncs import finish, numpy_axis, numpy_dtype, operand
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
@@ -50,10 +50,6 @@ def _unsupported(fn: str, **given: Any) -> None:
                         "call the xp function instead")
 
 
-def _axis(axis: Any) -> Any:
-    return tuple(axis) if isinstance(axis, list) else axis
-
-
 def _array(fn: str, a: Any, like: Array | None = None) -> Array:
     """``a`` as an Array: Arrays as they are, Python sequences and scalars on ``like``'s device."""
     if isinstance(a, Array):
@@ -72,7 +68,7 @@ def _reduction(np_fn: Callable[..., Any], name: str) -> None:
                 initial: Any = np._NoValue, where: Any = np._NoValue) -> Any:
         _unsupported(np_fn.__name__, initial=initial, where=where)
         kw = {"dtype": numpy_dtype(dtype)} if name in ("sum", "prod") else {}
-        r = TABLE[name](_array(name, a), axis=_axis(axis), keepdims=bool(keepdims), **kw)
+        r = TABLE[name](_array(name, a), axis=numpy_axis(axis), keepdims=bool(keepdims), **kw)
         return finish(np_fn.__name__, r, out, dtype if name not in ("sum", "prod") else None)
     implements(np_fn)(adapter)
 
@@ -88,7 +84,7 @@ def _spread_of(np_fn: Callable[..., Any], name: str) -> None:
                 correction: Any = np._NoValue) -> Any:
         _unsupported(name, where=where, mean=mean)
         c = ddof if correction is np._NoValue else correction
-        r = TABLE[name](_array(name, a), axis=_axis(axis), correction=c, keepdims=bool(keepdims))
+        r = TABLE[name](_array(name, a), axis=numpy_axis(axis), correction=c, keepdims=bool(keepdims))
         return finish(name, r, out, dtype)
     implements(np_fn)(adapter)
 
@@ -125,7 +121,7 @@ _scan_of(np.cumprod, "cumulative_prod")
 
 @implements(np.count_nonzero)
 def _count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
-    return TABLE["count_nonzero"](_array("count_nonzero", a), axis=_axis(axis), keepdims=keepdims)
+    return TABLE["count_nonzero"](_array("count_nonzero", a), axis=numpy_axis(axis), keepdims=keepdims)
 
 
 for _np_fn, _nan_fn in nan.FUNCTIONS.items():
@@ -268,12 +264,12 @@ def _squeeze(a: Any, axis: Any = None) -> Any:
     x = _array("squeeze", a)
     if axis is None:
         axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
-    return TABLE["squeeze"](x, axis=_axis(axis))
+    return TABLE["squeeze"](x, axis=numpy_axis(axis))
 
 
 @implements(np.expand_dims)
 def _expand_dims(a: Any, axis: Any) -> Any:
-    return TABLE["expand_dims"](_array("expand_dims", a), axis=_axis(axis))
+    return TABLE["expand_dims"](_array("expand_dims", a), axis=numpy_axis(axis))
 
 
 def _atleast_of(np_fn: Callable[..., Any], depth: int) -> None:
@@ -319,12 +315,12 @@ def _stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None, ca
 
 @implements(np.flip)
 def _flip(m: Any, axis: Any = None) -> Any:
-    return TABLE["flip"](_array("flip", m), axis=_axis(axis))
+    return TABLE["flip"](_array("flip", m), axis=numpy_axis(axis))
 
 
 @implements(np.roll)
 def _roll(a: Any, shift: Any, axis: Any = None) -> Any:
-    return TABLE["roll"](_array("roll", a), _axis(shift), axis=_axis(axis))
+    return TABLE["roll"](_array("roll", a), numpy_axis(shift), axis=numpy_axis(axis))
 
 
 @implements(np.tile)

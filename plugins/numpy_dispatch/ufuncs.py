@@ -41,6 +41,11 @@ def operand(fn: str, value: Any) -> Any:
     return dtypes.python_scalar(value)
 
 
+def numpy_axis(axis: Any) -> Any:
+    """NumPy's ``axis=`` as the namespace takes it (a list of axes becomes a tuple)."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
 def numpy_dtype(dtype: Any) -> Any:
     """A NumPy spelling of a dtype (``"f8"``, ``np.float64``, ours) as our dtype; None stays None."""
     if dtype is None or isinstance(dtype, dtypes.DType):
@@ -87,6 +92,6 @@ def dispatch(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict
         x = args[0]
         if method == "accumulate":
             return finish(name, TABLE[fn](x, axis=axis), out, dtype)
-        return finish(name, TABLE[fn](x, axis=tuple(axis) if isinstance(axis, list) else axis,
+        return finish(name, TABLE[fn](x, axis=numpy_axis(axis),
                                       keepdims=keepdims), out, dtype)
     return NotImplemented
