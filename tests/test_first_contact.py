@@ -147,3 +147,16 @@ def test_warm_is_a_command(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     monkeypatch.setattr(devices, "default", lambda: devices.cpu)
     assert main(["warm"]) == 1
     assert "not a GPU; nothing to compile" in capsys.readouterr().out
+
+
+def test_vendor_bindings_load_without_nvmath_itself() -> None:
+    """cuBLAS, cuSOLVER and cuFFT's bindings load without nvmath's package initializer (0.6 s of a
+    warm first matmul), and a later ``import nvmath`` still works and shares the modules."""
+    pytest.importorskip("nvmath.bindings.cublas", reason="nvmath-python is not installed")
+    code = ("import sys, rocm_array.runtime.blas_nvidia as b, rocm_array.runtime.fft_nvidia as f\n"
+            "assert 'nvmath' not in sys.modules and 'nvmath.fft' not in sys.modules, sorted(sys.modules)\n"
+            "import nvmath\n"
+            "assert nvmath.bindings.cublas is b.cublas and nvmath.bindings.cufft is f.cufft\n"
+            "assert b.CudaDataType is nvmath.CudaDataType\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nvmath.bindings import cufft
 
 from .fft import PlannedFft, Problem
+from .nvmath_bindings import load
+
+(cufft,) = load("bindings.cufft")  # without importing nvmath itself (see nvmath_bindings)
 
 if TYPE_CHECKING:
     from .gpu import GpuRuntime
