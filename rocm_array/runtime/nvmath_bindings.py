@@ -44,8 +44,8 @@ def load(*names: str) -> tuple[ModuleType, ...]:
                     raise ModuleNotFoundError(f"No module named {parent!r}", name=parent)
                 sys.modules[parent] = importlib.util.module_from_spec(spec)  # not executed
                 made.append(parent)
-        try:
-            return tuple(importlib.import_module(f"nvmath.{n}") for n in names)
+        try:  # (only the missing ones: a module its parent already holds is the one to use)
+            return tuple(importlib.import_module(f"nvmath.{n}") if m is None else m for n, m in zip(names, found))
         finally:
             for parent in made:
                 del sys.modules[parent]
