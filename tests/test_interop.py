@@ -151,9 +151,13 @@ def test_device_buffers_refuse_to_pickle(device: str) -> None:
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter with ``env``; the host switches come only from ``env``
+    (CI runs this file again under ROCM_ARRAY_STRICT_HOST=1)."""
     import os
+    inherited = {k: v for k, v in os.environ.items()
+                 if k not in ("ROCM_ARRAY_STRICT_HOST", "ROCM_ARRAY_HOST_COPY")}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, **env})
+                          env={**inherited, **env})
 
 
 def test_strict_host_switch() -> None:
