@@ -271,12 +271,17 @@ def _tolerance(s: Array, rtol: float | Array | None, shape: tuple[int, ...]) -> 
     return typing.cast("Array", elementwise("multiply")(reduction("max")(s, axis=-1, keepdims=True), rtol))
 
 
+def _same(v: Array) -> Array:
+    return v
+
+
 def pinv(x: Array, dtype: DType, rtol: float | Array | None) -> tuple[Array, ...]:
     sv, u, vh = _svd(x, dtype, "S")
     assert u is not None and vh is not None
     keep = elementwise("greater")(sv, _tolerance(sv, rtol, x.shape))
     inv_s = elementwise("where")(keep, elementwise("divide")(1, sv), full(sv.shape, 0, sv.dtype, sv.device))
-    conj = elementwise("conj") if dtype in dtypes.CATEGORIES["complex floating"] else (lambda v: v)
+    conj: Callable[[Array], Array] = (elementwise("conj") if dtype in dtypes.CATEGORIES["complex floating"]
+                                      else _same)
     v_scaled = elementwise("multiply")(conj(vh).mT, insert_axis(inv_s, inv_s.ndim - 1))
     return (product(v_scaled, conj(u).mT, dtype),)
 
