@@ -34,6 +34,8 @@ PAGES = {
                "a GPU)."),
     "fft": ("xp.fft", "fft.", "The standard's ``fft`` extension (cuFFT, hipFFT on a GPU)."),
     "nn": ("xp.nn", "nn.", "rocm_array's neural-network functions (cuDNN, MIOpen or own kernels on a GPU)."),
+    "random": ("xp.random", "random.", "Counter-based random generators (Philox4x32-10): the same numbers on every "
+               "device."),
 }
 
 
@@ -48,8 +50,12 @@ def _api_pages() -> None:
         lines = [title, "=" * len(title), "", intro, ""]
         for n in mine:
             target = f"rocm_array.{n}"
-            kind = "autoexception" if isinstance(TABLE[n], type) else "autofunction"
-            lines += [f".. {kind}:: {target}", ""]
+            obj = TABLE[n]
+            if isinstance(obj, type) and not issubclass(obj, BaseException):
+                lines += [f".. autoclass:: {target}", "   :members:", ""]
+            else:
+                kind = "autoexception" if isinstance(obj, type) else "autofunction"
+                lines += [f".. {kind}:: {target}", ""]
         text = "\n".join(lines)
         path = folder / f"{page}.rst"
         if not path.exists() or path.read_text() != text:

@@ -27,7 +27,7 @@ __array_api_version__ = "2025.12"
 __version__ = "0.1.0"
 
 #: The sub-namespaces (extensions) plugins may fill: ``linalg.solve`` lands in ``rocm_array.linalg``.
-_EXTENSIONS = ("linalg", "fft", "nn")
+_EXTENSIONS = ("linalg", "fft", "nn", "random")
 
 _memory_cpu.register()
 _memory_gpu.register()

@@ -8,7 +8,7 @@ from rocm_array.array import Array as Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 
-from . import linalg as linalg, fft as fft, nn as nn
+from . import linalg as linalg, fft as fft, nn as nn, random as random
 from .constants import e as e, inf as inf, nan as nan, newaxis as newaxis, pi as pi
 from .dtypes import (
     bool as bool,

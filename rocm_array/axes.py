@@ -1,11 +1,13 @@
-"""Axis arguments: checking and normalizing ``axis``/``axes`` (device independent)."""
+"""Axis and shape arguments: checking and normalizing ``axis``/``axes`` and ``shape`` (device independent)."""
 
 from __future__ import annotations
 
 import operator
 from typing import Sequence
 
-__all__ = ["AxisError", "integer", "normalize_axis", "normalize_axes"]
+import numpy as np
+
+__all__ = ["AxisError", "integer", "normalize_axis", "normalize_axes", "normalize_shape"]
 
 
 class AxisError(ValueError, IndexError):
@@ -39,4 +41,18 @@ def normalize_axes(axes: int | Sequence[int] | None, ndim: int, name: str) -> tu
     out = tuple(normalize_axis(a, ndim, name) for a in axes)
     if len(set(out)) != len(out):
         raise AxisError(f"{name}(): repeated axis in {tuple(axes)}")
+    return out
+
+
+def normalize_shape(shape: object, name: str) -> tuple[int, ...]:
+    """``shape`` (an int or a sequence of ints, not bools) as a tuple; ValueError for a negative size."""
+    seq = shape if isinstance(shape, (tuple, list)) else (shape,)
+    try:
+        if any(isinstance(n, (bool, np.bool_)) for n in seq):
+            raise TypeError
+        out = tuple(operator.index(n) for n in seq)
+    except TypeError:
+        raise TypeError(f"{name}(): shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(n < 0 for n in out):
+        raise ValueError(f"{name}(): negative dimensions are not allowed, got {shape!r}")
     return out

@@ -16,6 +16,7 @@ from typing import Any, cast
 import numpy as np
 
 from rocm_array import devices, dtypes, memory
+from rocm_array.axes import normalize_shape
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.devices import Device, check_same
 from rocm_array.dtypes import DType
@@ -30,19 +31,6 @@ _DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}
 
 
 # -- argument checks ------------------------------------------------------------------------------
-def _shape(name: str, shape: Any) -> tuple[int, ...]:
-    seq = shape if isinstance(shape, (tuple, list)) else (shape,)
-    try:
-        if any(isinstance(n, (bool, np.bool_)) for n in seq):
-            raise TypeError
-        out = tuple(operator.index(n) for n in seq)
-    except TypeError:
-        raise TypeError(f"{name}(): shape must be an int or a tuple of ints, got {shape!r}") from None
-    if any(n < 0 for n in out):
-        raise ValueError(f"{name}(): negative dimensions are not allowed, got {shape!r}")
-    return out
-
-
 def _dtype(dtype: Any, default: DType) -> DType:
     return default if dtype is None else dtypes.check_dtype(dtype)
 
@@ -127,7 +115,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     >>> x.shape, x.dtype
     ((2, 3), rocm_array.float32)
     """
-    return memory.empty(_shape("empty", shape), _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+    return memory.empty(normalize_shape(shape, "empty"), _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
@@ -167,7 +155,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     Array([[0, 0],
            [0, 0]], dtype=int32, device=cpu)
     """
-    return memory.full(_shape("zeros", shape), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+    return memory.full(normalize_shape(shape, "zeros"), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
@@ -206,7 +194,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: An
     >>> xp.ones(3, device="cpu")
     Array([1., 1., 1.], dtype=float64, device=cpu)
     """
-    return memory.full(_shape("ones", shape), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+    return memory.full(normalize_shape(shape, "ones"), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
 
 
 def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *,
@@ -255,7 +243,7 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
     Array([0.5, 0.5, 0.5], dtype=float32, device=cpu)
     """
     dt = _fill_dtype("full", fill_value, dtype)
-    return memory.full(_shape("full", shape), fill_value, dt, devices.resolve(device))
+    return memory.full(normalize_shape(shape, "full"), fill_value, dt, devices.resolve(device))
 
 
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:

@@ -1,0 +1,266 @@
+// The random plugin's draws: Philox4x32-10 (Salmon et al., SC'11) turns (key, counter) into
+// four 32-bit words; the transforms turn words into values. Value j of a draw of n values takes
+// words [j*W, j*W + W) of its stream (W = 1, 2 or 4 by dtype: plugins/random/streams.py), and
+// word w is lane w % 4 of block `counter + w / 4`. One thread computes one block.
+//
+// The cpu back (plugins/random/cpu.py) performs the same IEEE operations in the same order, so
+// both give the same bits: every product, sum, quotient and square root is rounded once
+// (no contraction into fma: the __*_rn intrinsics on NVIDIA, the pragma below on clang), and
+// log, sin and cos are this file's polynomials with the coefficients Python passes (RaRngConsts),
+// not the platform's math library.
+#include "common/portability.h"
+#include "common/types.h"
+
+#ifdef RA_AMD
+#pragma clang fp contract(off)
+#endif
+
+// ---- rounded-once arithmetic ------------------------------------------------------------------
+#ifdef RA_NVIDIA
+RA_DEVICE float rng_mul(float a, float b) { return __fmul_rn(a, b); }
+RA_DEVICE float rng_add(float a, float b) { return __fadd_rn(a, b); }
+RA_DEVICE float rng_div(float a, float b) { return __fdiv_rn(a, b); }
+RA_DEVICE float rng_sqrt(float a) { return __fsqrt_rn(a); }
+RA_DEVICE double rng_mul(double a, double b) { return __dmul_rn(a, b); }
+RA_DEVICE double rng_add(double a, double b) { return __dadd_rn(a, b); }
+RA_DEVICE double rng_div(double a, double b) { return __ddiv_rn(a, b); }
+RA_DEVICE double rng_sqrt(double a) { return __dsqrt_rn(a); }
+#else
+template <typename F> RA_DEVICE F rng_mul(F a, F b) { return a * b; }
+template <typename F> RA_DEVICE F rng_add(F a, F b) { return a + b; }
+template <typename F> RA_DEVICE F rng_div(F a, F b) { return a / b; }
+RA_DEVICE float rng_sqrt(float a) { return __builtin_sqrtf(a); }
+RA_DEVICE double rng_sqrt(double a) { return __builtin_sqrt(a); }
+#endif
+RA_DEVICE float rng_sub(float a, float b) { return rng_add(a, -b); }
+RA_DEVICE double rng_sub(double a, double b) { return rng_add(a, -b); }
+
+// ---- Philox4x32-10 -------------------------------------------------------------------------------
+RA_DEVICE uint32_t rng_mulhi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+
+struct RaBlock { uint32_t w[4]; };
+
+RA_DEVICE RaBlock rng_philox(uint64_t counter, uint64_t stream, uint32_t k0, uint32_t k1) {
+  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32);
+  uint32_t c2 = (uint32_t)stream, c3 = (uint32_t)(stream >> 32);
+#pragma unroll
+  for (int round = 0; round < RA_PHILOX_ROUNDS; ++round) {
+    const uint32_t p0 = (uint32_t)RA_PHILOX_M0 * c0, p1 = (uint32_t)RA_PHILOX_M1 * c2;
+    const uint32_t h0 = rng_mulhi((uint32_t)RA_PHILOX_M0, c0), h1 = rng_mulhi((uint32_t)RA_PHILOX_M1, c2);
+    c0 = h1 ^ c1 ^ k0;
+    c1 = p1;
+    c2 = h0 ^ c3 ^ k1;
+    c3 = p0;
+    k0 += (uint32_t)RA_PHILOX_W0;
+    k1 += (uint32_t)RA_PHILOX_W1;
+  }
+  RaBlock b = {{c0, c1, c2, c3}};
+  return b;
+}
+
+// ---- the constants of the transforms (plugins/random/streams.py fills them) ----------------------
+template <typename F, int LOG, int SIN, int COS> struct RaRngPoly {
+  F sqrt2, ln2_hi, ln2_lo, half_pi;
+  F log[LOG], sin[SIN], cos[COS];
+};
+typedef RaRngPoly<float, RA_RNG_LOG32, RA_RNG_SIN32, RA_RNG_COS32> RaRng32;
+typedef RaRngPoly<double, RA_RNG_LOG64, RA_RNG_SIN64, RA_RNG_COS64> RaRng64;
+struct RaRngConsts { RaRng32 f32; RaRng64 f64; };
+
+template <typename F> struct rng_bits;
+template <> struct rng_bits<float> {
+  typedef uint32_t U;
+  static constexpr int mantissa = 23, bias = 127;
+  RA_DEVICE static const RaRng32& of(const RaRngConsts& c) { return c.f32; }
+};
+template <> struct rng_bits<double> {
+  typedef uint64_t U;
+  static constexpr int mantissa = 52, bias = 1023;
+  RA_DEVICE static const RaRng64& of(const RaRngConsts& c) { return c.f64; }
+};
+
+template <typename F, int N> RA_DEVICE F rng_horner(const F (&c)[N], F z) {
+  F p = c[N - 1];
+#pragma unroll
+  for (int i = N - 2; i >= 0; --i) p = rng_add(rng_mul(p, z), c[i]);
+  return p;
+}
+
+// log(u) for a normal u in (0, 1]: u = m * 2^e with m in [sqrt(1/2), sqrt(2)), and
+// log(m) = 2 atanh(s) = 2s + 2s * s^2 * P(s^2), s = (m - 1) / (m + 1).
+template <typename F> RA_DEVICE F rng_log(F u, const RaRngConsts& consts) {
+  typedef typename rng_bits<F>::U U;
+  const auto& k = rng_bits<F>::of(consts);
+  const U bits = ra_bit_cast<U>(u);
+  int e = (int)(bits >> rng_bits<F>::mantissa) - rng_bits<F>::bias;
+  const U one = (U)rng_bits<F>::bias << rng_bits<F>::mantissa, mask = ((U)1 << rng_bits<F>::mantissa) - 1;
+  F m = ra_bit_cast<F>((bits & mask) | one);  // in [1, 2)
+  if (m > k.sqrt2) {
+    m = rng_mul(m, F(0.5));
+    e += 1;
+  }
+  const F f = rng_sub(m, F(1));
+  const F s = rng_div(f, rng_add(f, F(2)));
+  const F z = rng_mul(s, s);
+  F t = rng_mul(rng_mul(s, z), rng_horner(k.log, z));
+  const F log_m = rng_add(rng_add(s, s), rng_add(t, t));
+  const F fe = (F)e;
+  return rng_add(rng_add(rng_mul(fe, k.ln2_lo), log_m), rng_mul(fe, k.ln2_hi));
+}
+
+// sin and cos of 2 pi t for t in [0, 1): quadrant q = floor(4t), r = 4t - q (both exact), the
+// octant's reflection r -> 1 - r (exact), then Taylor polynomials of x = r pi/2 in [0, pi/4].
+template <typename F> RA_DEVICE void rng_sincos_turns(F t, const RaRngConsts& consts, F* sin_out, F* cos_out) {
+  const auto& k = rng_bits<F>::of(consts);
+  const F t4 = rng_mul(t, F(4));
+  const int q = (int)t4;
+  F r = rng_sub(t4, (F)q);
+  const bool flip = r > F(0.5);
+  if (flip) r = rng_sub(F(1), r);
+  const F x = rng_mul(r, k.half_pi);
+  const F z = rng_mul(x, x);
+  const F s = rng_add(x, rng_mul(rng_mul(x, z), rng_horner(k.sin, z)));
+  const F c = rng_add(F(1), rng_mul(z, rng_horner(k.cos, z)));
+  const F sp = flip ? c : s, cp = flip ? s : c;
+  switch (q) {
+    case 0: *sin_out = sp; *cos_out = cp; break;
+    case 1: *sin_out = cp; *cos_out = -sp; break;
+    case 2: *sin_out = -sp; *cos_out = -cp; break;
+    default: *sin_out = -cp; *cos_out = sp; break;
+  }
+}
+
+// ---- words -> uniform floats ---------------------------------------------------------------------
+// u in [0, 1) from the top bits of one word (float16: 11, bfloat16: 8, float: 24) or of two
+// (double: 53); u1 in (0, 1] adds one unit of the last place. All exact.
+template <typename T> struct rng_unit {  // float, and the 16-bit floats computed in float
+  static constexpr int bits = ra_same<T, float16>::value ? 11 : ra_same<T, bfloat16>::value ? 8 : 24;
+  typedef float F;
+  RA_DEVICE static F scale() { return 1.0f / (float)(1u << bits); }
+  RA_DEVICE static F u(const uint32_t* w) { return rng_mul((float)(w[0] >> (32 - bits)), scale()); }
+  RA_DEVICE static F u1(const uint32_t* w) { return rng_mul((float)((w[0] >> (32 - bits)) + 1u), scale()); }
+};
+template <> struct rng_unit<double> {
+  typedef double F;
+  RA_DEVICE static uint64_t word(const uint32_t* w) { return (uint64_t)w[0] | ((uint64_t)w[1] << 32); }
+  RA_DEVICE static F scale() { return 1.0 / 9007199254740992.0; }  // 2^-53
+  RA_DEVICE static F u(const uint32_t* w) { return rng_mul((double)(word(w) >> 11), scale()); }
+  RA_DEVICE static F u1(const uint32_t* w) { return rng_mul((double)((word(w) >> 11) + 1u), scale()); }
+};
+// Words per value: 2 for double, 1 for the others.
+template <typename T> struct rng_words { static constexpr int value = ra_same<T, double>::value ? 2 : 1; };
+
+// ---- the transforms: one block -> 4 / W values ---------------------------------------------------
+struct uniform_op {  // a + (b - a) u
+  template <typename T, int V>
+  RA_DEVICE static void apply(const RaBlock& blk, double a, double b, const RaRngConsts&, typename rng_unit<T>::F* v) {
+    typedef typename rng_unit<T>::F F;
+    const F lo = (F)a, span = rng_sub((F)b, lo);
+#pragma unroll
+    for (int i = 0; i < V; ++i) v[i] = rng_add(lo, rng_mul(span, rng_unit<T>::u(blk.w + i * rng_words<T>::value)));
+  }
+};
+struct normal_op {  // a + b z, z by Box-Muller on pairs (u1 in (0, 1], t in [0, 1))
+  template <typename T, int V>
+  RA_DEVICE static void apply(const RaBlock& blk, double a, double b, const RaRngConsts& c, typename rng_unit<T>::F* v) {
+    typedef typename rng_unit<T>::F F;
+    const F loc = (F)a, scale = (F)b;
+    constexpr int W = rng_words<T>::value;
+#pragma unroll
+    for (int i = 0; i < V; i += 2) {
+      const F r = rng_sqrt(rng_mul(F(-2), rng_log(rng_unit<T>::u1(blk.w + i * W), c)));
+      F s, co;
+      rng_sincos_turns(rng_unit<T>::u(blk.w + (i + 1) * W), c, &s, &co);
+      v[i] = rng_add(loc, rng_mul(scale, rng_mul(r, co)));
+      v[i + 1] = rng_add(loc, rng_mul(scale, rng_mul(r, s)));
+    }
+  }
+};
+struct exponential_op {  // b * -log(u1)
+  template <typename T, int V>
+  RA_DEVICE static void apply(const RaBlock& blk, double, double b, const RaRngConsts& c, typename rng_unit<T>::F* v) {
+    typedef typename rng_unit<T>::F F;
+    const F scale = (F)b;
+#pragma unroll
+    for (int i = 0; i < V; ++i)
+      v[i] = rng_mul(scale, -rng_log(rng_unit<T>::u1(blk.w + i * rng_words<T>::value), c));
+  }
+};
+
+template <typename T, int V> RA_DEVICE void rng_store(T* RA_RESTRICT out, ra_index_t n, ra_index_t b, const T* v) {
+  const ra_index_t first = b * V;
+  if (first + V <= n) {
+    ra_vec<T, V> vec;
+#pragma unroll
+    for (int i = 0; i < V; ++i) vec.v[i] = v[i];
+    *reinterpret_cast<ra_vec<T, V>*>(out + first) = vec;
+  } else {
+    for (int i = 0; first + i < n; ++i) out[first + i] = v[i];
+  }
+}
+
+// n values of T (float16, bfloat16, float, double) from blocks counter, counter + 1, ...
+template <typename Op, typename T>
+__global__ void draw(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint32_t k1, uint64_t stream,
+                     uint64_t counter, double a, double b, RaRngConsts consts) {
+  constexpr int V = 4 / rng_words<T>::value;
+  const ra_index_t blocks = (n + V - 1) / V;
+  for (ra_index_t i = ra_thread_index(); i < blocks; i += ra_grid_stride()) {
+    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, k0, k1);
+    typename rng_unit<T>::F v[V];
+    Op::template apply<T, V>(blk, a, b, consts, v);
+    T t[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) t[j] = T(v[j]);
+    rng_store<T, V>(out, n, i, t);
+  }
+}
+
+// ---- integers in [low, low + span] ---------------------------------------------------------------
+// (x * (span + 1)) >> bits(x): 64 random bits for a span below 2^32 (bias under 2^-32), 128 above
+// (bias under 2^-64); span 2^64 - 1 takes the top word pair as it is.
+RA_DEVICE uint64_t rng_mulhi64(uint64_t a, uint64_t b) {
+  const uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+  const uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+  const uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+  return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+template <typename T, bool WIDE>
+__global__ void integers(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint32_t k1, uint64_t stream,
+                         uint64_t counter, uint64_t low, uint64_t span) {
+  constexpr int V = WIDE ? 1 : 2;
+  const ra_index_t blocks = (n + V - 1) / V;
+  for (ra_index_t i = ra_thread_index(); i < blocks; i += ra_grid_stride()) {
+    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, k0, k1);
+    T t[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const uint64_t lo = (uint64_t)blk.w[4 * j / V] | ((uint64_t)blk.w[4 * j / V + 1] << 32);
+      uint64_t x;
+      if (!WIDE) {
+        x = rng_mulhi64(lo, span + 1u);
+      } else {
+        const uint64_t hi = (uint64_t)blk.w[2] | ((uint64_t)blk.w[3] << 32);
+        if (span == ~0ull) {
+          x = hi;
+        } else {
+          const uint64_t r = span + 1u, top_lo = hi * r, carry_in = rng_mulhi64(lo, r);
+          x = rng_mulhi64(hi, r) + (top_lo + carry_in < top_lo ? 1u : 0u);
+        }
+      }
+      t[j] = (T)(low + x);
+    }
+    rng_store<T, V>(out, n, i, t);
+  }
+}
+
+// ---- the running sum of choice()'s weights, in order (the cpu back's np.cumsum order) -----------
+__global__ void cumulative_weights(double* RA_RESTRICT out, const double* RA_RESTRICT p, ra_index_t n) {
+  if (ra_thread_index() != 0) return;
+  double acc = 0.0;
+  for (ra_index_t i = 0; i < n; ++i) {
+    acc = rng_add(acc, p[i]);
+    out[i] = acc;
+  }
+}

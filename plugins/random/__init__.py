@@ -1,0 +1,36 @@
+"""The ``random`` plugin: ``xp.random.default_rng(seed)``, counter-based generators (Philox4x32-10)
+that give the same numbers on ``cpu`` and on every GPU.
+
+``generator`` is the front; ``cpu`` and ``gpu`` fill the tables of ``backs`` when the plugin is
+registered (no GPU is touched until a draw).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from rocm_array.hookspecs import Impl, KernelSource, hookimpl
+
+from . import cpu, generator, gpu
+
+
+@functools.cache
+def _register() -> None:
+    cpu.register()
+    gpu.register()
+
+
+@hookimpl
+def rocm_array_functions() -> list[Impl]:
+    _register()
+    return list(generator.IMPLS)
+
+
+@hookimpl
+def rocm_array_kernels() -> list[KernelSource]:
+    return gpu.kernel_sources()
+
+
+@hookimpl
+def rocm_array_needs() -> list[str]:
+    return ["elementwise", "reduction"]

@@ -1,0 +1,92 @@
+"""The gpu back of the random plugin: kernels/random/random.hip, one Philox block per thread.
+
+Instantiations: ``draw<op, T>`` per transform and float dtype, ``integers<T, wide>`` per integer
+dtype and width, and ``cumulative_weights``; one group per transform (a first ``normal`` call
+compiles the normal draws only).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+from typing import Any
+
+from rocm_array import memory
+from rocm_array.array import Array
+from rocm_array.devices import Device
+from rocm_array.dtypes import DType
+from rocm_array.hookspecs import KernelSource
+from rocm_array.launch import BLOCK, Family, grid_1d, i64, ptr
+
+from . import backs, streams
+
+__all__ = ["kernel_sources"]
+
+RANDOM = Family("random/random.hip", {**streams.PHILOX, **streams.TERMS})
+OPS = ("uniform", "normal", "exponential")
+
+
+@functools.lru_cache(maxsize=None)
+def _groups() -> dict[str, tuple[str, ...]]:
+    out = {op: tuple(f"draw<{op}_op, {t.c_type}>" for t in streams.FLOATS) for op in OPS}
+    out["integers"] = tuple(f"integers<{t.c_type}, {w}>" for t in streams.INTEGERS for w in ("false", "true"))
+    out["weights"] = ("cumulative_weights",)
+    return out
+
+
+def kernel_sources() -> list[KernelSource]:
+    """Every program the gpu back compiles, grouped as at run time."""
+    return RANDOM.sources(_groups().values())
+
+
+@functools.lru_cache(maxsize=None)
+def _consts() -> Any:
+    return streams.consts()
+
+
+def _stream_args(key: tuple[int, int], stream: int, counter: int) -> list[Any]:
+    return [ctypes.c_uint32(key[0]), ctypes.c_uint32(key[1]), ctypes.c_uint64(stream), ctypes.c_uint64(counter)]
+
+
+def _launch(device: Device, group: str, name: str, blocks: int, args: list[Any]) -> None:
+    RANDOM.launch(device, name, _groups()[group], grid_1d(blocks, device), (BLOCK, 1, 1), args)
+
+
+def draw(op: str, dtype: DType, shape: tuple[int, ...], key: tuple[int, int], stream: int, counter: int,
+         a: float, b: float, device: Device) -> Array:
+    out = memory.empty(shape, dtype, device)
+    n = math.prod(shape)
+    if n:
+        _launch(device, op, f"draw<{op}_op, {dtype.c_type}>", streams.blocks(n, streams.float_words(dtype)),
+                [ptr(out), *i64(n), *_stream_args(key, stream, counter), ctypes.c_double(a), ctypes.c_double(b),
+                 _consts()])
+    return out
+
+
+def integers(dtype: DType, shape: tuple[int, ...], key: tuple[int, int], stream: int, counter: int,
+             low: int, span: int, device: Device) -> Array:
+    out = memory.empty(shape, dtype, device)
+    n = math.prod(shape)
+    if n:
+        words = streams.integer_words(span)
+        wide = "true" if words == 4 else "false"
+        _launch(device, "integers", f"integers<{dtype.c_type}, {wide}>", streams.blocks(n, words),
+                [ptr(out), *i64(n), *_stream_args(key, stream, counter), ctypes.c_uint64(low % (1 << 64)),
+                 ctypes.c_uint64(span)])
+    return out
+
+
+def cumulative_weights(p: Array) -> Array:
+    """One thread adds the weights in order: the cpu back's order, so both give the same bits
+    (a parallel scan would round differently); one pass over choice()'s weights."""
+    out = memory.empty(p.shape, p.dtype, p.device)
+    RANDOM.launch(p.device, "cumulative_weights", _groups()["weights"], (1, 1, 1), (1, 1, 1),
+                  [ptr(out), ptr(p), *i64(p.size)])
+    return out
+
+
+def register() -> None:
+    backs.DRAW["gpu"] = draw
+    backs.INTEGERS["gpu"] = integers
+    backs.WEIGHTS["gpu"] = cumulative_weights

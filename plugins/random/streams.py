@@ -1,0 +1,98 @@
+"""What both backs of the random plugin share: Philox4x32-10's constants, the layout of a draw in
+its stream, and the constants of the transforms (passed to the kernels, used by the cpu back).
+
+A generator's stream is the sequence of Philox blocks ``philox(key, counter = (c, stream))`` for
+c = 0, 1, 2, ... (64-bit counter and stream words). A draw of n values starts at a fresh block:
+value j takes words [j*W, j*W + W) of the draw, word w being lane ``w % 4`` of its block
+``w // 4``; W is ``words_per_value``. The draw then uses ``blocks(n, W)`` blocks.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Any
+
+import numpy as np
+
+from rocm_array import dtypes
+from rocm_array.dtypes import DType
+
+#: Philox4x32-10 (Salmon, Moraes, Dror and Shaw, SC'11; Random123's constants): multipliers,
+#: Weyl key increments and rounds. The kernels get them as -D options (plugins/random/gpu.py).
+PHILOX = {"RA_PHILOX_M0": 0xD2511F53, "RA_PHILOX_M1": 0xCD9E8D57, "RA_PHILOX_W0": 0x9E3779B9,
+          "RA_PHILOX_W1": 0xBB67AE85, "RA_PHILOX_ROUNDS": 10}
+
+#: Polynomial terms per precision. log: 2 atanh(s) with |s| <= 0.172; sin and cos: Taylor on
+#: [0, pi/4]. Each count makes the truncation error smaller than half an ulp of the result
+#: (float32: 6e-8 relative; float64: 1.1e-16): the first term left out is 2e-9 (float32) and 6e-19
+#: (float64) of log(m), the next sin term (pi/4)^10/11! = 2e-9 and (pi/4)^18/19! = 1e-19, the
+#: next cos term (pi/4)^12/12! = 1e-10 and (pi/4)^20/20! = 3e-21.
+TERMS = {"RA_RNG_LOG32": 4, "RA_RNG_SIN32": 4, "RA_RNG_COS32": 5,
+         "RA_RNG_LOG64": 10, "RA_RNG_SIN64": 8, "RA_RNG_COS64": 9}
+
+#: The high part of ln 2 per precision, with trailing zero bits (9 in float32, 32 in float64) so that
+#: e * LN2_HI is exact for every exponent of (0, 1]; the low part is the rest of ln 2.
+_LN2_HI = {np.float32: 0.693145751953125, np.float64: 6.93147180369123816490e-01}
+
+
+class Poly:
+    """The transforms' constants in one precision (float32 or float64), as NumPy scalars."""
+
+    def __init__(self, f: Any, log: int, sin: int, cos: int) -> None:
+        self.f = f
+        self.sqrt2 = f(math.sqrt(2.0))
+        self.ln2_hi = f(_LN2_HI[f])
+        self.ln2_lo = f(math.log(2.0) - _LN2_HI[f])
+        self.half_pi = f(math.pi / 2)
+        self.log = tuple(f(1 / (2 * k + 1)) for k in range(1, log + 1))
+        self.sin = tuple(f((-1) ** k / math.factorial(2 * k + 1)) for k in range(1, sin + 1))
+        self.cos = tuple(f((-1) ** k / math.factorial(2 * k)) for k in range(1, cos + 1))
+
+    def ctype(self) -> Any:
+        """This precision's struct (``RaRngPoly`` of kernels/random/random.hip)."""
+        c = ctypes.c_float if self.f is np.float32 else ctypes.c_double
+
+        class RaRngPoly(ctypes.Structure):
+            _fields_ = [("sqrt2", c), ("ln2_hi", c), ("ln2_lo", c), ("half_pi", c),
+                        ("log", c * len(self.log)), ("sin", c * len(self.sin)), ("cos", c * len(self.cos))]
+
+        return RaRngPoly(self.sqrt2, self.ln2_hi, self.ln2_lo, self.half_pi, (c * len(self.log))(*self.log),
+                         (c * len(self.sin))(*self.sin), (c * len(self.cos))(*self.cos))
+
+
+F32 = Poly(np.float32, TERMS["RA_RNG_LOG32"], TERMS["RA_RNG_SIN32"], TERMS["RA_RNG_COS32"])
+F64 = Poly(np.float64, TERMS["RA_RNG_LOG64"], TERMS["RA_RNG_SIN64"], TERMS["RA_RNG_COS64"])
+
+
+def consts() -> Any:
+    """``RaRngConsts``: both precisions' constants, the kernels' last argument."""
+    f32, f64 = F32.ctype(), F64.ctype()
+
+    class RaRngConsts(ctypes.Structure):
+        _fields_ = [("f32", type(f32)), ("f64", type(f64))]
+
+    return RaRngConsts(f32, f64)
+
+
+#: The float dtypes a draw gives, and the integer dtypes of ``integers``.
+FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+INTEGERS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
+            dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64)
+#: A span of ``integers`` below this takes 64 random bits per value, else 128.
+NARROW_SPAN = 1 << 32
+
+
+def float_words(dtype: DType) -> int:
+    """Words per value of a float draw: two for float64 (53 bits), one for the others."""
+    return 2 if dtype is dtypes.float64 else 1
+
+
+def integer_words(span: int) -> int:
+    """Words per value of ``integers`` over ``span + 1`` values."""
+    return 2 if span < NARROW_SPAN else 4
+
+
+def blocks(n: int, words: int) -> int:
+    """Philox blocks a draw of ``n`` values of ``words`` words each uses."""
+    return -(-n * words // 4)
