@@ -71,13 +71,16 @@ class Work:
     bytes: int = 0
     flops: int = 0
     dtype: str = ""  # the GEMM ceiling that ``flops`` is compared with
+    write_only: bool = False  # ``bytes`` are all written (a fill, a draw): compared with a fill's rate
 
     @property
     def ceiling(self) -> str | None:
-        """The key of the ceiling this work is compared with (``copy`` or ``gemm:<dtype>``)."""
+        """The key of the ceiling this work is compared with (``copy``, ``write`` or ``gemm:<dtype>``)."""
         if self.flops:
             return f"gemm:{self.dtype}"
-        return "copy" if self.bytes else None
+        if self.bytes:
+            return "write" if self.write_only else "copy"
+        return None
 
 
 Op = Callable[..., Any]
@@ -121,6 +124,31 @@ def _copy_into_rocm(lib: Any, src: Any, dst: Any) -> Any:
     return memory.copy_into(dst, src)
 
 
+def _fill_rocm(lib: Any, x: Any) -> Any:
+    from rocm_array import memory
+
+    return memory.fill(x, 1.0)
+
+
+def _generator(lib: Any) -> tuple[Any]:
+    """Each library's generator, seeded: torch's CUDA Philox, CuPy's legacy RandomState (cuRAND), ours."""
+    if lib.name == "torch":
+        return (lib.ns.Generator(device="cuda").manual_seed(0),)
+    if lib.name == "cupy":
+        return (lib.ns.random.RandomState(0),)
+    return (lib.ns.random.default_rng(0),)
+
+
+def _draw(kind: str, n: int) -> dict[str, Op]:
+    """``kind`` ("uniform" or "normal") float32 draws of n values per library."""
+    torch_f = "rand" if kind == "uniform" else "randn"
+    cupy_f = "random_sample" if kind == "uniform" else "standard_normal"
+    ours = "random" if kind == "uniform" else "standard_normal"
+    return {"torch": lambda L, g: getattr(L.ns, torch_f)(n, generator=g, device="cuda", dtype=L.ns.float32),
+            "cupy": lambda L, g: getattr(g, cupy_f)(n, dtype=L.ns.float32),
+            "rocm_array": lambda L, g: getattr(g, ours)(n, dtype=L.ns.float32)}
+
+
 N28 = 1 << 28
 SQ = 16384
 VEC = Input((N28,))
@@ -151,6 +179,14 @@ CASES: tuple[Case, ...] = (
               "rocm_array": _copy_into_rocm},
          work=Work(bytes=2 * Input(IMAGE).nbytes),
          note="the copy of a 32x64x56x56 float32 (25.7 MB): what a byte-bound op of max_pool2d's size can reach"),
+    Case("fill", inputs=(VEC,), ops={"torch": lambda L, x: x.fill_(1.0), "cupy": lambda L, x: x.fill(1.0),
+                                     "rocm_array": _fill_rocm},
+         work=Work(bytes=VEC.nbytes, write_only=True), ceiling=True,
+         note="every element of 2^28 float32 set to 1.0: the write bandwidth draws are compared with"),
+    *(Case(f"random_{kind}", setup=_generator, ops=_draw(kind, N28), work=Work(bytes=VEC.nbytes, write_only=True),
+           note=f"2^28 float32 {kind} values, a new array per call (torch.{'rand' if kind == 'uniform' else 'randn'}, "
+                f"CuPy's RandomState, default_rng); bytes: the output, written once")
+      for kind in ("uniform", "normal")),
     Case("sum_image", inputs=(Input(IMAGE),), ops={"*": lambda L, x: L.ns.sum(x)}, work=Work(bytes=Input(IMAGE).nbytes),
          note="a sum of max_pool2d's input (25.7 MB): a mid-size reduction, one read"),
     Case("add", inputs=(VEC, VEC), ops={"*": lambda L, a, b: a + b}, work=Work(bytes=_rw(VEC, VEC, out=VEC.nbytes))),
