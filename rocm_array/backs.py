@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
 from typing import Any, Callable
 
 
@@ -18,3 +20,15 @@ class Backs(dict[str, Callable[..., Any]]):
 
     def __missing__(self, kind: str) -> Callable[..., Any]:
         raise NotImplementedError(f"{self.what} have no implementation on {kind} devices yet")
+
+
+def register_once(*modules: ModuleType) -> Callable[[], None]:
+    """A function that calls each module's ``register()`` (which fills its backs tables), in order,
+    the first time it is called: a plugin's hook calls it, never an import."""
+
+    @functools.cache
+    def register() -> None:
+        for module in modules:
+            module.register()
+
+    return register

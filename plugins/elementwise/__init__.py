@@ -7,17 +7,13 @@ and ``gpu_indexing`` fill the tables of ``backs`` (no GPU is touched until a gpu
 
 from __future__ import annotations
 
-import functools
-
+from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
 from . import cpu, creation, data_types, gpu, gpu_indexing, indexing, manipulation, operators, where
 
 
-@functools.cache
-def _register() -> None:
-    for module in (cpu, gpu, gpu_indexing):
-        module.register()
+_register = register_once(cpu, gpu, gpu_indexing)
 
 
 @hookimpl

@@ -6,17 +6,13 @@ Each module lists what it provides in ``IMPLS``; the hook gathers them, after ``
 
 from __future__ import annotations
 
-import functools
-
+from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, hookimpl
 
 from . import cpu, gpu, helpers, transforms
 
 
-@functools.cache
-def _register() -> None:
-    cpu.register()
-    gpu.register()
+_register = register_once(cpu, gpu)
 
 
 @hookimpl

@@ -7,18 +7,14 @@ is called). ``linalg.LinAlgError`` (a ValueError) is what singular input raises.
 
 from __future__ import annotations
 
-import functools
-
+from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
 from . import cpu, decompositions, gpu, gpu_lapack, norms, products, solvers
 from .common import LinAlgError
 
 
-@functools.cache
-def _register() -> None:
-    for module in (cpu, gpu, gpu_lapack):
-        module.register()
+_register = register_once(cpu, gpu, gpu_lapack)
 
 
 @hookimpl

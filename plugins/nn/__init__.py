@@ -8,17 +8,13 @@ tables of ``backs`` (no GPU is touched until a kernel is launched).
 
 from __future__ import annotations
 
-import functools
-
+from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, hookimpl
 
 from . import conv, cpu, gpu, index, pointwise, pool, rows
 
 
-@functools.cache
-def _register() -> None:
-    cpu.register()
-    gpu.register()
+_register = register_once(cpu, gpu)
 
 
 @hookimpl

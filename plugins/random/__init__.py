@@ -7,17 +7,13 @@ registered (no GPU is touched until a draw).
 
 from __future__ import annotations
 
-import functools
-
+from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, hookimpl
 
 from . import cpu, generator, gpu
 
 
-@functools.cache
-def _register() -> None:
-    cpu.register()
-    gpu.register()
+_register = register_once(cpu, gpu)
 
 
 @hookimpl

@@ -7,17 +7,13 @@ launched).
 
 from __future__ import annotations
 
-import functools
-
+from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
 from . import cpu, cumulative, diff, gpu, gpu_sort, searching, sets, sorting, table
 
 
-@functools.cache
-def _register() -> None:
-    for module in (cpu, gpu, gpu_sort):
-        module.register()
+_register = register_once(cpu, gpu, gpu_sort)
 
 
 @hookimpl
