@@ -170,6 +170,8 @@ def test_permutation_and_choice(device: str) -> None:
     firsts = [int(to_numpy(g.choice(4, 1, replace=False, p=xp.asarray(p, device=device), device=device))[0])
               for _ in range(300)]
     assert 1 not in firsts and firsts.count(2) > firsts.count(0)
+    half = xp.asarray([0.5, 0.25, 0.25], dtype=xp.bfloat16, device=device)  # p's own dtype sets the tolerance
+    assert sorted(set(to_numpy(g.choice(3, 100, p=half, device=device)).tolist())) == [0, 1, 2]
     both = to_numpy(g.choice(4, 3, replace=False, p=xp.asarray(p, device=device), device=device))
     assert sorted(both.tolist()) == [0, 2, 3]
     a = xp.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device=device)

@@ -165,26 +165,26 @@ class Generator:
         if lo < bounds[0] or last > bounds[1]:
             raise ValueError(f"random.integers(): [{lo}, {last}] is out of bounds for {dt.name} "
                              f"[{bounds[0]}, {bounds[1]}]; pass a wider dtype=")
-        shape, dev = _size("integers", size), devices.resolve(device)
-        span = last - lo
-        start = self._reserve("integers", streams.blocks(math.prod(shape), streams.integer_words(span)))
-        return cast("Array", backs.INTEGERS[dev.kind](dt, shape, self._key, self._stream, start, lo, span, dev))
+        return self._integers("integers", dt, _size("integers", size), lo, last - lo, devices.resolve(device))
+
+    def _integers(self, name: str, dt: DType, shape: tuple[int, ...], low: int, span: int, dev: Any) -> Array:
+        """Integers in [low, low + span] (checked), after reserving their blocks."""
+        start = self._reserve(name, streams.blocks(math.prod(shape), streams.integer_words(span)))
+        return cast("Array", backs.INTEGERS[dev.kind](dt, shape, self._key, self._stream, start, low, span, dev))
 
     # -- permutations and choices ---------------------------------------------------------------------
     def _order(self, name: str, n: int, device: Any) -> Array:
         """A uniformly random permutation of range(n): a stable sort of n random 64-bit keys."""
-        dev = devices.resolve(device)
-        start = self._reserve(name, streams.blocks(n, 4))
-        keys = backs.INTEGERS[dev.kind](dtypes.uint64, (n,), self._key, self._stream, start, 0, _U64 - 1, dev)
+        keys = self._integers(name, dtypes.uint64, (n,), 0, _U64 - 1, devices.resolve(device))
         return cast("Array", reduction("argsort")(keys, stable=True))
 
     def permutation(self, x: int | Array, axis: int = 0, *, device: Any = None) -> Array:
         """A permuted ``arange(x)`` (int64), or a copy of array ``x`` shuffled along ``axis`` (on
         ``x``'s device; ``device`` applies to the int form)."""
         if isinstance(x, Array):
-            ax = normalize_axis(axis, x.ndim, "random.permutation") if x.ndim else None
-            if ax is None:
+            if x.ndim == 0:
                 raise ValueError("random.permutation(): x must have at least one dimension (or be an int)")
+            ax = normalize_axis(axis, x.ndim, "random.permutation")
             return cast("Array", elementwise("take")(x, self._order("permutation", x.shape[ax], x.device), axis=ax))
         if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
             raise TypeError(f"random.permutation(): x must be an int or an Array, not {type(x).__name__}")
@@ -248,11 +248,11 @@ class Generator:
             raise ValueError(f"random.choice(): p must be 1-D with one weight per entry ({n}), got shape {w.shape}")
         if w.dtype not in streams.FLOATS:
             raise TypeError(f"random.choice(): p must be a real floating array, got {w.dtype.name}")
+        # NumPy's tolerance: sqrt(eps) of float64, or of p's dtype when that is coarser
+        tol = math.sqrt(max(float(elementwise("finfo")(w.dtype).eps), float(np.finfo(np.float64).eps)))
         w = elementwise("astype")(w, dtypes.float64)
         if n and float(reduction("min")(w)) < 0:
             raise ValueError("random.choice(): probabilities are not non-negative")
-        tol = max(math.sqrt(np.finfo(np.float64).eps), math.sqrt(float(np.finfo(p.dtype.numpy).eps))
-                  if isinstance(p, Array) else 0.0)
         total = float(reduction("sum")(w))
         if not abs(total - 1.0) <= tol:
             raise ValueError(f"random.choice(): probabilities do not sum to 1 (sum {total!r})")
