@@ -59,7 +59,8 @@ class Blas(Protocol):
 
     def gesvd(self, dtype: DType, job: str, m: int, n: int, a: int, lda: int, s: int,
               u: int, ldu: int, vt: int, ldvt: int, info: int) -> None:
-        """Singular values (and with job "A"/"S" the vectors) of an m x n matrix, ``m >= n``."""
+        """Singular values (and with job "A"/"S" the vectors U and V^H) of an m x n matrix, ``m >= n``:
+        the vectors by Jacobi rotations (gesvdj) on nvidia, else by QR iteration (gesvd)."""
 
     def geev(self, dtype: DType, n: int, a: int, lda: int, w: int, vr: int, ldvr: int, info: int) -> None:
         """Eigenvalues (complex ``w``) and, when ``vr`` is not 0, right eigenvectors of a complex matrix."""
