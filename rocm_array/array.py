@@ -141,7 +141,10 @@ class Array:
         target = devices.parse(device)
         if target == self._device:
             return self
-        return memory.from_host(memory.to_host(self), self._dtype, target)
+        host = memory.to_host(self)
+        if target.kind == "cpu":  # a GPU's download is a new array: the cpu array takes it, no second copy
+            return wrap_numpy(host, self._dtype)
+        return memory.from_host(host, self._dtype, target)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return memory.dlpack_device(self._device)
