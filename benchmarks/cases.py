@@ -23,9 +23,10 @@ __all__ = ["Input", "Work", "NA", "NotAvailable", "MISSING", "describe", "Case",
 
 ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int64": 8}
 
-#: How a case is measured: device events around the op; a host wall-clock loop;
-#: a child process (import, first call with a cold or a warm kernel cache).
-KINDS = ("device", "host", "import", "first_call_cold", "first_call_warm")
+#: How a case is measured: device events around the op; a host wall-clock loop; the wall-clock
+#: time of a whole workload (its result on the host); a child process (import, first call with a
+#: cold or a warm kernel cache).
+KINDS = ("device", "host", "workload", "import", "first_call_cold", "first_call_warm")
 
 
 class NotAvailable(Exception):
@@ -48,8 +49,9 @@ class NA(str):
 
 @dataclass(frozen=True)
 class Input:
-    """One input array: filled with uniform random numbers in [0, 1) (``fill="uniform"``) or a
-    symmetric, diagonally dominant (so positive definite) matrix (``fill="spd"``)."""
+    """One input array: filled with uniform random numbers in [0, 1) (``fill="uniform"``), a
+    symmetric, diagonally dominant (so positive definite) matrix (``fill="spd"``), or class labels
+    0 to 3 (``fill="classes"``, an integer dtype)."""
 
     shape: tuple[int, ...]
     dtype: str = "float32"
@@ -130,6 +132,36 @@ def _fill_rocm(lib: Any, x: Any) -> Any:
     return memory.fill(x, 1.0)
 
 
+#: The scikit-learn workloads (array_api_dispatch=True), each a fit and its result: (X, y) -> array.
+SKLEARN: dict[str, Callable[[Any, Any], Any]] = {
+    "pca_eigh": lambda X, y: _pca(svd_solver="covariance_eigh").fit_transform(X),
+    "lda": lambda X, y: _lda().fit(X, y).predict_proba(X),
+    "pca_randomized": lambda X, y: _pca(svd_solver="randomized", random_state=0).fit_transform(X),
+}
+
+
+def _pca(**kwargs: Any) -> Any:
+    from sklearn.decomposition import PCA
+
+    return PCA(16, **kwargs)
+
+
+def _lda() -> Any:
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    return LinearDiscriminantAnalysis()
+
+
+def _sklearn(name: str) -> Op:
+    def run(L: Any, X: Any, y: Any) -> Any:
+        import sklearn
+
+        with sklearn.config_context(array_api_dispatch=True):
+            return L.to_host(SKLEARN[name](X, y))
+
+    return run
+
+
 def _generator(lib: Any) -> tuple[Any]:
     """Each library's generator, seeded: torch's CUDA Philox, CuPy's legacy RandomState (cuRAND), ours."""
     if lib.name == "torch":
@@ -165,6 +197,7 @@ SPD = Input((LA_N, LA_N), "float64", "spd")
 RHS = Input((LA_N, 1), "float64")
 TINY = Input((16,))
 SOFTMAX = Input((8192, 8192))
+SK_X, SK_Y = Input((200_000, 256)), Input((200_000,), "int64", "classes")
 
 CASES: tuple[Case, ...] = (
     Case("copy", inputs=(VEC,), setup=lambda L, s: (s, L.ns.empty_like(s)),
@@ -238,6 +271,12 @@ CASES: tuple[Case, ...] = (
          work=Work(flops=2 * LA_N**3 // 3 + 2 * LA_N**2, dtype="float64"), note="4096x4096, one right-hand side"),
     Case("cholesky_float64", inputs=(SPD,), ops={"*": lambda L, a: L.ns.linalg.cholesky(a)},
          work=Work(flops=LA_N**3 // 3, dtype="float64"), note="4096x4096"),
+    *(Case(f"sklearn_{name}", kind="workload", inputs=(SK_X, SK_Y), ops={"*": _sklearn(name)},
+           note=f"scikit-learn {note} on 200000x256 float32 on the GPU (array_api_dispatch=True): the fit and "
+                f"its result on the host, wall clock, median of three after a first call")
+      for name, note in (("pca_eigh", "PCA(16, svd_solver='covariance_eigh').fit_transform"),
+                         ("lda", "LinearDiscriminantAnalysis().fit(X, y).predict_proba(X), 4 classes"),
+                         ("pca_randomized", "PCA(16, svd_solver='randomized').fit_transform"))),
     Case("tiny_add", kind="host", inputs=(TINY, TINY), ops={"*": lambda L, a, b: a + b},
          note="host cost per call of a + b on 16 elements (loop of 20,000)"),
     Case("import", kind="import", note="import time in a fresh process"),

@@ -67,6 +67,10 @@ class Library:
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
         raise NotImplementedError
 
+    def to_host(self, x: Any) -> np.ndarray:
+        """A device array's values in a NumPy array, as a user of the library would fetch them."""
+        raise NotImplementedError
+
     def event(self) -> Any:
         raise NotImplementedError
 
@@ -126,6 +130,9 @@ class CuPy(Library):
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
         return self.ns.asarray(host).astype(self.dtype(dtype), copy=False)
 
+    def to_host(self, x: Any) -> np.ndarray:
+        return np.asarray(x.get())
+
     def event(self) -> Any:
         return self.ns.cuda.Event()
 
@@ -165,6 +172,9 @@ class Torch(Library):
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
         return self.ns.from_numpy(host).to("cuda").to(self.dtype(dtype))
 
+    def to_host(self, x: Any) -> np.ndarray:
+        return np.asarray(x.cpu().numpy())
+
     def event(self) -> Any:
         return self.ns.cuda.Event(enable_timing=True)
 
@@ -201,6 +211,9 @@ class RocmArray(Library):
         x = self.ns.asarray(host, device=self.device)
         want = self.dtype(dtype)
         return x if x.dtype == want else self.ns.astype(x, want)
+
+    def to_host(self, x: Any) -> np.ndarray:
+        return np.from_dlpack(x.to_device("cpu"))  # what the arrays' __array__ error tells users to do
 
     # The runtime's events are recorded on the stream its launches use (GpuRuntime.event).
     def event(self) -> Any:

@@ -75,6 +75,8 @@ class HostData:
 
     def _make(self, spec: Input) -> np.ndarray:
         host = np.float64 if spec.dtype == "float64" else np.float32
+        if spec.fill == "classes":
+            return self._rng.integers(0, 4, spec.shape, dtype=np.int64)
         a = self._rng.random(spec.shape, dtype=host)
         if spec.fill == "spd":
             n = spec.shape[-1]
@@ -165,6 +167,20 @@ def _host(lib: Library, case: Case, data: HostData, settings: Settings) -> Resul
                   reps=settings.host_loop)
 
 
+def _workload(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
+    """Wall-clock time of a whole workload that ends with its result on the host (the op fetches
+    it): a first call, then the median of ``process_repeats`` more."""
+    op = case.op(lib.name)
+    (args,) = _prepare(lib, case, data, 1)
+    times = []
+    for _ in range(1 + settings.process_repeats):
+        t0 = time.perf_counter()
+        op(lib, *args)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return Result("ok", median_ms=statistics.median(times[1:]), times_ms=times[1:], first_call_ms=times[0],
+                  reps=len(times) - 1)
+
+
 def _child(args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``python -m benchmarks.child ARGS`` and parse the JSON line it prints last."""
     proc = subprocess.run([sys.executable, "-m", "benchmarks.child", *args], cwd=REPO, capture_output=True,
@@ -216,6 +232,7 @@ def _first_call(warm: bool) -> Callable[[Library, Case, HostData, Settings], Res
 MEASURES: dict[str, Callable[[Library, Case, HostData, Settings], Result]] = {
     "device": _device,
     "host": _host,
+    "workload": _workload,
     "import": _import,
     "first_call_cold": _first_call(warm=False),
     "first_call_warm": _first_call(warm=True),
@@ -225,13 +242,13 @@ MEASURES: dict[str, Callable[[Library, Case, HostData, Settings], Result]] = {
 def measure(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
     """One case on one library; a missing library, dtype or op is "n/a", any other exception "error"."""
     try:
-        if case.kind in ("device", "host"):
+        if case.kind in ("device", "host", "workload"):
             lib.load()
         return MEASURES[case.kind](lib, case, data, settings)
     except Exception as e:  # noqa: BLE001 - a failing case is reported, the run goes on
         return _classify(e)
     finally:
-        if lib.ns is not None and case.kind in ("device", "host"):
+        if lib.ns is not None and case.kind in ("device", "host", "workload"):
             try:
                 lib.synchronize()
                 lib.release()

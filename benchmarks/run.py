@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import shlex
 import subprocess
@@ -14,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+# scikit-learn's array-API dispatch needs SciPy's, which is read when SciPy is first imported.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 from . import cases as cases_mod
 from . import report

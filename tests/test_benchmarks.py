@@ -26,7 +26,7 @@ def test_case_table_integrity() -> None:
     assert len(names) == len(set(names))
     for c in cases.CASES:
         assert c.kind in cases.KINDS, c.name
-        if c.kind in ("device", "host"):
+        if c.kind in ("device", "host", "workload"):
             assert (c.inputs or c.setup) and c.ops, c.name  # a draw's case has a setup (generators), no inputs
             for lib in LIBRARIES:
                 try:
@@ -36,13 +36,15 @@ def test_case_table_integrity() -> None:
         if c.kind == "device":
             assert c.work.ceiling is not None, c.name
         for spec in c.inputs:
-            assert spec.dtype in cases.ITEMSIZE and spec.fill in ("uniform", "spd")
+            assert spec.dtype in cases.ITEMSIZE and spec.fill in ("uniform", "spd", "classes")
+            assert (spec.fill == "classes") == spec.dtype.startswith("int"), c.name
     # Every ceiling a case is compared with is set by a case in the table.
     set_by = {c.work.ceiling for c in cases.CASES if c.ceiling}
     assert {c.work.ceiling for c in cases.CASES if c.kind == "device"} <= set_by
     required = {"copy", "add", "multiply", "add_broadcast", "add_transposed", "chain5", "copy_transposed", "sum",
                 "sum_axis0", "sum_axis1", "sort", "argsort", "bmm_float32", "max_pool2d", "softmax", "tiny_add",
                 "import", "first_call_cold", "first_call_warm", "fill", "random_uniform", "random_normal",
+                "sklearn_pca_eigh", "sklearn_lda", "sklearn_pca_randomized",
                 *(f"matmul_{dt}" for dt in ("float32", "float16", "bfloat16", "float64"))}
     assert required <= set(names)
 
@@ -112,6 +114,9 @@ class NumpyLib(Library):
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
         return host.astype(dtype)
 
+    def to_host(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
     def event(self) -> Any:
         return _Stamp()
 
@@ -133,6 +138,11 @@ def test_measure_loop_on_host() -> None:
     host = measure(lib, Case("tiny", kind="host", inputs=(Input((16,)),) * 2, ops={"*": lambda L, a, b: a + b}),
                    HostData(), Settings(host_loop=50, process_repeats=2))
     assert host.status == "ok" and len(host.times_ms) == 2
+    labels = Input((64,), "int64", "classes")
+    work = measure(lib, Case("fit", kind="workload", inputs=(Input((64,)), labels),
+                             ops={"*": lambda L, x, y: L.to_host(x * y)}), HostData(), Settings(process_repeats=3))
+    assert work.status == "ok" and len(work.times_ms) == 3 and work.first_call_ms is not None
+    assert set(np.unique(HostData().get(labels, 0, 0))) <= {0, 1, 2, 3}
 
 
 def test_measure_reports_na_and_errors() -> None:
