@@ -29,11 +29,12 @@ SEQUENCE = Backs("arange/linspace fills")
 TRIANGLE = Backs("tril/triu")
 #: ``(obj, copy) -> Array``: import a DLPack producer living on a device of this kind.
 FROM_DLPACK = Backs("DLPack imports")
-#: ``(v, indices, shape) -> out``: out[i..., r...] = v[indices[0][i...], ..., indices[k-1][i...], r...];
-#: the indices are integer arrays already broadcast to ``shape``, each in ``[-n, n)`` of its axis.
+#: ``(v, indices, shape, in_bounds) -> out``: out[i..., r...] = v[indices[0][i...], ...,
+#: indices[k-1][i...], r...]; the indices are integer arrays already broadcast to ``shape``, each to
+#: be in ``[-n, n)`` of its axis (IndexError otherwise), which ``in_bounds`` says is known already.
 GATHER = Backs("integer-array gathers")
-#: ``(v, indices, value) -> None``: the assignment form of GATHER; ``value`` has GATHER's result
-#: shape and ``v``'s dtype. With repeated indices, which value lands is unspecified.
+#: ``(v, indices, value, in_bounds) -> None``: the assignment form of GATHER; ``value`` has GATHER's
+#: result shape and ``v``'s dtype. With repeated indices, which value lands is unspecified.
 SCATTER = Backs("integer-array scatters")
 #: ``(mask) -> tuple of int64 1-D arrays``: the coordinates of the True elements, in row-major order.
 MASK_INDICES = Backs("boolean-mask indices")

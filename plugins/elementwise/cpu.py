@@ -105,11 +105,11 @@ def triangle(x: Array, k: int, upper: bool) -> Array:
     return wrap_numpy((np.triu if upper else np.tril)(x._np, k), x.dtype)
 
 
-def gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
+def gather(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: bool) -> Array:
     return wrap_numpy(v._np[tuple(i._np for i in indices)], v.dtype)
 
 
-def scatter(v: Array, indices: list[Array], value: Array) -> None:
+def scatter(v: Array, indices: list[Array], value: Array, in_bounds: bool) -> None:
     v._np[tuple(i._np for i in indices)] = value._np
 
 

@@ -40,8 +40,9 @@ def _launch(x: Array, name: str, grid: tuple[int, int, int], block: tuple[int, i
     INDEXING.launch(x.device, name, NAMES, grid, block, args)
 
 
-def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
-    """The element offset in ``v`` of each index tuple (int64, shape's size); IndexError when out of range."""
+def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: bool) -> Array:
+    """The element offset in ``v`` of each index tuple (int64, shape's size); IndexError when out of
+    range, unless ``in_bounds`` says they are not (the flag is then not read: no synchronization)."""
     k, m = len(indices), math.prod(shape)
     idx = memory.empty((k, m), dtypes.int64, v.device)
     for a, i in enumerate(indices):
@@ -51,7 +52,7 @@ def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
     offsets = memory.empty((m,), dtypes.int64, v.device)
     _launch(v, "index_offsets", grid_1d(m, v.device), _THREADS,
             [ptr(offsets), ptr(idx), ctypes.c_int64(m), ctypes.c_int(k), ptr(axes), ptr(bad)])
-    axis = int(memory.to_host(bad))
+    axis = 0 if in_bounds else int(memory.to_host(bad))
     if axis:
         raise IndexError(f"an index is out of bounds for axis {axis - 1} of size {v.shape[axis - 1]}")
     return offsets
@@ -68,13 +69,13 @@ def _rest(v: Array, k: int) -> tuple[Array, int, object]:
     return v, math.prod(rest_shape), geometry(merged, strides)
 
 
-def gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
+def gather(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: bool) -> Array:
     k = len(indices)
     out = memory.empty(shape + v.shape[k:], v.dtype, v.device)
     if out.size == 0 and math.prod(shape) == 0:
         return out
     v, inner, rest = _rest(v, k)  # (the offsets are of this v)
-    offsets = _offsets(v, indices, shape)
+    offsets = _offsets(v, indices, shape, in_bounds)
     if out.size == 0:
         return out
     m = math.prod(shape)
@@ -83,13 +84,13 @@ def gather(v: Array, indices: list[Array], shape: tuple[int, ...]) -> Array:
     return out
 
 
-def scatter(v: Array, indices: list[Array], value: Array) -> None:
+def scatter(v: Array, indices: list[Array], value: Array, in_bounds: bool) -> None:
     k = len(indices)
     shape = indices[0].shape
     m = math.prod(shape)
     if m == 0:
         return
-    offsets = _offsets(v, indices, shape)
+    offsets = _offsets(v, indices, shape, in_bounds)
     rest_size = math.prod(v.shape[k:])
     if rest_size == 0:
         return
@@ -101,7 +102,7 @@ def scatter(v: Array, indices: list[Array], value: Array) -> None:
                           v.offset + i * v.strides[k])
             scatter(sub, indices, value._view(value.shape[:k] + value.shape[k + 1:],
                                               value.strides[:k] + value.strides[k + 1:],
-                                              value.offset + i * value.strides[k]))
+                                              value.offset + i * value.strides[k]), in_bounds)
         return
     value = memory.contiguous(value)
     _launch(v, f"scatter<{v.dtype.c_type}>", grid_1d(m * rest_size, v.device), _THREADS,
@@ -120,8 +121,9 @@ def mask_indices(mask: Array) -> tuple[Array, ...]:
     else:
         counts = memory.empty((blocks,), dtypes.int64, mask.device)
         _launch(mask, "mask_count", (blocks, 1, 1), _MASK_THREADS, [ptr(counts), ptr(mask), ctypes.c_int64(n)])
-        ends = np.cumsum(memory.to_host(counts))
-        starts = memory.from_host(ends - memory.to_host(counts), dtypes.int64, mask.device)
+        per_block = memory.to_host(counts)
+        ends = np.cumsum(per_block)
+        starts = memory.from_host(ends - per_block, dtypes.int64, mask.device)
         flat = memory.empty((int(ends[-1]),), dtypes.int64, mask.device)
         _launch(mask, "mask_positions", (blocks, 1, 1), _MASK_THREADS,
                 [ptr(flat), ptr(mask), ctypes.c_int64(n), ptr(starts)])

@@ -23,7 +23,7 @@ from rocm_array.broadcast import broadcast_shapes, broadcast_view
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
-from .backs import GATHER, MASK_INDICES, SCATTER
+from .backs import GATHER, MASK_INDICES, SCATTER, WHERE
 from .layout import copy_as, insert_unit, normalize_axis, permuted
 from .ufunc import SCALARS, scalar_array
 
@@ -36,6 +36,7 @@ class _Advanced:
     axes: list[int]
     indices: list[Array]
     shape: tuple[int, ...]
+    in_bounds: bool = False  # every index came from a mask or a checked int: the backs skip their check
 
     def place(self) -> int:
         """Where the indexed dimensions go in the result (NumPy's rule)."""
@@ -136,11 +137,12 @@ def _parse(x: Array, key: Any) -> tuple[Array, _Advanced | None]:
     common = broadcast_shapes(*(a.shape for a in arrays_in))
     indices = [broadcast_view(a if isinstance(a, Array) else memory.full((), a, dtypes.int64, x.device), common)
                for a in adv]
-    return view, _Advanced(adv_axes, indices, common)
+    in_bounds = not any(isinstance(e, tuple) and e[0] == "array" for e in entries)
+    return view, _Advanced(adv_axes, indices, common, in_bounds)
 
 
 def _gather(view: Array, adv: _Advanced) -> Array:
-    out = GATHER[view.device.kind](adv.canonical(view), adv.indices, adv.shape)
+    out = GATHER[view.device.kind](adv.canonical(view), adv.indices, adv.shape, adv.in_bounds)
     k, p = len(adv.shape), adv.place()
     rest = out.ndim - k
     return permuted(out, tuple(range(k, k + p)) + tuple(range(k)) + tuple(range(k + p, k + rest)))
@@ -205,6 +207,16 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
         target = insert_unit(x, 0) if flag else memory.empty((0, *x.shape), x.dtype, x.device)
         memory.copy_into(target, broadcast_view(value, target.shape))
         return
+    mask = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if (isinstance(mask, Array) and mask.dtype is dtypes.bool and 0 < mask.ndim <= x.ndim
+            and mask.shape == x.shape[:mask.ndim] and value.ndim <= x.ndim - mask.ndim):
+        # The value is the same for every selected row: a where over x, with no count of the
+        # selected elements to wait for (PyTorch's masked_fill; std[std == 0] = 1 in scikit-learn).
+        check_same(x, mask)
+        cond = broadcast_view(mask._view(mask.shape + (1,) * (x.ndim - mask.ndim),
+                                         mask.strides + (0,) * (x.ndim - mask.ndim), mask.offset), x.shape)
+        memory.copy_into(x, WHERE[x.device.kind](cond, broadcast_view(value, x.shape), x, x.dtype, x.shape))
+        return
     view, adv = _parse(x, key)
     if adv is None:
         memory.copy_into(view, broadcast_view(value, view.shape))
@@ -217,7 +229,7 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
     value = permuted(value, tuple(range(p, p + k)) + tuple(range(p)) + tuple(range(p + k, len(result))))
     if value.dtype is not x.dtype:
         value = copy_as(value, x.dtype)
-    SCATTER[x.device.kind](adv.canonical(view), adv.indices, value)
+    SCATTER[x.device.kind](adv.canonical(view), adv.indices, value, adv.in_bounds)
 
 
 def _index_array(name: str, x: Any, indices: Any) -> None:
