@@ -91,7 +91,8 @@ def _kernel_acc(row: Reduction, compute: DType) -> DType:
     return accumulator(compute)
 
 
-def _triples(row: Reduction) -> list[tuple[DType, DType, DType]]:
+@functools.lru_cache(maxsize=None)  # every reduction asks: 0.1 ms of Python per call uncached
+def _triples(row: Reduction) -> tuple[tuple[DType, DType, DType], ...]:
     """(input, C, output) dtype triples a row is instantiated for."""
     found: dict[tuple[DType, DType, DType], None] = {}
     for d in sorted(CATEGORIES[row.category], key=dtypes.ALL.index):
@@ -101,7 +102,7 @@ def _triples(row: Reduction) -> list[tuple[DType, DType, DType]]:
         # a floating one, is a cast to a floating triple already here.
         if "dtype" in row.options and row.result == "accumulate" and d in CATEGORIES["numeric"]:
             found[(d, _kernel_acc(row, accumulator(d)), d)] = None
-    return list(found)
+    return tuple(found)
 
 
 def _reduce_name(kind: str, row: Reduction, t: tuple[DType, DType, DType]) -> str:
