@@ -16,6 +16,7 @@ through the device's runtime, which keeps the one cache of loaded functions.
 from __future__ import annotations
 
 import ctypes
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence, TYPE_CHECKING, cast
 
@@ -39,7 +40,7 @@ class Family:
     source: str
     defines: Mapping[str, int] = field(default_factory=dict)
 
-    @property
+    @functools.cached_property  # read at every launch: a sort and a join apiece before
     def options(self) -> tuple[str, ...]:
         return tuple(f"-D{name}={value}" for name, value in sorted(self.defines.items()))
 
