@@ -44,9 +44,13 @@ def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: 
     """The element offset in ``v`` of each index tuple (int64, shape's size); IndexError when out of
     range, unless ``in_bounds`` says they are not (the flag is then not read: no synchronization)."""
     k, m = len(indices), math.prod(shape)
-    idx = memory.empty((k, m), dtypes.int64, v.device)
-    for a, i in enumerate(indices):
-        memory.copy_into(idx._view(shape, contiguous_strides(shape), a * m), i)
+    sole = indices[0] if k == 1 else None
+    if sole is not None and sole.dtype is dtypes.int64 and sole.is_contiguous:
+        idx = sole  # one index array already laid out as the kernel reads it (a mask's positions)
+    else:
+        idx = memory.empty((k, m), dtypes.int64, v.device)
+        for a, i in enumerate(indices):
+            memory.copy_into(idx._view(shape, contiguous_strides(shape), a * m), i)
     axes = memory.from_host(np.array([*v.shape[:k], *v.strides[:k]], np.int64), dtypes.int64, v.device)
     bad = memory.full((), 0, dtypes.int32, v.device)
     offsets = memory.empty((m,), dtypes.int64, v.device)
