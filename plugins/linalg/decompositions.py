@@ -146,8 +146,9 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 
     Notes
     -----
-    Devices: NumPy's LAPACK on ``cpu``; on a GPU cuSOLVER (NVIDIA) or hipSOLVER (AMD) (gesvd) on a
-    column-major copy, one call per matrix of a stack; float16 and bfloat16 are solved in float32.
+    Devices: NumPy's LAPACK on ``cpu``; on a GPU cuSOLVER's Jacobi gesvdj (NVIDIA) or hipSOLVER's
+    gesvd (AMD) on a column-major copy, one call per matrix of a stack; float16 and bfloat16 are
+    solved in float32.
 
     Examples
     --------

@@ -149,7 +149,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
     Notes
     -----
-    Devices: built from ``svd`` and ``matmul`` (gesvd and GEMM on a GPU).
+    Devices: built from ``svd`` and ``matmul`` (a vendor SVD and GEMM on a GPU).
 
     Examples
     --------
