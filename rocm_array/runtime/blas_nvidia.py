@@ -134,10 +134,10 @@ class NvidiaBlas:
         # 22 ms for a 200000x256 matrix and 7 ms for a 256x256, against Xgesvd's 41 and 18 ms.
         # It writes V; cuBLAS's geam turns that into the V^H the protocol asks for.
         name, v = f"{_LETTER[dtype.name]}gesvdj", self._rt.allocate(max(n * n, 1) * dtype.itemsize)
-        args = (_VECTOR, int(job == "S"), m, n, a, lda, s, u, ldu, v.ptr, max(n, 1))
-        lwork = getattr(cusolverDn, f"{name}_buffer_size")(self._solver, *args, self._gesvdj)
+        jacobi = (_VECTOR, int(job == "S"), m, n, a, lda, s, u, ldu, v.ptr, max(n, 1))
+        lwork = getattr(cusolverDn, f"{name}_buffer_size")(self._solver, *jacobi, self._gesvdj)
         work = self._rt.allocate(max(int(lwork), 1) * dtype.itemsize)
-        getattr(cusolverDn, name)(self._solver, *args, work.ptr, lwork, info, self._gesvdj)
+        getattr(cusolverDn, name)(self._solver, *jacobi, work.ptr, lwork, info, self._gesvdj)
         one, zero = ONE_ZERO[dtype.name]
         getattr(cublas, f"{_LETTER[dtype.name]}geam")(self._blas, _OP["C"], _OP["N"], n, n, one.ctypes.data,
                                                      v.ptr, n, zero.ctypes.data, v.ptr, n, vt, ldvt)
