@@ -89,8 +89,13 @@ class AmdBlas:
             self._workspace = rt.allocate(WORKSPACE)
             _check_blas(hipblas.hipblasSetWorkspace(self._blas, self._workspace.ptr, WORKSPACE),
                         "hipblasSetWorkspace")
-        self._solver = _check(hipsolver.hipsolverCreate(), "hipsolverCreate")
-        _check(hipsolver.hipsolverSetStream(self._solver, stream), "hipsolverSetStream")
+
+    @functools.cached_property
+    def _solver(self) -> Any:
+        """hipSOLVER's handle, made at the first solver call (a matmul alone does not load it)."""
+        handle = _check(hipsolver.hipsolverCreate(), "hipsolverCreate")
+        _check(hipsolver.hipsolverSetStream(handle, self._rt.driver.stream), "hipsolverSetStream")
+        return handle
 
     def activate(self) -> None:
         self._rt.driver.activate()
