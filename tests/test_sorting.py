@@ -82,8 +82,7 @@ def stable_order(a: np.ndarray, descending: bool) -> np.ndarray:
 @pytest.mark.parametrize("dtype", ["int8", "int16", "uint16", "float16", "int32", "float32", "int64", "uint64"])
 @pytest.mark.parametrize("spread", ["low byte", "second byte", "one value"])
 def test_keys_sharing_bytes(device: str, dtype: str, spread: str) -> None:
-    # A radix pass over a byte every key shares is left out on a GPU: the passes that remain
-    # (the first of them odd, or one alone) must still give NumPy's stable order.
+    # Keys that differ in one byte only, or not at all: NumPy's stable order all the same.
     rng = np.random.default_rng(3)
     small = rng.integers(0, 4, 5000)
     values = {"low byte": small, "second byte": small * 256, "one value": np.full(5000, 5)}[spread]

@@ -147,15 +147,6 @@ def _value_keys(device: Device, x: Array, n: int, flags: int, imag: bool = False
     return _Keys(first, _BITS[real.itemsize], flags), scratch
 
 
-def _moving(scratch: Array, n: int, digits: int) -> list[int]:
-    """The passes that can move a key: a digit every key shares (the high bytes of small integers)
-    leaves the order as it is, so its pass is left out; at least one runs (the last writes the
-    result). Reading the counts back waits for them, one synchronization: on 200000 int64 labels
-    0-3 (a scikit-learn fit's unique) it saves seven passes of eight."""
-    counts = memory.to_host(_part(scratch, 0, digits * _RADIX)).reshape(digits, _RADIX)
-    return [p for p in range(digits) if counts[p].max() < n] or [digits - 1]
-
-
 def _radix(device: Device, scratch: Array, n: int, src: _Keys, digits: int, pairs: bool, vals: Array | None = None,
            out: Array | None = None, length: int = 1) -> Array:
     """The keys ``src`` gives sorted stably on their low ``digits`` bytes; ``scratch`` from
@@ -167,26 +158,18 @@ def _radix(device: Device, scratch: Array, n: int, src: _Keys, digits: int, pair
     values as positions within rows of ``length``."""
     key = _key_dtype(src.bits)
     status = ptr(_part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
-    table = _tiles(n, key) * _RADIX
     kin, kin_bits, in_flags = src
     spare_keys: list[Array] = []  # the two key buffers the passes between take turns on
     spare_vals = None
-    passes = _moving(scratch, n, digits)
-    if not pairs and len(passes) == 1 and (src.bits, src.bits) not in _KEYS_ONLY:
-        passes = list(range(digits))  # 2-byte values: the first pass widens keys, the last narrows them
-    zeroed = 0  # the status array the next pass may use as it is (pass p uses array p % 2)
-    for i, p in enumerate(passes):
-        last = i == len(passes) - 1
-        if p % 2 != zeroed:  # a pass was left out: this one's array still holds an earlier pass's words
-            memory.fill(_part(scratch, _STATUS_AT + (p % 2) * table, table), 0)
-        zeroed = (p + 1) % 2
+    for p in range(digits):
+        last = p == digits - 1
         kout_bits, out_flags, kout = key, 0, None
         if last and not pairs:
             kout_bits, out_flags, kout = src.bits, src.flags & ~(_INTERLEAVED | _GATHER), out
         elif not last:
             if len(spare_keys) < 2:
                 spare_keys.append(memory.empty((n,), key, device))
-            kout = spare_keys[i % 2]
+            kout = spare_keys[p % 2]
         vout = None
         if pairs:
             vout = (out if last and out is not None else spare_vals if spare_vals is not None
