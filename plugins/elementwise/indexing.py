@@ -148,10 +148,14 @@ def _gather(view: Array, adv: _Advanced) -> Array:
     return permuted(out, tuple(range(k, k + p)) + tuple(range(k)) + tuple(range(k + p, k + rest)))
 
 
+def _lone(key: Any) -> Any:
+    """The only item of a 1-tuple key, else the key itself (``x[m,]`` is ``x[m]``)."""
+    return key[0] if isinstance(key, tuple) and len(key) == 1 else key
+
+
 def _sole_bool(x: Array, key: Any) -> bool | None:
     """The value of a key that is a lone Python bool or 0-D boolean array, else None."""
-    if isinstance(key, tuple) and len(key) == 1:
-        key = key[0]
+    key = _lone(key)
     if isinstance(key, (bool, np.bool_)):
         return bool(key)
     if isinstance(key, Array) and key.dtype is dtypes.bool and key.ndim == 0:
@@ -207,7 +211,7 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
         target = insert_unit(x, 0) if flag else memory.empty((0, *x.shape), x.dtype, x.device)
         memory.copy_into(target, broadcast_view(value, target.shape))
         return
-    mask = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    mask = _lone(key)
     if (isinstance(mask, Array) and mask.dtype is dtypes.bool and 0 < mask.ndim <= x.ndim
             and mask.shape == x.shape[:mask.ndim] and value.ndim <= x.ndim - mask.ndim):
         # The value is the same for every selected row: a where over x, with no count of the
