@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 
 from .first_calls import FAMILIES
 
-__all__ = ["Input", "Work", "NA", "NotAvailable", "MISSING", "describe", "Case", "CASES", "BY_NAME", "KINDS", "select", "ceilings_for"]
+__all__ = ["Input", "Work", "NA", "NotAvailable", "MISSING", "describe", "Case", "IN_PROCESS", "CASES", "BY_NAME", "KINDS", "select", "ceilings_for"]
 
 ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int64": 8}
 
@@ -27,6 +27,8 @@ ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int64": 8}
 #: time of a whole workload (its result on the host); a child process (import, first call with a
 #: cold or a warm kernel cache).
 KINDS = ("device", "host", "workload", "import", "first_call_cold", "first_call_warm")
+#: The kinds measured in this process, on the library loaded here (the others start children).
+IN_PROCESS = ("device", "host", "workload")
 
 
 class NotAvailable(Exception):

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .cases import MISSING, Case, Input, NotAvailable, describe
+from .cases import IN_PROCESS, MISSING, Case, Input, NotAvailable, describe
 from .libs import Library
 
 __all__ = ["Result", "Settings", "HostData", "measure", "REPO"]
@@ -242,13 +242,13 @@ MEASURES: dict[str, Callable[[Library, Case, HostData, Settings], Result]] = {
 def measure(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
     """One case on one library; a missing library, dtype or op is "n/a", any other exception "error"."""
     try:
-        if case.kind in ("device", "host", "workload"):
+        if case.kind in IN_PROCESS:
             lib.load()
         return MEASURES[case.kind](lib, case, data, settings)
     except Exception as e:  # noqa: BLE001 - a failing case is reported, the run goes on
         return _classify(e)
     finally:
-        if lib.ns is not None and case.kind in ("device", "host", "workload"):
+        if lib.ns is not None and case.kind in IN_PROCESS:
             try:
                 lib.synchronize()
                 lib.release()

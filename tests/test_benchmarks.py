@@ -26,7 +26,7 @@ def test_case_table_integrity() -> None:
     assert len(names) == len(set(names))
     for c in cases.CASES:
         assert c.kind in cases.KINDS, c.name
-        if c.kind in ("device", "host", "workload"):
+        if c.kind in cases.IN_PROCESS:
             assert (c.inputs or c.setup) and c.ops, c.name  # a draw's case has a setup (generators), no inputs
             for lib in LIBRARIES:
                 try:
