@@ -37,8 +37,7 @@ _CT = cublas.ComputeType
 _GEMM_COMPUTE = {"float16": _CT.COMPUTE_32F, "bfloat16": _CT.COMPUTE_32F, "float32": _CT.COMPUTE_32F,
                  "float64": _CT.COMPUTE_64F, "complex64": _CT.COMPUTE_32F, "complex128": _CT.COMPUTE_64F}
 _OP = {"N": cublas.Operation.N, "T": cublas.Operation.T, "C": cublas.Operation.C}
-_ORGQR = {"float32": "sorgqr", "float64": "dorgqr", "complex64": "cungqr", "complex128": "zungqr"}
-_LETTER = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+_LETTER = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}  # the typed routines' prefix
 _LOWER, _UPPER = cublas.FillMode.LOWER, cublas.FillMode.UPPER
 _VECTOR, _NOVECTOR = cusolver.EigMode.VECTOR, cusolver.EigMode.NOVECTOR
 
@@ -123,7 +122,7 @@ class NvidiaBlas:
 
     @in_context
     def orgqr(self, dtype: DType, m: int, n: int, k: int, a: int, lda: int, tau: int, info: int) -> None:
-        name = _ORGQR[dtype.name]
+        name = _LETTER[dtype.name] + ("ungqr" if dtype.kind == "c" else "orgqr")
         lwork = getattr(cusolverDn, f"{name}_buffer_size")(self._solver, m, n, k, a, lda, tau)
         work = self._rt.allocate(max(int(lwork), 1) * dtype.itemsize)
         getattr(cusolverDn, name)(self._solver, m, n, k, a, lda, tau, work.ptr, lwork, info)
