@@ -170,15 +170,17 @@ def test_hipblas_handle_without_a_device(no_gpu: None, stand_in_rt: Any) -> None
 
 def test_hipsolver_handle_without_a_device(no_gpu: None, stand_in_rt: Any,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """hipBLAS stood in (it fails first without a device), so AmdBlas reaches hipsolverCreate."""
+    """hipBLAS stood in (it fails first without a device); the solver handle is made at the first
+    solver call, where hipsolverCreate fails by name."""
     blas_amd = _module("rocm_array.runtime.blas_amd")
     hipblas = blas_amd.hipblas
     ok = hipblas.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS
     monkeypatch.setattr(hipblas, "hipblasCreate", lambda: (ok, 1))
     monkeypatch.setattr(hipblas, "hipblasSetStream", lambda handle, stream: (ok,))
     monkeypatch.setattr(hipblas, "hipblasSetWorkspace", lambda handle, ptr, size: (ok,), raising=False)  # hipBLAS 3 only
+    blas = blas_amd.AmdBlas(stand_in_rt)  # a matmul alone never loads hipSOLVER
     with pytest.raises(DriverError, match=r"^hipsolverCreate failed: HIPSOLVER_STATUS_[A-Z_]+"):
-        blas_amd.AmdBlas(stand_in_rt)
+        blas._solver
 
 
 def test_hipfft_plan_without_a_device(no_gpu: None, stand_in_rt: Any) -> None:
