@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .array import Array
     from .devices import Device
 
-__all__ = ["Family", "address", "ptr", "i64", "grid_1d", "BLOCK"]
+__all__ = ["Family", "prepare", "address", "ptr", "i64", "grid_1d", "BLOCK"]
 
 BLOCK = layout.BLOCK
 
@@ -58,9 +58,20 @@ class Family:
         """A ``Launcher`` of ``name``: the cheap launch of hot paths (arguments packed in place)."""
         return device.runtime.launcher(self.kernel(device, name, group), argtypes, block, shared)
 
+    def prepare(self, device: Device, names: Iterable[str], group: Sequence[str] = ()) -> None:
+        """Make ready the kernels ``names`` that a call is about to launch (see ``prepare``)."""
+        prepare(device, *((self, name, group) for name in names))
+
     def sources(self, groups: Iterable[Sequence[str]]) -> list[KernelSource]:
         """The ``rocm_array_kernels`` entries of ``groups``, each compiled as the backs compile it."""
         return [KernelSource(self.source, tuple(g), self.options) for g in groups]
+
+
+def prepare(device: Device, *kernels: tuple[Family, str, Sequence[str]]) -> None:
+    """Make ready the kernels (family, name, group) that a call is about to launch, in any
+    family: those not compiled yet compile at once, on threads. A back that launches several
+    kernels calls it first, so that its first call waits for the slowest compile, not their sum."""
+    device.runtime.prepare([(f.source, name, group, f.options) for f, name, group in kernels])
 
 
 def address(x: Array) -> int:

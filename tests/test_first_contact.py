@@ -5,8 +5,10 @@ vendor library is one warning per cause, and ``info`` lists each GPU's vendor li
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
+import threading
 import warnings
 from pathlib import Path
 
@@ -29,15 +31,25 @@ SOURCE, OPTIONS = copies.COPIES.source, copies.COPIES.options
 
 
 class CountingRtc(nvidia.NvrtcRtc):
+    """NVRTC that records each program's instantiations (``programs``: how many; ``names``: which)."""
+
     def __init__(self) -> None:
         self.programs: list[int] = []
+        self.names: list[str] = []
+        self._index: dict[int, int] = {}
+        self._lock = threading.Lock()  # programs may compile on several threads
 
     def create(self, source: str, filename: str, headers: dict[str, str]) -> object:
-        self.programs.append(0)
-        return super().create(source, filename, headers)
+        prog = super().create(source, filename, headers)
+        with self._lock:
+            self._index[id(prog)] = len(self.programs)
+            self.programs.append(0)
+        return prog
 
     def add_name(self, prog: object, expr: str) -> None:
-        self.programs[-1] += 1
+        with self._lock:
+            self.programs[self._index[id(prog)]] += 1
+            self.names.append(expr)
         super().add_name(prog, expr)
 
 
@@ -68,6 +80,33 @@ def test_a_warmed_group_is_used_whole(runtime: GpuRuntime, tmp_path: Path) -> No
         fresh.kernel(SOURCE, name, GROUP, OPTIONS)
     assert fresh.compiler.rtc.programs == []  # nothing compiled: the group came from the disk cache
     assert fresh.driver.modules == 1  # and was loaded once
+    again = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
+    again.compiler = Compiler(CountingRtc(), "sm_90", 32, tmp_path)
+    again.prepare([(SOURCE, name, GROUP, OPTIONS) for name in GROUP])  # as a back making ready its kernels
+    assert again.compiler.rtc.programs == [] and again.driver.modules == 1
+
+
+class MeetingRtc(CountingRtc):
+    """Each compile waits until ``meet`` compiles have started: only compiles running at once pass."""
+
+    def __init__(self, meet: int) -> None:
+        super().__init__()
+        self.barrier = threading.Barrier(meet, timeout=60)
+
+    def compile(self, prog: object, options: list[str]) -> bool:
+        self.barrier.wait()  # BrokenBarrierError (a failed test) when the compiles ran one after another
+        return super().compile(prog, options)
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one processor: the compile threads are one")
+def test_kernels_a_call_prepares_compile_at_once(runtime: GpuRuntime) -> None:
+    rtc = runtime.compiler.rtc = MeetingRtc(2)
+    runtime.prepare([(SOURCE, "fill<float>", GROUP, OPTIONS), (SOURCE, "fill<double>", GROUP, OPTIONS)])
+    assert rtc.programs == [1, 1]  # one program each, compiled side by side
+    runtime.kernel(SOURCE, "fill<float>", GROUP, OPTIONS)
+    runtime.kernel(SOURCE, "fill<double>", GROUP, OPTIONS)
+    runtime.prepare([(SOURCE, "fill<double>", GROUP, OPTIONS)])
+    assert rtc.programs == [1, 1]  # ready: nothing compiled again
 
 
 def test_a_slow_compile_is_a_notice(runtime: GpuRuntime, caplog: pytest.LogCaptureFixture,

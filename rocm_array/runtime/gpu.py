@@ -204,16 +204,34 @@ class GpuRuntime:
         key = (path, name, tuple(options))  # the group only says what to build alongside
         fn = self._kernels.get(key)
         if fn is None:
-            # The group's program when the cache has it (``python -m rocm_array warm`` fills it;
-            # the group's own order is the KernelSource's, so its key is the one warmed). Else
-            # ``name`` alone: a first call compiles only the instantiation it runs (the whole
-            # group of a reduction row took 30 s with NVRTC on an H200; one instantiation, about
-            # a second), and later processes find it in the cache too.
-            names = list(group) if name in group else [name, *group]
-            if len(names) > 1 and self.compiler.rtc.granular and not self.compiler.cached(path, names, options):
-                names = [name]
-            fn = self._kernels[key] = self.load(self.compile(path, names, options))[name]
+            fn = self._kernels[key] = self.load(self.compile(path, self._names(path, name, group, options),
+                                                             options))[name]
         return fn
+
+    def prepare(self, kernels: Sequence[tuple[str, str, Sequence[str], Sequence[str]]]) -> None:
+        """Make ready each (path, name, group, options) that ``kernel`` will be asked for, the
+        programs not cached compiled at once (a call launching several new kernels then waits
+        for the slowest compile, not for their sum)."""
+        todo = {(path, name, tuple(options)): group for path, name, group, options in kernels
+                if (path, name, tuple(options)) not in self._kernels}
+        if not todo:
+            return
+        programs = [(path, self._names(path, name, group, options), options)
+                    for (path, name, options), group in todo.items()]
+        for ((path, name, options), _), program in zip(todo.items(), self.compiler.compile_all(programs)):
+            self._kernels[(path, name, options)] = self.load(program)[name]
+
+    def _names(self, path: str, name: str, group: Sequence[str], options: Sequence[str]) -> list[str]:
+        """The instantiations to compile for ``name``: its group's program when the cache has it
+        (``python -m rocm_array warm`` fills it; the group's own order is the KernelSource's, so
+        its key is the one warmed); else ``name`` alone: a first call compiles only the
+        instantiation it runs (the whole group of a reduction row took 30 s with NVRTC on an
+        H200; one instantiation, a fraction of a second), and later processes find it in the
+        cache too."""
+        names = list(group) if name in group else [name, *group]
+        if len(names) > 1 and self.compiler.rtc.granular and not self.compiler.cached(path, names, options):
+            names = [name]
+        return names
 
     def launch(self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                args: Sequence[Any], shared: int = 0) -> None:
