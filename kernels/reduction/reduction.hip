@@ -7,22 +7,23 @@
 // reduce_inner<In, C, Out, Map, Combine, Finalize> and likewise.
 //
 // Two layouts, each one pass or two (the host decides, see plugins/reduction/gpu.py):
-// - reduce_inner: one block per output (the reduced elements of one output are close
-//   together: the contiguous innermost axis gets 16-byte vector loads); long rows are
-//   cut into `splits` chunks whose accumulators a second launch combines.
-// - reduce_outer: one thread per output column (neighbouring outputs are neighbours in
+// - reduce_inner (a contiguous run per output: 16-byte vector loads) and
+//   reduce_inner_strided: one block per output (the reduced elements of one output are
+//   close together); long rows are cut into `splits` chunks whose accumulators a second
+//   launch, reduce_partial_rows, combines.
+// - reduce_outer and reduce_outer_vector (each thread takes 16 bytes of neighbouring
+//   columns): one thread per output column (neighbouring outputs are neighbours in
 //   memory, so a wave's loads are coalesced), the block's rows of threads combined
-//   through shared memory; long columns are cut into chunks likewise.
-// Flags: RA_PARTIAL_IN (the input holds accumulators of a first pass), RA_PARTIAL_OUT
-// (write accumulators, not finalized values), RA_VECTOR (reduce_outer: each thread
-// takes 16 bytes of neighbouring columns).
+//   through shared memory; long columns are cut into chunks likewise, combined by
+//   reduce_partial_columns.
+// Flag: RA_PARTIAL_OUT (a first pass writes accumulators, not finalized values).
 #include "common/portability.h"
 #include "common/types.h"
 #include "common/cast.h"
 #include "common/indexing.h"
 #include "common/block.h"
 
-// RA_PARTIAL_IN, RA_PARTIAL_OUT and RA_VECTOR are compile options, defined once in plugins/reduction/gpu.py.
+// RA_PARTIAL_OUT is a compile option, defined once in plugins/reduction/gpu.py.
 
 // ---- limits and NaN tests --------------------------------------------------------------
 template <typename T> struct RaLimits {
@@ -171,14 +172,28 @@ struct index_op {
 };
 
 // ---- reduction kernels ---------------------------------------------------------------------
-// The element offset of flat index r of a 1-operand geometry (1-D without division).
-RA_DEVICE ra_index_t ra_offset1(const ra_geometry<1>& g, ra_index_t r) {
-  if (g.ndim == 1) return r * g.strides[0][0];
-  ra_index_t off[1];
-  ra_offsets<1>(g, r, off);
-  return off[0];
-}
+// Each kernel holds one code path, so a first call compiles only the path it runs (one
+// kernel with every path took NVRTC 0.5-1 s; the contiguous first pass alone, 0.1-0.2 s).
+// The first passes read elements (mapped); the second passes read the first passes'
+// accumulators, laid out as rows of `len` (reduce_partial_rows: row r's at r * len) or as
+// `len` rows of columns (reduce_partial_columns: column c's at c + s * cols).
 
+// Where element r of a range lies: as a geometry says (first passes) or at r * stride.
+struct RaGeometryAt {
+  const ra_geometry<1>& g;
+  RA_DEVICE ra_index_t operator()(ra_index_t r) const {
+    if (g.ndim == 1) return r * g.strides[0][0];
+    ra_index_t off[1];
+    ra_offsets<1>(g, r, off);
+    return off[0];
+  }
+};
+struct RaLinearAt {
+  ra_index_t stride;
+  RA_DEVICE ra_index_t operator()(ra_index_t r) const { return r * stride; }
+};
+
+// An element (mapped) or an accumulator of a first pass (PARTIAL) at `off`.
 template <typename In, typename C, typename Map, bool PARTIAL>
 RA_DEVICE typename Map::template acc<C> ra_load(const void* in, ra_index_t off, ra_index_t r) {
   typedef typename Map::template acc<C> A;
@@ -192,79 +207,127 @@ RA_DEVICE void ra_store(void* out, ra_index_t at, A acc, int flags, double param
   else ((Out*)out)[at] = Fin::template finalize<Out>(acc, param);
 }
 
-// Elements [lo, hi) of one row combined by this thread (stride: the block).
-template <typename In, typename C, typename Map, typename Combine, bool PARTIAL>
-RA_DEVICE typename Map::template acc<C> ra_row_part(const void* in, ra_index_t base, const ra_geometry<1>& red,
-                                                   ra_index_t lo, ra_index_t hi) {
+// This thread's share (stride: the block) of elements [lo, hi) of the contiguous row at p:
+// a scalar head up to 16-byte alignment, vector loads, a scalar tail.
+template <typename In, typename C, typename Map, typename Combine>
+RA_DEVICE typename Map::template acc<C> ra_row_contiguous(const In* p, ra_index_t lo, ra_index_t hi) {
   typedef typename Map::template acc<C> A;
   const Combine op;
   const int t = threadIdx.x, nt = blockDim.x;
   A acc[4];
 #pragma unroll
   for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
-  if (!PARTIAL && red.ndim == 1 && red.strides[0][0] == 1) {
-    // Contiguous: a scalar head up to 16-byte alignment, vector loads, a scalar tail.
-    constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
-    const In* p = (const In*)in + base;
-    ra_index_t head = (ra_index_t)((V - ((unsigned long long)(p + lo) / sizeof(In)) % V) % V);
-    if (head > hi - lo) head = hi - lo;
-    if (t < head) acc[0] = op(acc[0], Map::template map<C>(p[lo + t], lo + t));
-    const ra_index_t v0 = lo + head, nv = (hi - v0) / V;
-    const ra_vec<In, V>* pv = (const ra_vec<In, V>*)(p + v0);
-    ra_index_t j = t;
-    for (; j + 3 * nt < nv; j += 4 * nt) {
-      ra_vec<In, V> x[4];
+  constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
+  ra_index_t head = (ra_index_t)((V - ((unsigned long long)(p + lo) / sizeof(In)) % V) % V);
+  if (head > hi - lo) head = hi - lo;
+  if (t < head) acc[0] = op(acc[0], Map::template map<C>(p[lo + t], lo + t));
+  const ra_index_t v0 = lo + head, nv = (hi - v0) / V;
+  const ra_vec<In, V>* pv = (const ra_vec<In, V>*)(p + v0);
+  ra_index_t j = t;
+  for (; j + 3 * nt < nv; j += 4 * nt) {
+    ra_vec<In, V> x[4];
 #pragma unroll
-      for (int u = 0; u < 4; ++u) x[u] = pv[j + u * nt];
+    for (int u = 0; u < 4; ++u) x[u] = pv[j + u * nt];
 #pragma unroll
-      for (int u = 0; u < 4; ++u)
+    for (int u = 0; u < 4; ++u)
 #pragma unroll
-        for (int k = 0; k < V; ++k)
-          acc[u] = op(acc[u], Map::template map<C>(x[u].v[k], v0 + (j + u * nt) * V + k));
-    }
-    for (; j < nv; j += nt) {
-      ra_vec<In, V> x = pv[j];
-#pragma unroll
-      for (int k = 0; k < V; ++k) acc[0] = op(acc[0], Map::template map<C>(x.v[k], v0 + j * V + k));
-    }
-    for (ra_index_t r = v0 + nv * V + t; r < hi; r += nt) acc[1] = op(acc[1], Map::template map<C>(p[r], r));
-  } else {
-    ra_index_t r = lo + t;
-    for (; r + 3 * nt < hi; r += 4 * nt) {
-#pragma unroll
-      for (int u = 0; u < 4; ++u)
-        acc[u] = op(acc[u], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r + u * nt), r + u * nt));
-    }
-    for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r), r));
+      for (int k = 0; k < V; ++k)
+        acc[u] = op(acc[u], Map::template map<C>(x[u].v[k], v0 + (j + u * nt) * V + k));
   }
+  for (; j < nv; j += nt) {
+    ra_vec<In, V> x = pv[j];
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[0] = op(acc[0], Map::template map<C>(x.v[k], v0 + j * V + k));
+  }
+  for (ra_index_t r = v0 + nv * V + t; r < hi; r += nt) acc[1] = op(acc[1], Map::template map<C>(p[r], r));
   return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
 }
 
-template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename Out, typename Fin>
-RA_DEVICE void ra_reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
-                               const ra_geometry<1>& kept, const ra_geometry<1>& red, int flags, double param) {
+// This thread's share (stride: the block) of elements [lo, hi) of the row at `base`, element r
+// at base + at(r).
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename At>
+RA_DEVICE typename Map::template acc<C> ra_row_strided(const void* in, ra_index_t base, At at, ra_index_t lo,
+                                                      ra_index_t hi) {
+  typedef typename Map::template acc<C> A;
+  const Combine op;
+  const int t = threadIdx.x, nt = blockDim.x;
+  A acc[4];
+#pragma unroll
+  for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
+  ra_index_t r = lo + t;
+  for (; r + 3 * nt < hi; r += 4 * nt) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      acc[u] = op(acc[u], ra_load<In, C, Map, PARTIAL>(in, base + at(r + u * nt), r + u * nt));
+  }
+  for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
+  return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
+}
+
+// One block per output row (blockIdx.y, grid-stride) and chunk of it (blockIdx.x): the block's
+// combination of its chunk, finalized (or, under RA_PARTIAL_OUT, the accumulator kept).
+// Row(row) is the row's first element; Part(base, lo, hi) a thread's share of it.
+template <typename A, typename Combine, typename Out, typename Fin, typename Row, typename Part>
+RA_DEVICE void ra_reduce_rows(void* out, ra_index_t rows, ra_index_t len, ra_index_t chunk, Row row_at,
+                              Part part, int flags, double param) {
   const ra_index_t splits = gridDim.x, s = blockIdx.x;
   const ra_index_t lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
   for (ra_index_t row = blockIdx.y; row < rows; row += gridDim.y) {
-    auto acc = ra_row_part<In, C, Map, Combine, PARTIAL>(in, ra_offset1(kept, row), red, lo, hi);
+    A acc = part(row_at(row), lo, hi);
     acc = ra_block_reduce(acc, Combine());
     if (threadIdx.x == 0) ra_store<Out, Fin>(out, (flags & RA_PARTIAL_OUT) ? row * splits + s : row, acc, flags, param);
   }
 }
 
-// One block per output row (blockIdx.y, grid-stride) and chunk of it (blockIdx.x).
+template <typename In, typename C, typename Map, typename Combine> struct RaContiguousPart {
+  const In* in;
+  RA_DEVICE auto operator()(ra_index_t base, ra_index_t lo, ra_index_t hi) const {
+    return ra_row_contiguous<In, C, Map, Combine>(in + base, lo, hi);
+  }
+};
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename At> struct RaStridedPart {
+  const void* in;
+  At at;
+  RA_DEVICE auto operator()(ra_index_t base, ra_index_t lo, ra_index_t hi) const {
+    return ra_row_strided<In, C, Map, Combine, PARTIAL>(in, base, at, lo, hi);
+  }
+};
+
+// The first pass when each output's reduced elements are one contiguous run (red: 1-D, stride 1).
 template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
 __global__ void reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
                              ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
-  if (flags & RA_PARTIAL_IN) ra_reduce_inner<In, C, Map, Combine, true, Out, Fin>(out, in, rows, len, chunk, kept, red, flags, param);
-  else ra_reduce_inner<In, C, Map, Combine, false, Out, Fin>(out, in, rows, len, chunk, kept, red, flags, param);
+  typedef typename Map::template acc<C> A;
+  ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaGeometryAt{kept},
+                                       RaContiguousPart<In, C, Map, Combine>{(const In*)in}, flags, param);
+}
+
+// The first pass over reduced elements anywhere a geometry says.
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_inner_strided(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
+                                     ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  typedef typename Map::template acc<C> A;
+  ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaGeometryAt{kept},
+                                       RaStridedPart<In, C, Map, Combine, false, RaGeometryAt>{in, RaGeometryAt{red}},
+                                       flags, param);
+}
+
+// The second pass of reduce_inner*: each of `rows` rows of `len` accumulators combined and finalized.
+template <typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_partial_rows(void* out, const void* in, ra_index_t rows, ra_index_t len, double param) {
+  typedef typename Map::template acc<C> A;
+  ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, len, RaLinearAt{len},
+                                       RaStridedPart<C, C, Map, Combine, true, RaLinearAt>{in, RaLinearAt{1}}, 0, param);
 }
 
 // Columns [c, c + W) of reduced rows [lo, hi), thread row ty of blockDim.y, combined through
-// shared memory; W = V neighbouring columns under RA_VECTOR, else 1.
-template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, int W, typename Out, typename Fin>
+// shared memory. W = 1: one column a thread, element r of column c at column_at(c) + at(r) (a
+// first pass reads elements, PARTIAL a second accumulators); W > 1: V neighbouring columns, one
+// 16-byte load each row (the first pass of reduce_outer_vector).
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, int W, typename Out, typename Fin,
+          typename Column, typename At>
 RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
-                               const ra_geometry<1>& kept, const ra_geometry<1>& red, int flags, double param) {
+                               Column column_at, At at, int flags, double param) {
   typedef typename Map::template acc<C> A;
   RA_DYNAMIC_SHARED(unsigned long long, ra_outer_smem);
   A* tile = reinterpret_cast<A*>(ra_outer_smem);
@@ -280,21 +343,21 @@ RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_in
 #pragma unroll
     for (int k = 0; k < W; ++k) acc[k] = Combine::template identity<A>();
     if (live) {
-      const ra_index_t base = ra_offset1(kept, c0);
+      const ra_index_t base = column_at(c0);
       if constexpr (W > 1) {
         const int nt = blockDim.y;
         ra_index_t r = lo + ty;
         for (; r + 3 * nt < hi; r += 4 * nt) {  // four rows' loads in flight at once
           ra_vec<In, W> x[4];
 #pragma unroll
-          for (int u = 0; u < 4; ++u) x[u] = *(const ra_vec<In, W>*)((const In*)in + base + ra_offset1(red, r + u * nt));
+          for (int u = 0; u < 4; ++u) x[u] = *(const ra_vec<In, W>*)((const In*)in + base + at(r + u * nt));
 #pragma unroll
           for (int u = 0; u < 4; ++u)
 #pragma unroll
             for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x[u].v[k], r + u * nt));
         }
         for (; r < hi; r += nt) {
-          ra_vec<In, W> x = *(const ra_vec<In, W>*)((const In*)in + base + ra_offset1(red, r));
+          ra_vec<In, W> x = *(const ra_vec<In, W>*)((const In*)in + base + at(r));
 #pragma unroll
           for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x.v[k], r));
         }
@@ -303,12 +366,12 @@ RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_in
         const int nt = blockDim.y;
         A more[3] = {acc[0], acc[0], acc[0]};
         for (; r + 3 * nt < hi; r += 4 * nt) {
-          acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r), r));
-          more[0] = op(more[0], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r + nt), r + nt));
-          more[1] = op(more[1], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r + 2 * nt), r + 2 * nt));
-          more[2] = op(more[2], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r + 3 * nt), r + 3 * nt));
+          acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
+          more[0] = op(more[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r + nt), r + nt));
+          more[1] = op(more[1], ra_load<In, C, Map, PARTIAL>(in, base + at(r + 2 * nt), r + 2 * nt));
+          more[2] = op(more[2], ra_load<In, C, Map, PARTIAL>(in, base + at(r + 3 * nt), r + 3 * nt));
         }
-        for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + ra_offset1(red, r), r));
+        for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
         acc[0] = op(op(acc[0], more[0]), op(more[1], more[2]));
       }
     }
@@ -330,14 +393,30 @@ RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_in
   }
 }
 
-// Block (x: columns, y: thread rows); blockIdx.y: the chunk of the reduced range.
+// Block (x: columns, y: thread rows); blockIdx.y: the chunk of the reduced range. The first
+// pass, one column a thread.
 template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
 __global__ void reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
                              ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  ra_reduce_outer<In, C, Map, Combine, false, 1, Out, Fin>(out, in, cols, len, chunk, RaGeometryAt{kept},
+                                                           RaGeometryAt{red}, flags, param);
+}
+
+// The first pass, V = 16 / sizeof(In) neighbouring columns a thread (the host checks that every
+// row's V columns are one aligned 16-byte load).
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_outer_vector(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
+                                    ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
   constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
-  if (flags & RA_PARTIAL_IN) ra_reduce_outer<In, C, Map, Combine, true, 1, Out, Fin>(out, in, cols, len, chunk, kept, red, flags, param);
-  else if (V > 1 && (flags & RA_VECTOR)) ra_reduce_outer<In, C, Map, Combine, false, V, Out, Fin>(out, in, cols, len, chunk, kept, red, flags, param);
-  else ra_reduce_outer<In, C, Map, Combine, false, 1, Out, Fin>(out, in, cols, len, chunk, kept, red, flags, param);
+  ra_reduce_outer<In, C, Map, Combine, false, V, Out, Fin>(out, in, cols, len, chunk, RaGeometryAt{kept},
+                                                           RaGeometryAt{red}, flags, param);
+}
+
+// The second pass of reduce_outer*: column c of `len` rows of `cols` accumulators combined and finalized.
+template <typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t len, double param) {
+  ra_reduce_outer<C, C, Map, Combine, true, 1, Out, Fin>(out, in, cols, len, len, RaLinearAt{1}, RaLinearAt{cols},
+                                                         0, param);
 }
 
 // ---- scans along contiguous rows ------------------------------------------------------------

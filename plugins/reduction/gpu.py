@@ -3,10 +3,13 @@
 Reductions. After merging dimensions, the kept axes and the reduced axes are one
 geometry each. When the reduced elements of one output are nearer each other in
 memory than neighbouring outputs are, ``reduce_inner`` gives each output a block
-(vector loads along a contiguous innermost axis); otherwise ``reduce_outer`` gives
-each output column a thread (coalesced loads across a wave). Either cuts long
-reductions into chunks, whose accumulators a second launch combines (two passes,
-no atomics: every row's functors, Welford and argmax pairs included, work alike).
+(vector loads along a contiguous innermost axis; ``reduce_inner_strided`` otherwise);
+else ``reduce_outer`` gives each output column a thread (coalesced loads across a
+wave; ``reduce_outer_vector``: 16 bytes of neighbouring columns a thread). Either cuts
+long reductions into chunks, whose accumulators a second launch combines
+(``reduce_partial_rows`` or ``_columns``: two passes, no atomics: every row's functors,
+Welford and argmax pairs included, work alike). Each layout and pass is a kernel of its
+own, so a first call compiles only what it runs; a two-pass call compiles both at once.
 
 Kernels are instantiated per (input, compute, output) dtype triple a row uses by
 default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
@@ -42,11 +45,10 @@ if TYPE_CHECKING:
 __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "moved_last",
            "read_scalar"]
 
-_PARTIAL_IN, _PARTIAL_OUT, _VECTOR = 1, 2, 4  # the kernels' flags
+_PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
 _SCAN_BLOCK, _SCAN_ITEMS = 256, 8  # scan_tiles: threads, and elements a thread
 REDUCTION = Family("reduction/reduction.hip", {
-    "RA_PARTIAL_IN": _PARTIAL_IN, "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_VECTOR": _VECTOR,
-    "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS})
+    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS})
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 _BLOCKS_PER_CU = 8  # blocks a reduction aims for: enough loads in flight to fill the memory system
 _MIN_CHUNK = 8192  # elements a chunk of a cut reduction gets at least
@@ -105,13 +107,23 @@ def _triples(row: Reduction) -> tuple[tuple[DType, DType, DType], ...]:
     return tuple(found)
 
 
+#: The first passes (reading elements) and the second (reading their accumulators), by layout.
+_FIRST = ("reduce_inner", "reduce_inner_strided", "reduce_outer", "reduce_outer_vector")
+_SECOND = ("reduce_partial_rows", "reduce_partial_columns")
+
+
 def _reduce_name(kind: str, row: Reduction, t: tuple[DType, DType, DType]) -> str:
-    return f"{kind}<{t[0].c_type}, {t[1].c_type}, {t[2].c_type}, {row.map}, {row.combine}, {row.finalize}>"
+    """A kernel of ``row`` for the triple ``t``; a second pass's reads accumulators: no input dtype."""
+    types = t[1:] if kind in _SECOND else t
+    return f"{kind}<{', '.join(d.c_type for d in types)}, {row.map}, {row.combine}, {row.finalize}>"
 
 
 @functools.lru_cache(maxsize=None)
 def _reduce_group(row: Reduction) -> tuple[str, ...]:
-    return tuple(_reduce_name(k, row, t) for t in _triples(row) for k in ("reduce_inner", "reduce_outer"))
+    first = (_reduce_name(k, row, t) for t in _triples(row) for k in _FIRST
+             if k != "reduce_outer_vector" or t[0].itemsize < 16)  # (16-byte elements are one load already)
+    second = (_reduce_name(k, row, t) for t in _triples(row) for k in _SECOND)
+    return tuple(dict.fromkeys([*first, *second]))
 
 
 def _scan_triples(combine: str) -> list[tuple[DType, DType, DType]]:
@@ -180,7 +192,9 @@ def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, comp
     param = ctypes.c_double(options.get("correction", 0.0))
     name = functools.partial(_reduce_name, row=row, t=(x.dtype, c, out_dtype))
     if outputs == 1 or (length > 1 and abs(rstr[-1]) <= abs(kstr[-1])):
-        _inner(row, name, out, x, outputs, length, geometry(kshape, kstr), geometry(rshape, rstr), param)
+        contiguous = len(rshape) == 1 and rstr[0] == 1
+        _inner(row, name, out, x, outputs, length, geometry(kshape, kstr), geometry(rshape, rstr), param,
+               "reduce_inner" if contiguous else "reduce_inner_strided")
     else:
         _outer(row, name, out, x, kshape, kstr, rshape, rstr, param)
     return out._view(shape, contiguous_strides(shape), 0)
@@ -191,25 +205,27 @@ def _acc_buffer(device: Device, count: int) -> Array:
 
 
 def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int,
-           kept: ctypes.Structure, red: ctypes.Structure, param: ctypes.c_double) -> None:
+           kept: ctypes.Structure, red: ctypes.Structure, param: ctypes.c_double, kind: str) -> None:
+    """``kind``: reduce_inner (each row's reduced elements one contiguous run) or reduce_inner_strided."""
     device = x.device
     props = device.runtime.properties
     group, wave = _reduce_group(row), props.wave_size
     target = props.compute_units * _BLOCKS_PER_CU
     chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
-    fn = name(kind="reduce_inner")
+    fn = name(kind=kind)
     grid = (splits, min(rows, _MAX_GRID_Y), 1)
     block = (_block_for(min(chunk, 16 * BLOCK), wave), 1, 1)
     if splits == 1:
         REDUCTION.launch(device, fn, group, grid, block, [ptr(out), ptr(x), *i64(rows, length, chunk), kept, red,
                                                           ctypes.c_int32(0), param])
         return
+    second = name(kind="reduce_partial_rows")
+    REDUCTION.prepare(device, (fn, second), group)
     part = _acc_buffer(device, rows * splits)
     REDUCTION.launch(device, fn, group, grid, block, [ptr(part), ptr(x), *i64(rows, length, chunk), kept, red,
                                                       ctypes.c_int32(_PARTIAL_OUT), param])
-    REDUCTION.launch(device, fn, group, (1, grid[1], 1), (_block_for(splits, wave), 1, 1),
-                     [ptr(out), ptr(part), *i64(rows, splits, splits), geometry((rows,), (splits,)),
-                      geometry((splits,), (1,)), ctypes.c_int32(_PARTIAL_IN), param])
+    REDUCTION.launch(device, second, group, (1, grid[1], 1), (_block_for(splits, wave), 1, 1),
+                     [ptr(out), ptr(part), *i64(rows, splits), param])
 
 
 def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, ...],
@@ -230,22 +246,22 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
                      else (length, 1))
     splits = min(splits, _MAX_GRID_Y)
     chunk = -(-length // splits)
-    fn = name(kind="reduce_outer")
+    fn = name(kind="reduce_outer_vector" if vector else "reduce_outer")
     shared = BLOCK * _ACC_BYTES
-    flags = _VECTOR if vector else 0
     kept, red = geometry(kshape, kstr), geometry(rshape, rstr)
     if splits == 1:
         REDUCTION.launch(device, fn, group, (col_blocks, 1, 1), block,
-                         [ptr(out), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(flags), param],
+                         [ptr(out), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(0), param],
                          shared)
         return
+    second = name(kind="reduce_partial_columns")
+    REDUCTION.prepare(device, (fn, second), group)
     part = _acc_buffer(device, cols * splits)
     REDUCTION.launch(device, fn, group, (col_blocks, splits, 1), block,
-                     [ptr(part), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(flags | _PARTIAL_OUT),
+                     [ptr(part), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(_PARTIAL_OUT),
                       param], shared)
-    REDUCTION.launch(device, fn, group, (-(-cols // wave), 1, 1), block,
-                     [ptr(out), ptr(part), *i64(cols, splits, splits), geometry((cols,), (1,)),
-                      geometry((splits,), (cols,)), ctypes.c_int32(_PARTIAL_IN), param], shared)
+    REDUCTION.launch(device, second, group, (-(-cols // wave), 1, 1), block,
+                     [ptr(out), ptr(part), *i64(cols, splits), param], shared)
 
 
 # -- scans ------------------------------------------------------------------------------------------
