@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import ctypes
 import functools
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.devices import Device
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
+from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, prepare, ptr
 
 from . import backs
 from .gpu import REDUCTION, moved_back, moved_last, read_scalar, scan_rows
@@ -96,6 +96,32 @@ def _onesweep(kin: DType, kout: DType, values: str) -> str:
     return f"radix_onesweep<{kin.c_type}, {kout.c_type}, {values}>"
 
 
+def _passes(bits: DType, digits: int, pairs: bool, positions: bool) -> list[str]:
+    """The kernel of each pass of ``_radix`` over keys first read as ``bits``: the first reads
+    ``bits``, the rest the key dtype; the last of a keys-only sort writes ``bits`` again, of a sort
+    with values and ``positions`` int64 positions."""
+    key, kin, names = _key_dtype(bits), bits, []
+    for p in range(digits):
+        last = p == digits - 1
+        values = "void" if not pairs else "int64_t" if last and positions else "uint32_t"
+        names.append(_onesweep(kin, bits if last and not pairs else key, values))
+        kin = key
+    return names
+
+
+def _count_name(dtype: DType) -> str:
+    """The kernel counting the digits of the keys of ``dtype``'s (real parts') values."""
+    return f"sort_counts<{_BITS[dtypes.real_of(dtype).itemsize].c_type}>"
+
+
+def _prepare(device: Device, *names: str, dtype: DType | None = None,
+             more: tuple[tuple[Family, str, tuple[str, ...]], ...] = ()) -> None:
+    """Make ready the sort.hip kernels ``names`` (common ones, or of ``dtype``'s group) and the
+    kernels ``more`` that a call will launch."""
+    prepare(device, *((SORT_KERNELS, name, _COMMON if name in _COMMON else _group(cast(DType, dtype)))
+                      for name in names), *more)
+
+
 # The passes sorts take (see _radix): keys only, from the values' width to it through the key
 # type (uint32 up to 4 bytes); with values, from the width or the key type to the key type.
 _KEYS_ONLY = ((dtypes.uint8, dtypes.uint8), (dtypes.uint16, _U32), (_U32, dtypes.uint16), (_U32, _U32),
@@ -142,8 +168,8 @@ def _value_keys(device: Device, x: Array, n: int, flags: int, imag: bool = False
     interleaved = _INTERLEAVED if x.dtype.kind == "c" else 0
     first = ctypes.c_void_p(address(x) + (real.itemsize if imag else 0))
     flags |= _recipe(x.dtype) | interleaved
-    scratch = _counted(device, f"sort_counts<{_BITS[real.itemsize].c_type}>", n,
-                       [first, ctypes.c_int64(n), ctypes.c_int32(flags)], _key_dtype(real))
+    scratch = _counted(device, _count_name(x.dtype), n, [first, ctypes.c_int64(n), ctypes.c_int32(flags)],
+                       _key_dtype(real))
     return _Keys(first, _BITS[real.itemsize], flags), scratch
 
 
@@ -157,15 +183,16 @@ def _radix(device: Device, scratch: Array, n: int, src: _Keys, digits: int, pair
     returned (the last pass writes no keys); ``out`` (int64) then takes the last pass's
     values as positions within rows of ``length``."""
     key = _key_dtype(src.bits)
+    names = _passes(src.bits, digits, pairs, out is not None)
     status = ptr(_part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
-    kin, kin_bits, in_flags = src
+    kin, _, in_flags = src
     spare_keys: list[Array] = []  # the two key buffers the passes between take turns on
     spare_vals = None
     for p in range(digits):
         last = p == digits - 1
-        kout_bits, out_flags, kout = key, 0, None
+        out_flags, kout = 0, None
         if last and not pairs:
-            kout_bits, out_flags, kout = src.bits, src.flags & ~(_INTERLEAVED | _GATHER), out
+            out_flags, kout = src.flags & ~(_INTERLEAVED | _GATHER), out
         elif not last:
             if len(spare_keys) < 2:
                 spare_keys.append(memory.empty((n,), key, device))
@@ -174,18 +201,33 @@ def _radix(device: Device, scratch: Array, n: int, src: _Keys, digits: int, pair
         if pairs:
             vout = (out if last and out is not None else spare_vals if spare_vals is not None
                     else memory.empty((n,), _U32, device))
-        values = "void" if not pairs else "int64_t" if vout is out and out is not None else "uint32_t"
-        SORT_KERNELS.launch(device, _onesweep(kin_bits, kout_bits, values), _COMMON, (_tiles(n, key), 1, 1),
-                            (_RADIX, 1, 1),
+        SORT_KERNELS.launch(device, names[p], _COMMON, (_tiles(n, key), 1, 1), (_RADIX, 1, 1),
                             [ptr(kout), ptr(vout), kin, ptr(vals), ctypes.c_int64(n), ctypes.c_int32(p),
                              ctypes.c_int32(in_flags), ctypes.c_int32(out_flags),
                              ptr(_part(scratch, p * _RADIX, _RADIX)),
                              ptr(_part(scratch, _MAX_DIGITS * _RADIX + p, 1)), status, ctypes.c_uint32(length)])
         if kout is not None and not last:
-            kin, kin_bits, in_flags = ptr(kout), key, 0
+            kin, in_flags = ptr(kout), 0
         if pairs:
             vals, spare_vals = vout, vals
     return vals if pairs else out  # type: ignore[return-value]
+
+
+def _row_digits(rows: int) -> int:
+    """The bytes of a row number below ``rows``: the digits of a row sort's second key."""
+    return -(-(rows - 1).bit_length() // 8)
+
+
+def _argsort_kernels(t: DType, rows: int, positions: bool) -> list[str]:
+    """The sort.hip kernels ``_argsort_rows`` launches for ``rows`` rows of ``t`` (``positions``:
+    with ``out``)."""
+    bits = _BITS[dtypes.real_of(t).itemsize]
+    names = [_count_name(t), *_passes(bits, bits.itemsize, True, positions and rows == 1)]
+    if t.kind == "c":  # the imaginary parts' sort comes first, its values uint32 indices
+        names += _passes(bits, bits.itemsize, True, False)
+    if rows > 1:
+        names += ["segment_keys", *_passes(_U32, _row_digits(rows), True, positions)]
+    return names
 
 
 def _argsort_rows(device: Device, x: Array, length: int, flags: int, out: Array | None = None) -> Array:
@@ -194,13 +236,14 @@ def _argsort_rows(device: Device, x: Array, length: int, flags: int, out: Array 
     n, t = x.size, x.dtype
     rows = n // length
     parts = (True, False) if t.kind == "c" else (False,)  # least significant key first: imag, real
+    _prepare(device, *_argsort_kernels(t, rows, out is not None))
     perm: Array | None = None  # the order so far, by the less significant keys
     for i, imag in enumerate(parts):
         src, scratch = _value_keys(device, x, n, flags | (_GATHER if perm is not None else 0), imag)
         final = out if rows == 1 and i == len(parts) - 1 else None
         perm = idx = _radix(device, scratch, n, src, dtypes.real_of(t).itemsize, True, perm, final, length)
     if rows > 1:
-        digits = -(-(rows - 1).bit_length() // 8)
+        digits = _row_digits(rows)
         seg = memory.empty((n,), _U32, device)
         scratch = _counted(device, "segment_keys", n,
                            [ptr(seg), ptr(idx), *i64(n, length), ctypes.c_int32(digits)], _U32)
@@ -217,6 +260,7 @@ def _sorted(device: Device, x: Array, flags: int) -> Array:
         _launch(device, f"sort_gather<{t.c_type}>", _group(t), n, [ptr(out), ptr(x), ptr(idx),
                                                                 ctypes.c_int64(n)])
         return out
+    _prepare(device, _count_name(t), *_passes(_BITS[t.itemsize], t.itemsize, False, False))
     src, scratch = _value_keys(device, x, n, flags)
     return _radix(device, scratch, n, src, t.itemsize, False, out=out)
 
@@ -259,6 +303,8 @@ def unique(x: Array) -> tuple[Array, Array, Array, Array]:
         empty = memory.empty((0,), index, x.device)
         return memory.empty((0,), t, x.device), empty, memory.empty(x.shape, index, x.device), empty
     xc = memory.contiguous(x, t)
+    _prepare(device, *_argsort_kernels(t, 1, False), f"unique_flags<{t.c_type}>", f"unique_scatter<{t.c_type}>",
+             "unique_counts<int64_t>", dtype=t, more=((REDUCTION, _COUNT_SCAN, (_COUNT_SCAN,)),))
     perm = _argsort_rows(device, xc, n, _CANON_ZERO)
     marks = memory.empty((n,), _U32, device)
     _launch(device, f"unique_flags<{t.c_type}>", _group(t), n,
