@@ -79,6 +79,7 @@ def gather(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: bo
     if out.size == 0 and math.prod(shape) == 0:
         return out
     v, inner, rest = _rest(v, k)  # (the offsets are of this v)
+    INDEXING.prepare(v.device, ("index_offsets", f"gather<{v.dtype.c_type}>"), NAMES)
     offsets = _offsets(v, indices, shape, in_bounds)
     if out.size == 0:
         return out
@@ -94,6 +95,7 @@ def scatter(v: Array, indices: list[Array], value: Array, in_bounds: bool) -> No
     m = math.prod(shape)
     if m == 0:
         return
+    INDEXING.prepare(v.device, ("index_offsets", f"scatter<{v.dtype.c_type}>"), NAMES)
     offsets = _offsets(v, indices, shape, in_bounds)
     rest_size = math.prod(v.shape[k:])
     if rest_size == 0:
@@ -123,6 +125,8 @@ def mask_indices(mask: Array) -> tuple[Array, ...]:
     if blocks == 0:
         flat = memory.empty((0,), dtypes.int64, mask.device)
     else:
+        # (index_offsets too: a mask's positions go on to a gather or scatter)
+        INDEXING.prepare(mask.device, ("mask_count", "mask_positions", "index_offsets"), NAMES)
         counts = memory.empty((blocks,), dtypes.int64, mask.device)
         _launch(mask, "mask_count", (blocks, 1, 1), _MASK_THREADS, [ptr(counts), ptr(mask), ctypes.c_int64(n)])
         per_block = memory.to_host(counts)
