@@ -9,15 +9,19 @@
 #include "common/types.h"
 #include "common/indexing.h"
 
+// Every kernel is a template (here on the index or mask element type, int64_t or bool): a plain
+// __global__ function is compiled into every program of its file.
+
 // offsets[p] = sum over axes a of (idx[a, p] wrapped into [0, size_a)) * stride_a, where
 // axes = {size_0..size_{k-1}, stride_0..stride_{k-1}}. *bad = 1 + the axis of an index
 // outside [-size, size) (any one of them, when several are).
-__global__ void index_offsets(long long* RA_RESTRICT offsets, const long long* RA_RESTRICT idx, ra_index_t m,
-                              int k, const long long* RA_RESTRICT axes, int* RA_RESTRICT bad) {
+template <typename I>
+__global__ void index_offsets(I* RA_RESTRICT offsets, const I* RA_RESTRICT idx, ra_index_t m,
+                              int k, const I* RA_RESTRICT axes, int* RA_RESTRICT bad) {
   for (ra_index_t p = ra_thread_index(); p < m; p += ra_grid_stride()) {
-    long long off = 0;
+    I off = 0;
     for (int a = 0; a < k; ++a) {
-      const long long n = axes[a], v = idx[(ra_index_t)a * m + p];
+      const I n = axes[a], v = idx[(ra_index_t)a * m + p];
       if (v < -n || v >= n) *bad = a + 1;
       off += (v < 0 ? v + n : v) * axes[k + a];
     }
@@ -81,18 +85,20 @@ RA_DEVICE int ra_block_exclusive_scan(int v, int* total) {
   return s[t] - v;
 }
 
-// counts[b] = the number of True elements in chunk b.
+// counts[b] = the number of True elements in chunk b (M: bool).
+template <typename M>
 __global__ void __launch_bounds__(RA_MASK_BLOCK)
-mask_count(long long* RA_RESTRICT counts, const bool* RA_RESTRICT mask, ra_index_t n) {
+mask_count(long long* RA_RESTRICT counts, const M* RA_RESTRICT mask, ra_index_t n) {
   const ra_index_t first = (ra_index_t)blockIdx.x * RA_MASK_CHUNK + (ra_index_t)threadIdx.x * RA_MASK_ITEMS;
   int total;
   ra_block_exclusive_scan(ra_mask_count(mask, n, first), &total);
   if (threadIdx.x == 0) counts[blockIdx.x] = total;
 }
 
-// flat[starts[b] + k] = the position of chunk b's k-th True element.
+// flat[starts[b] + k] = the position of chunk b's k-th True element (M: bool).
+template <typename M>
 __global__ void __launch_bounds__(RA_MASK_BLOCK)
-mask_positions(long long* RA_RESTRICT flat, const bool* RA_RESTRICT mask, ra_index_t n,
+mask_positions(long long* RA_RESTRICT flat, const M* RA_RESTRICT mask, ra_index_t n,
                const long long* RA_RESTRICT starts) {
   const ra_index_t first = (ra_index_t)blockIdx.x * RA_MASK_CHUNK + (ra_index_t)threadIdx.x * RA_MASK_ITEMS;
   int total;

@@ -256,9 +256,12 @@ __global__ void integers(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint32_t
 }
 
 // ---- the running sum of choice()'s weights, in order (the cpu back's np.cumsum order) -----------
-__global__ void cumulative_weights(double* RA_RESTRICT out, const double* RA_RESTRICT p, ra_index_t n) {
+// T: double. (A template, as every kernel: a plain __global__ function is compiled into every
+// program of its file.)
+template <typename T>
+__global__ void cumulative_weights(T* RA_RESTRICT out, const T* RA_RESTRICT p, ra_index_t n) {
   if (ra_thread_index() != 0) return;
-  double acc = 0.0;
+  T acc = 0.0;
   for (ra_index_t i = 0; i < n; ++i) {
     acc = rng_add(acc, p[i]);
     out[i] = acc;

@@ -199,12 +199,14 @@ sort_counts(const U* x, ra_index_t n, int flags, unsigned int* counts) {
   count.finish(counts);
 }
 
-// The row of each element of a row sort (the most significant key), its low `digits` counted.
+// The row of each element of a row sort (the most significant key, K: uint32_t), its low
+// `digits` counted. (A template, as every kernel here: a plain __global__ function is compiled
+// into every program of its file.)
+template <typename K>
 __global__ void __launch_bounds__(RA_SORT_BLOCK)
-segment_keys(unsigned int* keys, const unsigned int* idx, ra_index_t n, ra_index_t len, int digits,
-             unsigned int* counts) {
-  __shared__ unsigned int table[sizeof(unsigned int) * RA_RADIX * RaSpread<unsigned int>::value];
-  RaDigitCounts<unsigned int, RaSpread<unsigned int>::value> count(table, digits);
+segment_keys(K* keys, const unsigned int* idx, ra_index_t n, ra_index_t len, int digits, unsigned int* counts) {
+  __shared__ unsigned int table[sizeof(K) * RA_RADIX * RaSpread<K>::value];
+  RaDigitCounts<K, RaSpread<K>::value> count(table, digits);
   const unsigned int row = (unsigned int)len;  // 32-bit division: indices and rows fit
   const ra_index_t step = ra_grid_stride() * RA_KEY_ITEMS;
   for (ra_index_t base = (ra_index_t)blockIdx.x * blockDim.x * RA_KEY_ITEMS + threadIdx.x; base < n; base += step) {
@@ -218,7 +220,7 @@ segment_keys(unsigned int* keys, const unsigned int* idx, ra_index_t n, ra_index
     for (int j = 0; j < RA_KEY_ITEMS; ++j) {
       const ra_index_t i = base + j * blockDim.x;
       if (i < n) {
-        const unsigned int key = v[j] / row;
+        const K key = v[j] / row;
         keys[i] = key;
         count.add(key);
       }

@@ -25,8 +25,8 @@ from .table import BY_NAME
 _MASK_BLOCK, _MASK_ITEMS = 256, 16
 #: A mask block of _MASK_BLOCK threads counts _MASK_ITEMS elements each.
 INDEXING = Family("indexing/indexing.hip", {"RA_MASK_BLOCK": _MASK_BLOCK, "RA_MASK_ITEMS": _MASK_ITEMS})
-NAMES = ("index_offsets", "mask_count", "mask_positions",
-         *(f"{k}<{d.c_type}>" for d in ALL for k in ("gather", "scatter")))
+_OFFSETS, _MASK_COUNT, _MASK_POSITIONS = "index_offsets<int64_t>", "mask_count<bool>", "mask_positions<bool>"
+NAMES = (_OFFSETS, _MASK_COUNT, _MASK_POSITIONS, *(f"{k}<{d.c_type}>" for d in ALL for k in ("gather", "scatter")))
 _MASK_CHUNK = _MASK_BLOCK * _MASK_ITEMS
 _MASK_THREADS = (_MASK_BLOCK, 1, 1)
 _THREADS = (BLOCK, 1, 1)
@@ -54,7 +54,7 @@ def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: 
     axes = memory.from_host(np.array([*v.shape[:k], *v.strides[:k]], np.int64), dtypes.int64, v.device)
     bad = memory.full((), 0, dtypes.int32, v.device)
     offsets = memory.empty((m,), dtypes.int64, v.device)
-    _launch(v, "index_offsets", grid_1d(m, v.device), _THREADS,
+    _launch(v, _OFFSETS, grid_1d(m, v.device), _THREADS,
             [ptr(offsets), ptr(idx), ctypes.c_int64(m), ctypes.c_int(k), ptr(axes), ptr(bad)])
     axis = 0 if in_bounds else int(memory.to_host(bad))
     if axis:
@@ -79,7 +79,7 @@ def gather(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: bo
     if out.size == 0 and math.prod(shape) == 0:
         return out
     v, inner, rest = _rest(v, k)  # (the offsets are of this v)
-    INDEXING.prepare(v.device, ("index_offsets", f"gather<{v.dtype.c_type}>"), NAMES)
+    INDEXING.prepare(v.device, (_OFFSETS, f"gather<{v.dtype.c_type}>"), NAMES)
     offsets = _offsets(v, indices, shape, in_bounds)
     if out.size == 0:
         return out
@@ -95,7 +95,7 @@ def scatter(v: Array, indices: list[Array], value: Array, in_bounds: bool) -> No
     m = math.prod(shape)
     if m == 0:
         return
-    INDEXING.prepare(v.device, ("index_offsets", f"scatter<{v.dtype.c_type}>"), NAMES)
+    INDEXING.prepare(v.device, (_OFFSETS, f"scatter<{v.dtype.c_type}>"), NAMES)
     offsets = _offsets(v, indices, shape, in_bounds)
     rest_size = math.prod(v.shape[k:])
     if rest_size == 0:
@@ -126,14 +126,14 @@ def mask_indices(mask: Array) -> tuple[Array, ...]:
         flat = memory.empty((0,), dtypes.int64, mask.device)
     else:
         # (index_offsets too: a mask's positions go on to a gather or scatter)
-        INDEXING.prepare(mask.device, ("mask_count", "mask_positions", "index_offsets"), NAMES)
+        INDEXING.prepare(mask.device, (_MASK_COUNT, _MASK_POSITIONS, _OFFSETS), NAMES)
         counts = memory.empty((blocks,), dtypes.int64, mask.device)
-        _launch(mask, "mask_count", (blocks, 1, 1), _MASK_THREADS, [ptr(counts), ptr(mask), ctypes.c_int64(n)])
+        _launch(mask, _MASK_COUNT, (blocks, 1, 1), _MASK_THREADS, [ptr(counts), ptr(mask), ctypes.c_int64(n)])
         per_block = memory.to_host(counts)
         ends = np.cumsum(per_block)
         starts = memory.from_host(ends - per_block, dtypes.int64, mask.device)
         flat = memory.empty((int(ends[-1]),), dtypes.int64, mask.device)
-        _launch(mask, "mask_positions", (blocks, 1, 1), _MASK_THREADS,
+        _launch(mask, _MASK_POSITIONS, (blocks, 1, 1), _MASK_THREADS,
                 [ptr(flat), ptr(mask), ctypes.c_int64(n), ptr(starts)])
     if mask.ndim <= 1:
         return (flat,)

@@ -25,13 +25,14 @@ __all__ = ["kernel_sources"]
 
 RANDOM = Family("random/random.hip", {**streams.PHILOX, **streams.TERMS})
 OPS = ("uniform", "normal", "exponential")
+_WEIGHTS = "cumulative_weights<double>"
 
 
 @functools.lru_cache(maxsize=None)
 def _groups() -> dict[str, tuple[str, ...]]:
     out = {op: tuple(f"draw<{op}_op, {t.c_type}>" for t in streams.FLOATS) for op in OPS}
     out["integers"] = tuple(f"integers<{t.c_type}, {w}>" for t in streams.INTEGERS for w in ("false", "true"))
-    out["weights"] = ("cumulative_weights",)
+    out["weights"] = (_WEIGHTS,)
     return out
 
 
@@ -81,7 +82,7 @@ def cumulative_weights(p: Array) -> Array:
     """One thread adds the weights in order: the cpu back's order, so both give the same bits
     (a parallel scan would round differently); one pass over choice()'s weights."""
     out = memory.empty(p.shape, p.dtype, p.device)
-    RANDOM.launch(p.device, "cumulative_weights", _groups()["weights"], (1, 1, 1), (1, 1, 1),
+    RANDOM.launch(p.device, _WEIGHTS, _groups()["weights"], (1, 1, 1), (1, 1, 1),
                   [ptr(out), ptr(p), *i64(p.size)])
     return out
 

@@ -47,6 +47,7 @@ _COUNT_BLOCKS_PER_CU = 4  # few blocks for the count kernels: each adds its digi
 _LIMIT = 2**32  # indices ride along as uint32
 _U32 = dtypes.uint32
 _COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, identity_op, add_op>"
+_SEGMENT_KEYS = "segment_keys<uint32_t>"
 
 
 #: The unsigned dtype of each width: kernels read a value as its bits, of that type.
@@ -128,7 +129,7 @@ _KEYS_ONLY = ((dtypes.uint8, dtypes.uint8), (dtypes.uint16, _U32), (_U32, dtypes
               (dtypes.uint64, dtypes.uint64))
 _COMMON = (*(_onesweep(i, o, "void") for i, o in _KEYS_ONLY),
            *(_onesweep(b, _key_dtype(b), v) for b in _BITS.values() for v in ("uint32_t", "int64_t")),
-           *(f"sort_counts<{b.c_type}>" for b in _BITS.values()), "segment_keys", "unique_counts<int64_t>")
+           *(f"sort_counts<{b.c_type}>" for b in _BITS.values()), _SEGMENT_KEYS, "unique_counts<int64_t>")
 
 
 def kernel_sources() -> list[KernelSource]:
@@ -226,7 +227,7 @@ def _argsort_kernels(t: DType, rows: int, positions: bool) -> list[str]:
     if t.kind == "c":  # the imaginary parts' sort comes first, its values uint32 indices
         names += _passes(bits, bits.itemsize, True, False)
     if rows > 1:
-        names += ["segment_keys", *_passes(_U32, _row_digits(rows), True, positions)]
+        names += [_SEGMENT_KEYS, *_passes(_U32, _row_digits(rows), True, positions)]
     return names
 
 
@@ -245,7 +246,7 @@ def _argsort_rows(device: Device, x: Array, length: int, flags: int, out: Array 
     if rows > 1:
         digits = _row_digits(rows)
         seg = memory.empty((n,), _U32, device)
-        scratch = _counted(device, "segment_keys", n,
+        scratch = _counted(device, _SEGMENT_KEYS, n,
                            [ptr(seg), ptr(idx), *i64(n, length), ctypes.c_int32(digits)], _U32)
         idx = _radix(device, scratch, n, _Keys(ptr(seg), _U32), digits, True, idx, out, length)
     return idx
