@@ -90,10 +90,12 @@ def batched(sources: Sequence[KernelSource], chunk: int = CHUNK) -> list[KernelS
     instantiation built once per target, and many single-kernel programs cost mostly start-up.
     """
     merged: dict[tuple[str, tuple[str, ...]], dict[str, None]] = {}
+    generated = [ks for ks in sources if ks.source is not None]  # (each its own program)
     for ks in sources:
-        merged.setdefault((ks.path, ks.options), {}).update(dict.fromkeys(ks.names))
-    return [KernelSource(path, tuple(names)[i:i + chunk], options)
-            for (path, options), names in merged.items() for i in range(0, len(names), chunk)]
+        if ks.source is None:
+            merged.setdefault((ks.path, ks.options), {}).update(dict.fromkeys(ks.names))
+    return [*(KernelSource(path, tuple(names)[i:i + chunk], options)
+              for (path, options), names in merged.items() for i in range(0, len(names), chunk)), *generated]
 
 
 def _compile_one(target: str, ks: KernelSource, cache: str | None) -> tuple[str, str, int, float, str, bool]:
@@ -105,12 +107,12 @@ def _compile_one(target: str, ks: KernelSource, cache: str | None) -> tuple[str,
     cached = False
     try:
         if cache is None:
-            code, _ = compile_program(rtc, kernel_source(ks.path), ks.path, ks.names,
+            code, _ = compile_program(rtc, ks.source or kernel_source(ks.path), ks.path, ks.names,
                                       [*rtc.target_options(arch, wave), *ks.options], target)
         else:
             compiler = Compiler(rtc, arch, wave, Path(cache))
-            cached = compiler.cached(ks.path, ks.names, ks.options)
-            code = compiler.compile(ks.path, ks.names, ks.options).code
+            cached = compiler.cached(ks.path, ks.names, ks.options, ks.source)
+            code = compiler.compile(ks.path, ks.names, ks.options, ks.source).code
         error = "" if code else f"{ks.path}: the compiler returned no code"
     except CompileError as exc:
         error = str(exc)

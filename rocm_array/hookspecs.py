@@ -41,12 +41,15 @@ class KernelSource:
 
     ``path`` is relative to the ``kernels`` folder; ``names`` are C++ name
     expressions (``"binary<add_op, float>"``) compiled together; ``options`` are
-    extra compiler flags. CI compiles every one for every target architecture.
+    extra compiler flags; ``source``, when set, is the text of a program generated at
+    run time (a fused expression's), which ``path`` names. CI compiles every one for
+    every target architecture.
     """
 
     path: str
     names: tuple[str, ...]
     options: tuple[str, ...] = ()
+    source: str | None = None
 
 
 class Own:

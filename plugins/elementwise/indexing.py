@@ -204,6 +204,7 @@ def _value(x: Array, value: Any) -> Array:
 
 def setitem(x: Array, key: Any, value: Any, /) -> None:
     x._check_writable("__setitem__")
+    memory.before_write(x)
     key = _numpy_keys(x, key)
     value = _value(x, value)
     flag = _sole_bool(x, key)

@@ -72,6 +72,7 @@ def inplace(fn_name: str, self: Array, other: Any) -> Array:
     """``self <op>= other``: the result must keep self's dtype and shape; written into self's buffer
     (by the back itself for the elementwise functions, else through a copy)."""
     self._check_writable(f"in-place {fn_name}")
+    memory.before_write(self)
     fn = TABLE[fn_name]
     if isinstance(fn, Ufunc):
         return fn.into(self, self, other)

@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from ..backs import Backs
+from ..runtime.buffer import SHARED
 
 if TYPE_CHECKING:
     from ..array import Array
     from ..devices import Device
     from ..dtypes import DType
 
-__all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "from_host", "to_host", "dlpack_device",
-           "to_dlpack", "EMPTY", "FILL", "COPY", "FROM_HOST", "TO_HOST", "DLPACK_DEVICE", "TO_DLPACK"]
+__all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "from_host", "to_host", "before_write",
+           "share", "dlpack_device", "to_dlpack", "EMPTY", "FILL", "COPY", "FROM_HOST", "TO_HOST", "DLPACK_DEVICE", "TO_DLPACK"]
 
 #: ``back(shape, dtype, device)``: a new contiguous Array with unspecified contents.
 EMPTY = Backs("memory allocations")
@@ -94,6 +95,27 @@ def from_host(a: Any, dtype: DType, device: Device) -> Array:
 def to_host(x: Array) -> np.ndarray:
     """A NumPy copy (GPU) or view (cpu) of ``x``'s elements."""
     return cast("np.ndarray", TO_HOST[x.device.kind](x))
+
+
+def before_write(x: Array) -> None:
+    """Before ``x``'s memory is written in place: the deferred results that read it (see
+    ``rocm_array.fusion``) are computed first, from the values they were given."""
+    buf = x._buf
+    readers = getattr(buf, "readers", None)  # (a cpu array's buffer is NumPy's: nothing deferred)
+    if readers and readers is not SHARED:
+        buf.readers = None
+        for ref in readers:
+            pending = ref()
+            if pending is not None:
+                pending.force()
+
+
+def share(x: Array) -> None:
+    """``x``'s memory is shared with another library (DLPack), which may write it at any time:
+    results that read it are computed now, and none is deferred over it from now on."""
+    before_write(x)
+    if hasattr(x._buf, "readers"):
+        x._buf.readers = SHARED
 
 
 def dlpack_device(device: Device) -> tuple[int, int]:

@@ -17,7 +17,7 @@ from ..devices import Device, gpus
 from ..dtypes import DType
 from ..launch import address
 from ..runtime import dlpack
-from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST, contiguous
+from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST, contiguous, share
 from . import copy as copied
 from .copies import copy, fill
 
@@ -55,6 +55,8 @@ def to_dlpack(x: Array, stream: Any, max_version: tuple[int, int] | None, dl_dev
                           + (" without a copy" if copy is False else ""))
     if copy:
         x = copied(x)
+    else:
+        share(x)  # the consumer may write it
     rt.order_before(stream)
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
     return dlpack.export(address(x), x.shape, x.strides, x.dtype, here, versioned, bool(copy), owner=x)
@@ -74,7 +76,10 @@ def import_dlpack(obj: Any, copy: bool | None = None) -> Array:
             capsule = obj.__dlpack__(stream=rt.driver.stream)
         t = dlpack.import_capsule(capsule, where, str(dev))
         x = Array(t.buffer, t.shape, t.strides, t.offset, t.dtype, dev)
-        return copied(x) if copy else x
+        if copy:
+            return copied(x)
+        share(x)  # the producer may write it
+        return x
     raise BufferError(f"from_dlpack(): DLPack device {where} is not a GPU rocm_array found "
                       f"({', '.join(str(d) for d in gpus()) or 'none'})")
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import atexit
 from typing import Any, Callable
 
-__all__ = ["DeviceBuffer"]
+__all__ = ["DeviceBuffer", "SHARED"]
+
+#: ``DeviceBuffer.readers`` of memory that another library may write at any time (DLPack).
+SHARED = "shared"
 
 _exiting = False
 
@@ -29,7 +32,7 @@ class DeviceBuffer:
     belongs to alive until then.
     """
 
-    __slots__ = ("ptr", "nbytes", "device_index", "owner", "_release", "__weakref__")
+    __slots__ = ("ptr", "nbytes", "device_index", "owner", "readers", "_release", "__weakref__")
 
     def __init__(self, ptr: int, nbytes: int, device_index: int,
                  release: Callable[[int], Any] | None, owner: Any = None) -> None:
@@ -37,6 +40,9 @@ class DeviceBuffer:
         self.nbytes = nbytes
         self.device_index = device_index
         self.owner = owner
+        #: Deferred results that read this memory (weak references, see ``memory.before_write``),
+        #: or SHARED: memory another library may write (DLPack), which results are never deferred over.
+        self.readers: Any = None
         self._release = release
 
     def __del__(self) -> None:

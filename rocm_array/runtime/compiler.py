@@ -23,7 +23,7 @@ import struct
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -158,23 +158,26 @@ class Compiler:
         """Every option a compile passes: the target's, then the kernel's own."""
         return [*self.rtc.target_options(self.arch, self.wave_size), *extra]
 
-    def key(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> str:
-        """The cache key of one program (see the module docstring for what it covers)."""
+    def key(self, path: str, names: Sequence[str], options: Sequence[str] = (), source: str | None = None) -> str:
+        """The cache key of one program (see the module docstring for what it covers); ``source``:
+        a generated program's text, named ``path``, instead of ``kernels/<path>``'s."""
         h = hashlib.sha256()
-        parts = [kernel_source(path), sorted(kernel_headers().items()), self.options(options),
-                 self.arch, self.wave_size, self.rtc.name, self._version, list(names)]
+        parts = [kernel_source(path) if source is None else source, sorted(kernel_headers().items()),
+                 self.options(options), self.arch, self.wave_size, self.rtc.name, self._version, list(names)]
         h.update(json.dumps(parts).encode())
         return h.hexdigest()
 
-    def cached(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> bool:
+    def cached(self, path: str, names: Sequence[str], options: Sequence[str] = (), source: str | None = None) -> bool:
         """Whether ``compile`` would find this program in memory or on disk (and compile nothing)."""
-        key = self.key(path, list(names), options)
+        key = self.key(path, list(names), options, source)
         return key in self._memory or self._load(key) is not None
 
-    def compile(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> Program:
-        """The program for ``names`` of ``kernels/<path>``: from memory, from disk, or compiled."""
+    def compile(self, path: str, names: Sequence[str], options: Sequence[str] = (),
+                source: str | None = None) -> Program:
+        """The program for ``names`` of ``kernels/<path>`` (or of the generated ``source``, which
+        ``path`` names in logs): from memory, from disk, or compiled."""
         names = list(names)
-        key = self.key(path, names, options)
+        key = self.key(path, names, options, source)
         prog = self._memory.get(key)
         if prog is not None:
             return prog
@@ -184,8 +187,8 @@ class Compiler:
             prog = self._memory.get(key) or self._load(key)
             if prog is None:
                 start = time.perf_counter()
-                code, lowered = compile_program(self.rtc, kernel_source(path), path, names,
-                                                self.options(options), self.target)
+                code, lowered = compile_program(self.rtc, kernel_source(path) if source is None else source, path,
+                                                names, self.options(options), self.target)
                 prog = Program(key, code, lowered)
                 self._store(prog)
                 seconds = time.perf_counter() - start
@@ -194,6 +197,11 @@ class Compiler:
                          _describe(path, names), self.target, seconds, self.cache)
             self._memory[key] = prog
         return prog
+
+    def compile_later(self, path: str, names: Sequence[str], options: Sequence[str] = (),
+                      source: str | None = None) -> Future[Program]:
+        """``compile`` on a thread: the program when it is ready."""
+        return _pool().submit(self.compile, path, names, options, source)
 
     def compile_all(self, programs: Sequence[tuple[str, Sequence[str], Sequence[str]]]) -> list[Program]:
         """``compile`` of each (path, names, options), those not cached compiled at once on threads:

@@ -18,7 +18,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from .buffer import DeviceBuffer
-    from .compiler import Program, Rtc
+    from .compiler import Compiler, Program, Rtc
     from .launcher import Launcher
 
 __all__ = ["DeviceProperties", "DriverError", "DriverOutOfMemory", "Driver", "Runtime"]
@@ -85,6 +85,7 @@ class Runtime(Protocol):
     platform: str
     properties: DeviceProperties
     driver: Driver
+    compiler: Compiler
 
     # -- memory, in bytes at device addresses --
     def allocate(self, nbytes: int) -> DeviceBuffer: ...

@@ -1,0 +1,57 @@
+"""The switch of deferred elementwise results on GPUs ("fusion").
+
+With fusion on, an elementwise function of GPU arrays of one shape returns an array whose data
+is not computed yet: an expression over its operands, which later elementwise functions extend.
+The whole expression runs as one generated kernel when its data is first needed (any other use:
+indexing, a reduction, printing, a device transfer, DLPack, a Python scalar, an in-place write).
+The elementwise plugin builds and runs the expressions; this module only holds the switch:
+
+- ``ROCM_ARRAY_FUSION=1`` turns it on for the process (read at import; off by default until the
+  GPU suite and array-api-tests have passed with it on), ``0`` off;
+- ``set_enabled(flag)`` turns it on or off for the process;
+- ``with eager():`` runs this thread's elementwise functions as eager kernels inside the block.
+
+Results are the same bits either way: a generated kernel rounds each operation's result to its
+dtype as the eager kernels do, and never contracts two operations into one (no fused
+multiply-add across them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from typing import Iterator
+
+__all__ = ["FUSION_VAR", "active", "enabled", "set_enabled", "eager"]
+
+FUSION_VAR = "ROCM_ARRAY_FUSION"
+
+_on = os.environ.get(FUSION_VAR, "0").strip() == "1"
+_local = threading.local()
+
+
+def enabled() -> bool:
+    """Whether fusion is on for the process (``set_enabled``, or ``ROCM_ARRAY_FUSION``)."""
+    return _on
+
+
+def set_enabled(flag: bool) -> None:
+    """Turn fusion on or off for the process. Results already deferred stay so until needed."""
+    global _on
+    _on = bool(flag)
+
+
+def active() -> bool:
+    """Whether an elementwise function called now on this thread may defer its result."""
+    return _on and not getattr(_local, "eager", 0)
+
+
+@contextlib.contextmanager
+def eager() -> Iterator[None]:
+    """Within the block, this thread's elementwise functions launch their kernels at once."""
+    _local.eager = getattr(_local, "eager", 0) + 1
+    try:
+        yield
+    finally:
+        _local.eager -= 1
