@@ -10,7 +10,7 @@ from __future__ import annotations
 from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
-from . import cpu, creation, data_types, gpu, gpu_indexing, indexing, manipulation, operators, where
+from . import cpu, creation, data_types, fused, gpu, gpu_indexing, indexing, manipulation, operators, where
 
 
 _register = register_once(cpu, gpu, gpu_indexing)
@@ -29,4 +29,4 @@ own = Own(rocm_array_functions)
 
 @hookimpl
 def rocm_array_kernels() -> list[KernelSource]:
-    return [*gpu.kernel_sources(), *gpu_indexing.kernel_sources()]
+    return [*gpu.kernel_sources(), *gpu_indexing.kernel_sources(), *fused.kernel_sources()]

@@ -27,7 +27,11 @@ from rocm_array.launch import BLOCK, Family, grid_1d, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.runtime.layout import BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg
 
+from rocm_array.fusion import active
+
 from . import backs
+from .deferred import defer, defer_contiguous
+from .fused import scalar_value
 from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
@@ -77,16 +81,9 @@ def narrow(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> ctypes.c_i
     return ctypes.c_int(n <= _INT32 and fits)
 
 
-#: Scalar conversions that match NumPy's assignment exactly (the C casts); others go through NumPy.
-_FAST_SCALARS: dict[str, Callable[[Any], Any]] = {
-    d.name: ctype_of(d) for d in ALL if d.kind in "biu" or d.name in ("float32", "float64")}
 _ZEROS = {d.name: scalar_arg(d, 0) for d in ALL}
 _ZERO_BYTES = {name: bytes(v) for name, v in _ZEROS.items()}
-
-
-def _scalar(dtype: DType, value: Any) -> Any:
-    fast = _FAST_SCALARS.get(dtype.name)
-    return fast(value) if fast is not None else scalar_arg(dtype, value)
+_scalar = scalar_value
 
 
 def _overlaps(out: Array, a: Array) -> bool:
@@ -115,6 +112,10 @@ def _across(a: Array, out: Array) -> bool:
 # -- elementwise functions ------------------------------------------------------------------------------
 def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
           out: Array | None = None) -> Array:
+    if out is None and active():
+        deferred = defer(fn, arrays, dtype, out_dtype, shape)
+        if deferred is not None:
+            return deferred
     device = arrays[0]._device
     target = out
     if out is None:
@@ -222,23 +223,32 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
             launch([out._buf.ptr, *operands, n])
         return out
 
+    # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack).
+    def deferred(args: list[Array | Scalar], x: Array) -> Array | None:
+        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device) if active() else None
+
     def unary(x: Array) -> Array:
-        return run(x, (x._buf.ptr + x._offset * size,))
+        d = deferred([x], x)
+        return d if d is not None else run(x, (x._buf.ptr + x._offset * size,))
 
     zero = _ZERO_BYTES[dtype.name]
 
     def binary(x1: Array, x2: Array) -> Array:
-        return run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))
+        d = deferred([x1, x2], x1)
+        return d if d is not None else run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size,
+                                                zero))
 
     def value(v: Any) -> bytes:
         check_bounds(v, dtype)
         return bytes(_scalar(dtype, v))
 
     def scalar_first(v: Any, x: Array) -> Array:
-        return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
+        d = deferred([Scalar(v, dtype, device), x], x)
+        return d if d is not None else run(x, (0, x._buf.ptr + x._offset * size, value(v)))
 
     def scalar_second(x: Array, v: Any) -> Array:
-        return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
+        d = deferred([x, Scalar(v, dtype, device)], x)
+        return d if d is not None else run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
 
     return unary if fn.arity == 1 else (binary, scalar_first, scalar_second)[s]
 

@@ -1,0 +1,237 @@
+"""Deferred elementwise results on GPUs, computed by fused kernels (the switch: ``rocm_array.fusion``).
+
+With fusion on, an elementwise function whose array operands are contiguous GPU arrays of the
+result's shape returns an Array whose buffer is a ``Pending``: the operation and its operands (a
+``fused.Node``), checked by the front as usual but not computed. An elementwise function of such
+arrays extends the expression. The expression becomes data when its address is first read
+(``Pending.ptr``), which every other use does: a reduction or any other kernel, indexing, a copy,
+a device transfer, DLPack, printing, a Python scalar, an in-place write. It then runs as one
+generated kernel (``fused.py``) into the result's buffer.
+
+Compiling that kernel must not cost more than it saves: an expression of one operation runs its
+eager kernel, and the first time an expression's shape is seen (and its kernel is not in the disk
+cache) its operations run one by one, as without fusion, while its kernel compiles on a thread;
+later expressions of that shape use it.
+
+Semantics are the eager ones:
+- the same bits (see fused.hip: each result rounded to its dtype, no contraction across operations);
+- no result sees a later write: an in-place write to an array (``memory.before_write``) first
+  computes the results that read it, and memory shared through DLPack is never read lazily;
+- an expression keeps the arrays it reads alive, at most ``MAX_LEAVES`` of them, instead of the
+  intermediate results eager code keeps; it holds at most ``MAX_NODES`` operations (past that, an
+  operand is computed and read as an array);
+- a result is computed once, under a lock, whichever thread asks first.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import threading
+import weakref
+from concurrent.futures import Future
+from typing import Any, TYPE_CHECKING, cast
+
+from rocm_array import fusion
+from rocm_array.array import Array, contiguous_strides
+from rocm_array.dtypes import DType
+from rocm_array.launch import BLOCK
+from rocm_array.runtime.buffer import SHARED, DeviceBuffer
+from rocm_array.runtime.layout import BLOCKS_PER_CU
+
+from . import fused
+from .backs import UFUNC
+from .fused import Node, Operand
+from .ufunc import Scalar, Ufunc
+
+if TYPE_CHECKING:
+    from rocm_array.devices import Device
+
+__all__ = ["Pending", "defer", "defer_contiguous", "MAX_NODES", "MAX_LEAVES", "COMPILE_IN_BACKGROUND"]
+
+#: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
+#: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
+MAX_NODES = 24
+#: Arrays one expression reads (and keeps alive until it is computed).
+MAX_LEAVES = 8
+#: Compile a new expression's kernel on a thread while its operations run eagerly (False: compile
+#: at once and run it; the tests use that to run every generated kernel).
+COMPILE_IN_BACKGROUND = True
+#: A buffer's list of readers is pruned of computed ones past this length.
+_PRUNE = 32
+
+_registry_lock = threading.Lock()
+
+
+class Pending:
+    """The buffer of a deferred result: reads of ``ptr`` compute it (once, on any thread)."""
+
+    __slots__ = ("node", "device", "nbytes", "device_index", "owner", "readers", "_real", "__weakref__")
+
+    def __init__(self, node: Node, device: Device, nbytes: int) -> None:
+        self.node: Node | None = node
+        self.device = device
+        self.nbytes = nbytes
+        self.device_index = device.index
+        self.owner = None
+        self.readers: Any = None  # (as DeviceBuffer's: results deferred over this one once computed)
+        self._real: DeviceBuffer | None = None
+
+    @property
+    def ptr(self) -> int:
+        real = self._real
+        return (real if real is not None else self.force()).ptr
+
+    def force(self) -> DeviceBuffer:
+        """The result's memory, computed now if it is not yet."""
+        with _compute_lock:
+            if self._real is None:
+                node = self.node
+                assert node is not None
+                self._real = _evaluate(node, self.device)
+                self.node = None  # the arrays it read may go
+        return self._real
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a deferred result's buffer cannot be pickled; pickle the rocm_array Array that views it")
+
+    def __repr__(self) -> str:
+        state = "computed" if self._real is not None else "deferred"
+        return f"Pending({state}, {self.nbytes} bytes, device {self.device_index})"
+
+
+#: One result is computed at a time (a lock per result would cost each deferred operation one).
+_compute_lock = threading.RLock()
+
+
+def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType,
+          shape: tuple[int, ...]) -> Array | None:
+    """The deferred result of ``fn`` on ``arrays`` (the front's operands), or None when they do not
+    qualify: an array of another shape or layout, or memory shared through DLPack."""
+    strides = contiguous_strides(shape)
+    device = None
+    for a in arrays:
+        if isinstance(a, Scalar):
+            continue
+        if a._shape != shape or a._strides != strides:
+            return None
+        device = a._device
+    if device is None:
+        return None
+    return defer_contiguous(fn, arrays, dtype, out_dtype, shape, strides, device)
+
+
+def defer_contiguous(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType,
+                     shape: tuple[int, ...], strides: tuple[int, ...], device: Device) -> Array | None:
+    """``defer`` for operands known to be contiguous arrays of ``shape`` on ``device`` (and Python
+    scalars): what a lane has (``gpu.lane``)."""
+    for a in arrays:
+        if type(a) is Array and a._buf.readers is SHARED:
+            return None
+    if 0 in shape:
+        return None
+    node = Node(fn, dtype, out_dtype, _operands(arrays), shape)
+    if node.count > MAX_NODES or len(node.leaves) > MAX_LEAVES:
+        # Past the limits: the deferred operands are computed and read as arrays.
+        for a in arrays:
+            if isinstance(a, Array) and type(a._buf) is Pending:
+                a._buf.force()
+        node = Node(fn, dtype, out_dtype, _operands(arrays), shape)
+        if len(node.leaves) > MAX_LEAVES:
+            return None
+    pending = Pending(node, device, math.prod(shape) * out_dtype.itemsize)
+    _register(pending, node.leaves.values())
+    return Array(pending, shape, strides, 0, out_dtype, device)
+
+
+def _operands(arrays: list[Array | Scalar]) -> tuple[Operand, ...]:
+    """A node's operands: a deferred array's own node, else the array or scalar."""
+    args: list[Operand] = []
+    for a in arrays:
+        buf = None if isinstance(a, Scalar) else a._buf
+        node = buf.node if type(buf) is Pending else None
+        args.append(node if node is not None else a)
+    return tuple(args)
+
+
+def _register(pending: Pending, leaves: Any) -> None:
+    """Record ``pending`` as a reader of each array it reads (``memory.before_write`` computes it
+    before any of them is written in place)."""
+    ref = weakref.ref(pending)
+    with _registry_lock:
+        for a in leaves:
+            buf = a._buf
+            readers = buf.readers
+            if readers is None:
+                buf.readers = [ref]
+            else:
+                if len(readers) >= _PRUNE:
+                    readers[:] = [r for r in readers if (p := r()) is not None and p._real is None]
+                readers.append(ref)
+
+
+# -- evaluation ----------------------------------------------------------------------------------
+#: (runtime, generated struct) -> the loaded kernel, or the Future of its compile.
+_KERNELS: dict[tuple[Any, str], Any] = {}
+#: (runtime, expression shape) -> (its kernel's launcher, the Kernel, blocks at most): the fast path.
+_READY: dict[tuple[Any, Any], tuple[Any, fused.Kernel, int]] = {}
+_kernels_lock = threading.Lock()
+
+
+def _evaluate(node: Node, device: Device) -> DeviceBuffer:
+    """The memory of ``node``'s result on ``device``: by its generated kernel when it is ready,
+    else operation by operation (an expression of one operation always so)."""
+    if node.count > 1:
+        rt = device.runtime
+        ready = _READY.get((rt, node.sig))
+        if ready is None:
+            k = fused.kernel(node.sig)
+            function = _kernel(device, k.source)
+            if function is not None:
+                ready = _READY[(rt, node.sig)] = (
+                    rt.launcher(function, [k.struct, ctypes.c_int64], (BLOCK, 1, 1)), k,
+                    rt.properties.compute_units * BLOCKS_PER_CU)
+        if ready is not None:
+            launch, k, most = ready
+            n = math.prod(node.shape)
+            buf = rt.allocate(n * k.out_dtype.itemsize)
+            blocks = -(-n // (BLOCK * 2 * k.width))
+            launch((blocks if blocks < most else most, 1, 1),
+                   [k.pack(buf.ptr, *[a._buf.ptr + a._offset * a._dtype.itemsize for a in node.arrays],
+                           *node.scalars, 0), n])
+            return buf
+    return _eagerly(node, {})._buf  # type: ignore[no-any-return]
+
+
+def _kernel(device: Device, struct: str) -> Any:
+    """The loaded kernel of the generated ``struct``, or None while it compiles on a thread."""
+    rt = device.runtime
+    key = (rt, struct)
+    source = fused.prelude() + struct
+    compiler = rt.compiler
+    with _kernels_lock:
+        found = _KERNELS.get(key)
+        if found is None:
+            if COMPILE_IN_BACKGROUND and not compiler.cached(fused.PATH, [fused.KERNEL], (), source):
+                _KERNELS[key] = compiler.compile_later(fused.PATH, [fused.KERNEL], (), source)
+                return None
+            found = _KERNELS[key] = rt.load(compiler.compile(fused.PATH, [fused.KERNEL], (), source))[fused.KERNEL]
+            return found
+        if isinstance(found, Future):
+            if not found.done():
+                return None
+            # (a compile that failed raises here, as an eager kernel's would)
+            found = _KERNELS[key] = rt.load(found.result())[fused.KERNEL]
+    return found
+
+
+def _eagerly(node: Node, done: dict[int, Array]) -> Array:
+    """``node``'s result as the eager kernels compute it (each shared operation once)."""
+    found = done.get(id(node))
+    if found is not None:
+        return found
+    operands: list[Array | Scalar] = [_eagerly(a, done) if isinstance(a, Node) else a for a in node.args]
+    with fusion.eager():
+        out = cast("Array", UFUNC["gpu"](node.fn, operands, node.dtype, node.out_dtype, node.shape))
+    done[id(node)] = out
+    return out

@@ -1,0 +1,245 @@
+"""The kernel of a fused elementwise expression: ``kernels/elementwise/elementwise.hip`` and
+``fused.hip``, completed by a generated struct ``RaFused`` (see fused.hip for what it holds).
+
+The struct's text is a function of the expression's shape alone: the operations (the rows'
+functors and their dtypes), where each Python scalar sits, and the dtype of each array read
+(every array is contiguous and of the result's shape). It is also the key of the compiled
+kernel, so a loop that builds the same expression compiles it once. Array values and scalar
+values are the kernel's arguments.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import struct as pystruct
+from dataclasses import dataclass
+from typing import Any, Callable, Union, cast
+
+from rocm_array import dtypes, memory
+from rocm_array.array import Array
+from rocm_array.devices import cpu
+from rocm_array.dtypes import ALL, BY_NAME, DType
+from rocm_array.hookspecs import KernelSource
+from rocm_array.runtime.compiler import kernel_source
+from rocm_array.runtime.layout import ctype_of, scalar_arg
+
+from .ufunc import Scalar, Ufunc
+
+__all__ = ["Node", "Operand", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "scalar_value", "packed_scalar", "node",
+           "kernel_sources"]
+
+#: What a generated program is named (logs) and the kernel it holds.
+PATH = "elementwise/fused.hip"
+KERNEL = "fused_contiguous<RaFused>"
+
+
+class Node:
+    """One elementwise operation of an expression: row ``fn`` on ``args`` (arrays of ``shape``,
+    Python scalars, or other nodes) computed in ``dtype``, giving ``out_dtype``.
+
+    What its kernel needs is kept as it is built, from its operands': ``sig``, the expression's
+    shape (the key of its generated kernel); ``arrays`` and ``scalars``, the kernel's arguments in
+    order (an array read twice is passed twice, a shared operation computed where it is used:
+    reads of one address come from the cache, and operations are cheap beside memory); ``count``,
+    its operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
+    """
+
+    __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "count", "leaves", "sig", "arrays", "scalars")
+    count: int
+    leaves: dict[tuple[int, int, DType], Array]
+    sig: tuple[Any, ...]
+    arrays: tuple[Array, ...]
+    scalars: tuple[Any, ...]
+
+    def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, args: tuple[Operand, ...],
+                 shape: tuple[int, ...]) -> None:
+        self.fn, self.dtype, self.out_dtype, self.args, self.shape = fn, dtype, out_dtype, args, shape
+        count = 1
+        leaves: dict[tuple[int, int, DType], Array] = {}
+        sigs: list[Any] = []
+        arrays: tuple[Array, ...] = ()
+        scalars: tuple[Any, ...] = ()
+        for a in args:
+            if type(a) is Array:
+                arr = a
+                leaves[(id(arr._buf), arr._offset, arr._dtype)] = arr
+                sigs.append(_ARRAY[arr._dtype.name])
+                arrays += (arr,)
+            elif type(a) is Node:
+                node = a
+                count += node.count
+                leaves.update(node.leaves)
+                sigs.append(node.sig)
+                arrays += node.arrays
+                scalars += node.scalars
+            else:  # a Python scalar, passed in the compute dtype as the eager kernels take it
+                sigs.append(_SCALAR)
+                scalars += (packed_scalar(dtype, cast(Scalar, a).value),)
+        self.count, self.leaves, self.arrays, self.scalars = count, leaves, arrays, scalars
+        self.sig = (fn.functor, fn.arity, dtype.name, out_dtype.name, tuple(sigs))
+
+
+Operand = Union[Node, Array, Scalar]
+_SCALAR = ("s",)
+_ARRAY = {d.name: ("a", d.name) for d in ALL}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """The generated struct of an expression shape: its text, its ctypes layout (the kernel's
+    first argument) and ``pack``, which makes that argument's bytes of (out, each array's
+    address, each scalar, the fence 0), and its elements per vector access."""
+
+    source: str
+    struct: type[ctypes.Structure]
+    pack: Callable[..., bytes]
+    width: int
+    out_dtype: DType
+
+
+@functools.lru_cache(maxsize=4096)
+def kernel(sig: Any) -> Kernel:
+    """The generated struct of the expression shape ``sig`` (a ``Node.sig``)."""
+    arrays: list[DType] = []
+    scalars: list[DType] = []
+    lines: list[str] = []
+
+    def visit(sig: Any) -> str:
+        functor, arity, dtype_name, out_name, args = sig
+        dtype = BY_NAME[dtype_name]
+        texts = []
+        for a in args:
+            if a is _SCALAR:
+                scalars.append(dtype)
+                texts.append(f"s{len(scalars) - 1}")
+                continue
+            if a[0] == "a":
+                arrays.append(BY_NAME[a[1]])
+                text, kind = f"a{len(arrays) - 1}", a[1]
+            else:
+                text, kind = visit(a), a[3]
+            # An operand of another dtype is cast as the eager path's copy casts it.
+            texts.append(text if kind == dtype_name else f"ra_cast<{dtype.c_type}>({text})")
+        out = BY_NAME[out_name]
+        local = f"t{len(lines)}"
+        wrap = "RaUnary" if arity == 1 else "RaBinary"
+        lines.append(f"    const {out.c_type} {local} = ra_fence({wrap}<{functor}, {dtype.c_type}, {out.c_type}>()"
+                     f"({', '.join(texts)}), fence);")
+        return local
+
+    result = visit(sig)
+    out_dtype = BY_NAME[sig[3]]
+    out_t = out_dtype.c_type
+    widest = max([out_dtype.itemsize, *(d.itemsize for d in arrays)])
+    width = 16 // widest if widest < 16 else 1
+    types = [d.c_type for d in arrays]
+    vec = [f"ra_vec<{t}, {width}>" for t in types]
+    members = "\n".join([f"  {out_t}* RA_RESTRICT out;",
+                         *(f"  const {t}* RA_RESTRICT p{k};" for k, t in enumerate(types)),
+                         *(f"  {d.c_type} s{k};" for k, d in enumerate(scalars)),
+                         "  unsigned int fence;"])
+    aligned = " && ".join([f"ra_aligned(out, {width} * sizeof({out_t}))",
+                           *(f"ra_aligned(p{k}, {width} * sizeof({t}))" for k, t in enumerate(types))])
+    body = "\n".join(lines)
+    source = f"""
+struct RaFused {{
+  typedef {out_t} out_type;
+  static constexpr int width = {width};
+  struct Loads {{ {" ".join(f"{v} a{k};" for k, v in enumerate(vec))} }};
+{members}
+  RA_DEVICE {out_t} value({", ".join(f"{t} a{k}" for k, t in enumerate(types))}) const {{
+{body}
+    return {result};
+  }}
+  RA_DEVICE bool aligned() const {{ return {aligned}; }}
+  RA_DEVICE Loads load(ra_index_t i) const {{ return {{{", ".join(f"((const {v}*)p{k})[i]" for k, v in enumerate(vec))}}}; }}
+  RA_DEVICE void store(ra_index_t i, const Loads& x) const {{
+    ra_vec<{out_t}, {width}> y;
+#pragma unroll
+    for (int k = 0; k < {width}; ++k) y.v[k] = value({", ".join(f"x.a{k}.v[k]" for k in range(len(types)))});
+    ((ra_vec<{out_t}, {width}>*)out)[i] = y;
+  }}
+  RA_DEVICE {out_t} at(ra_index_t i) const {{ return value({", ".join(f"p{k}[i]" for k in range(len(types)))}); }}
+}};
+"""
+    types_ = [ctypes.c_void_p] * (1 + len(arrays)) + [ctype_of(d) for d in scalars] + [ctypes.c_uint]
+    struct = type("RaFused", (ctypes.Structure,), {"_fields_": [(f"m{k}", t) for k, t in enumerate(types_)]})
+    fmt, end = "=", 0
+    for k, t in enumerate(types_):  # the members at their C offsets, as ctypes lays them out
+        offset = getattr(struct, f"m{k}").offset
+        fmt += "x" * (offset - end) + _CODES.get(t, f"{ctypes.sizeof(t)}s")
+        end = offset + ctypes.sizeof(t)
+    fmt += "x" * (ctypes.sizeof(struct) - end)
+    return Kernel(source, struct, pystruct.Struct(fmt).pack, width, out_dtype)
+
+
+#: struct codes of the member types that pack as numbers (the others pack as their bytes).
+_CODES: dict[Any, str] = {
+    ctypes.c_void_p: "Q", ctypes.c_bool: "?", ctypes.c_int8: "b", ctypes.c_uint8: "B",
+    ctypes.c_int16: "h", ctypes.c_uint16: "H", ctypes.c_int32: "i", ctypes.c_uint32: "I",
+    ctypes.c_int64: "q", ctypes.c_uint64: "Q", ctypes.c_float: "f", ctypes.c_double: "d", ctypes.c_uint: "I",
+}
+
+
+#: Scalar conversions that match NumPy's assignment exactly (the C casts); others go through NumPy.
+_FAST_SCALARS: dict[str, Any] = {d.name: ctype_of(d) for d in ALL if d.kind in "biu" or d.name in ("float32", "float64")}
+
+
+def scalar_value(dtype: DType, value: Any) -> Any:
+    """A Python scalar as a kernel argument of ``dtype``, converted as NumPy assigns it."""
+    fast = _FAST_SCALARS.get(dtype.name)
+    return fast(value) if fast is not None else scalar_arg(dtype, value)
+
+
+def packed_scalar(dtype: DType, value: Any) -> Any:
+    """``scalar_value`` as ``Kernel.pack`` takes it: a number, or the bytes of a 16-bit float or complex."""
+    v = scalar_value(dtype, value)
+    return v.value if type(v) in _CODES else bytes(v)
+
+
+def prelude() -> str:
+    """What every generated struct is appended to: the functors and wrappers, and the fused kernel."""
+    return kernel_source("elementwise/elementwise.hip") + "\n" + kernel_source(PATH)
+
+
+def node(fn: Ufunc, *operands: Operand | bool | int | float | complex) -> Node:
+    """The node of ``fn`` on ``operands`` (nodes, arrays, Python scalars), through ``fn``'s front:
+    a node stands in as a cpu array of its result's dtype and shape."""
+    stand = tuple(empty_like_node(o) if isinstance(o, Node) else o for o in operands)
+    arrays, dtype, out_dtype, shape = fn._front(stand)
+    return Node(fn, dtype, out_dtype, tuple(o if isinstance(o, Node) else a for o, a in zip(operands, arrays)), shape)
+
+
+def empty_like_node(n: Node) -> Array:
+    return memory.empty(n.shape, n.out_dtype, cpu)
+
+
+def _examples() -> list[Node]:
+    """Expressions of every kind a generated kernel holds: scalars on either side, casts between
+    dtypes, a shared operation, 16-bit floats, complex values with a real result, integers and
+    booleans (the compile check builds each for every target)."""
+    from .table import BY_NAME as f
+
+    def leaf(dtype: DType) -> Array:
+        return memory.empty((4,), dtype, cpu)
+
+    x, y = leaf(dtypes.float32), leaf(dtypes.float32)
+    chain = node(f["add"], node(f["multiply"], node(f["exp"], node(f["multiply"], node(f["negative"], x), x)), 0.5),
+                 node(f["sin"], x))
+    h = leaf(dtypes.float16)
+    shared = node(f["multiply"], h, 2.0)
+    half = node(f["logical_and"], node(f["greater"], node(f["add"], shared, shared), h), node(f["isfinite"], shared))
+    z = leaf(dtypes.complex128)
+    wide = node(f["abs"], node(f["subtract"], node(f["multiply"], z, 1j), leaf(dtypes.complex64)))
+    i = leaf(dtypes.int8)
+    ints = node(f["bitwise_xor"], node(f["add"], i, leaf(dtypes.int64)), node(f["bitwise_left_shift"], 3, i))
+    b = leaf(dtypes.bfloat16)
+    brain = node(f["divide"], node(f["sqrt"], b), node(f["add"], y, b))
+    return [chain, half, wide, ints, brain]
+
+
+def kernel_sources() -> list[KernelSource]:
+    """Generated programs for the compile check (see ``_examples``)."""
+    text = prelude()
+    return [KernelSource(PATH, (KERNEL,), (), text + kernel(n.sig).source) for n in _examples()]

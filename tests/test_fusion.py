@@ -1,0 +1,348 @@
+"""Deferred elementwise results and their fused kernels (``rocm_array.fusion``).
+
+On each GPU (the simulator in CI): chains run as one generated kernel with the eager kernels'
+bits, writes and DLPack never let a result see a later write, limits and threads hold. Without
+a GPU: the switch, and over a recording driver with NVRTC, that a chain is one launch of one
+generated kernel, whose operations are not contracted into one another.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pytest
+
+import rocm_array as xp
+from rocm_array import dtypes, fusion, memory
+from rocm_array.devices import Device
+from rocm_array.runtime.buffer import SHARED, DeviceBuffer
+from rocm_array.runtime.compiler import Compiler, kernel_headers
+from rocm_array.runtime.gpu import GpuRuntime
+from rocm_array_plugins.elementwise import deferred, fused
+from rocm_array_plugins.elementwise.table import BY_NAME
+
+from helpers import RecordingDriver, host, small_values, storage
+
+GPUS = [str(d) for d in xp.__array_namespace_info__().devices() if str(d).startswith("gpu")]
+
+
+@pytest.fixture(params=GPUS or ["none"])
+def gpu(request: pytest.FixtureRequest) -> str:
+    if request.param == "none":
+        pytest.skip("no GPU")
+    return str(request.param)
+
+
+@pytest.fixture
+def fusing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fusion on; a new expression's kernel compiles at its first computation (so it runs)."""
+    monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", False)
+    was = fusion.enabled()
+    fusion.set_enabled(True)
+    try:
+        yield
+    finally:
+        fusion.set_enabled(was)
+
+
+def deferred_(x: xp.Array) -> bool:
+    return isinstance(x._buf, deferred.Pending) and x._buf.node is not None
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+def both(f: Callable[[], xp.Array]) -> tuple[xp.Array, np.ndarray]:
+    """``f()`` with fusion (the deferred result) and its eager result's elements."""
+    with fusion.eager():
+        eager = host(f())
+    return f(), eager
+
+
+def put(a: np.ndarray, gpu: str) -> xp.Array:
+    return xp.asarray(a, device=gpu)
+
+
+# -- on a GPU --------------------------------------------------------------------------------------
+def _float_chain(x: xp.Array, y: xp.Array) -> xp.Array:
+    return xp.exp(-x * x) * 0.5 + xp.sin(x) - y / 3
+
+
+def _int_chain(x: xp.Array, y: xp.Array) -> xp.Array:
+    return ((x * 3 + y) ^ x) - (y << 1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "complex128",
+                                   "int32", "uint8", "int64"])
+def test_a_chain_is_deferred_and_computed_with_the_eager_bits(gpu: str, fusing: None, dtype: str) -> None:
+    rng = np.random.default_rng(1)
+    n = 100003  # odd: a vector part and a tail
+    if dtype.startswith(("int", "uint")):
+        a, b = (rng.integers(0, 50, n).astype(dtype) for _ in range(2))
+        chain = _int_chain
+    else:
+        a, b = (rng.standard_normal(n).astype(storage(dtype)) for _ in range(2))
+        if dtype.startswith("complex"):
+            a = a + 1j * rng.standard_normal(n).astype(a.dtype)
+        chain = _float_chain
+    x, y = put(a, gpu), put(b, gpu)
+    result, eager = both(lambda: chain(x, y))
+    assert deferred_(result) and result._buf.node.count >= 5
+    assert same_bits(host(result), eager)
+
+
+def test_scalars_casts_comparisons_and_shared_operations(gpu: str, fusing: None) -> None:
+    i = put(small_values("int8", (1000,)), gpu)
+    f = put(small_values("float32", (1000,), 1), gpu)
+    h = put(small_values("float16", (1000,), 2), gpu)
+    cases = [
+        lambda: (2.5 - i) * f + i,                        # a scalar first; int8 cast to float32
+        lambda: xp.logical_and(f > i, h <= 0.5) ^ (i == 1),  # comparisons, bool operations
+        lambda: i / (i + 3),                               # integers divide in float64
+        lambda: (t := f * f + 1) * t - xp.sqrt(t),         # a shared operation
+        lambda: xp.abs(h * h - f),                         # float16 with float32: float32
+        lambda: xp.nextafter(h * 2, h),                    # a row that steps in float16 itself
+    ]
+    for case in cases:
+        result, eager = both(case)
+        assert deferred_(result)
+        assert same_bits(host(result), eager)
+
+
+# Rows of every kind: arithmetic, transcendental, rounding, comparisons, logic, bitwise, complex parts.
+_ROWS = [("add", "float32"), ("subtract", "int16"), ("multiply", "complex64"), ("divide", "float64"),
+         ("floor_divide", "int32"), ("remainder", "float32"), ("pow", "float32"), ("pow", "int64"),
+         ("hypot", "float32"), ("atan2", "float64"), ("logaddexp", "float32"), ("copysign", "float32"),
+         ("maximum", "float32"), ("minimum", "uint16"), ("exp", "complex128"), ("log1p", "float32"),
+         ("expm1", "float64"), ("tanh", "float16"), ("sqrt", "complex64"), ("round", "float32"),
+         ("floor", "bfloat16"), ("trunc", "float64"), ("sign", "complex64"), ("abs", "complex128"),
+         ("real", "complex64"), ("conj", "complex128"), ("isnan", "float32"), ("signbit", "float64"),
+         ("less", "int64"), ("not_equal", "complex64"), ("logical_xor", "bool"), ("bitwise_and", "uint32"),
+         ("bitwise_right_shift", "int16"), ("bitwise_invert", "int8"), ("square", "float32"),
+         ("reciprocal", "float32"), ("negative", "int64"), ("positive", "uint8")]
+
+
+@pytest.mark.parametrize("name,dtype", _ROWS, ids=[f"{n}-{d}" for n, d in _ROWS])
+def test_a_row_fused_gives_its_eager_bits(gpu: str, fusing: None, name: str, dtype: str) -> None:
+    """Each row after another operation (the positive, or for bool the not, of its operands): one
+    generated kernel."""
+    fn = BY_NAME[name]
+    before = xp.logical_not if dtype == "bool" else xp.positive
+    vals = [small_values(dtype, (513,), seed) for seed in range(fn.arity)]
+    if dtype.startswith(("float", "bfloat", "complex")):  # special values too
+        vals[0][:4] = np.array([0.0, -0.0, np.inf, np.nan]).astype(vals[0].dtype)
+    args = [put(v, gpu) for v in vals]
+    result, eager = both(lambda: fn(*(before(a) for a in args)))
+    assert deferred_(result)
+    assert same_bits(host(result), eager)
+
+
+def test_a_write_never_reaches_a_deferred_result(gpu: str, fusing: None) -> None:
+    a = np.arange(10, dtype=np.float32)
+    x = put(a, gpu)
+    y = x * 2 + 1
+    z = xp.sqrt(x) * x
+    assert deferred_(y) and deferred_(z)
+    x[0] = 100  # an in-place write: y and z are computed first, from x as it was
+    assert not deferred_(y) and not deferred_(z)
+    x += 1
+    w = x * 2 + 1
+    x[...] = 0
+    np.testing.assert_array_equal(host(y), a * 2 + 1)
+    np.testing.assert_array_equal(host(z), np.sqrt(a) * a)
+    expected = a + 1
+    expected[0] = 101
+    np.testing.assert_array_equal(host(w), expected * 2 + 1)
+
+
+def test_a_deferred_result_written_in_place(gpu: str, fusing: None) -> None:
+    x = put(np.arange(6, dtype=np.float64), gpu)
+    y = x * 2 + 1
+    v = y[::2]  # a view of a deferred result: computing it computes y
+    y += 1
+    y[1] = -1
+    np.testing.assert_array_equal(host(y), [2, -1, 6, 8, 10, 12])
+    np.testing.assert_array_equal(host(v), [2, 6, 10])
+
+
+def test_memory_shared_through_dlpack_is_never_read_lazily(gpu: str, fusing: None) -> None:
+    x = put(np.arange(8, dtype=np.float32), gpu)
+    y = x * 2 + 1
+    capsule = x.__dlpack__(stream=-1)  # a consumer may write x from now on
+    assert capsule is not None and not deferred_(y)
+    assert x._buf.readers is SHARED
+    assert isinstance((x * 3)._buf, DeviceBuffer)  # an operation reading x runs at once
+    z = x * 3 + 1  # (the addition reads only the product, which no one else has: deferred)
+    np.testing.assert_array_equal(host(z), np.arange(8) * 3 + 1)
+
+
+def test_limits_bound_operations_and_arrays(gpu: str, fusing: None) -> None:
+    a = np.linspace(0, 1, 300, dtype=np.float32)
+    x = put(a, gpu)
+    y, ref = x, a
+    for _ in range(60):
+        y = y * np.float32(0.5) + x
+        ref = ref * np.float32(0.5) + a
+    assert deferred_(y) and y._buf.node.count <= deferred.MAX_NODES
+    np.testing.assert_array_equal(host(y), ref)
+    arrays = [put(a + k, gpu) for k in range(3 * deferred.MAX_LEAVES)]
+    total = arrays[0] * 1
+    for b in arrays[1:]:
+        total = total + b
+    assert len(total._buf.node.leaves) <= deferred.MAX_LEAVES
+    np.testing.assert_allclose(host(total), sum(a + k for k in range(3 * deferred.MAX_LEAVES)), rtol=1e-6)
+
+
+def test_operands_of_other_layouts_run_eagerly(gpu: str, fusing: None) -> None:
+    m = put(np.arange(12, dtype=np.float32).reshape(3, 4), gpu)
+    row = put(np.arange(4, dtype=np.float32), gpu)
+    for r in (m + row, m.T * 2, m[:, ::2] + 1):  # a broadcast operand, strided views
+        assert isinstance(r._buf, DeviceBuffer)
+    np.testing.assert_array_equal(host(m + row), np.arange(12).reshape(3, 4) + np.arange(4))
+
+
+def test_eager_blocks_and_the_switch(gpu: str, fusing: None) -> None:
+    x = put(np.ones(5, np.float32), gpu)
+    with fusion.eager():
+        assert isinstance((x + 1)._buf, DeviceBuffer)
+        with fusion.eager():
+            pass
+        assert isinstance((x + 1)._buf, DeviceBuffer)  # still eager after the inner block
+    assert deferred_(x + 1)
+    fusion.set_enabled(False)
+    assert isinstance((x + 1)._buf, DeviceBuffer)
+
+
+def test_threads_compute_a_result_once(gpu: str, fusing: None) -> None:
+    x = put(np.arange(4096, dtype=np.float32), gpu)
+    y = xp.cos(x) * x + 1
+    seen: list[Any] = []
+
+    def read() -> None:
+        seen.append((y._buf.force(), host(y)))
+
+    threads = [threading.Thread(target=read) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(buf) for buf, _ in seen}) == 1
+    with fusion.eager():
+        expected = host(xp.cos(x) * x + 1)
+    assert all(same_bits(values, expected) for _, values in seen)
+
+
+def test_a_new_shape_runs_eagerly_while_its_kernel_compiles(gpu: str, fusing: None,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", True)
+    x = put(small_values("uint16", (2000,)), gpu)
+
+    def chain() -> xp.Array:  # a shape no other test builds
+        return ((x | 5) * x) >> 2
+
+    first = chain()
+    struct = fused.kernel(first._buf.node.sig).source
+    source = fused.prelude() + struct
+    key = (first.device.runtime, struct)
+    if first.device.runtime.compiler.cached(fused.PATH, [fused.KERNEL], (), source):
+        pytest.skip("this expression's kernel is in the disk cache already")
+    values = host(first)  # eager, and the kernel compiles on a thread
+    found = deferred._KERNELS[key]
+    found.result(timeout=600)
+    second = chain()
+    np.testing.assert_array_equal(host(second), values)
+    assert not hasattr(deferred._KERNELS[key], "result")  # the loaded kernel ran
+
+
+def test_a_loop_compiles_one_kernel_per_expression_shape(gpu: str, fusing: None) -> None:
+    x = put(np.ones(100, np.float32), gpu)
+    before = len(deferred._KERNELS)
+    for k in range(5):
+        host(xp.tanh(x * float(k)) + x)  # other values, one shape
+    assert len(deferred._KERNELS) == before + 1
+
+
+# -- without a GPU ---------------------------------------------------------------------------------
+def test_the_switch() -> None:
+    was = fusion.enabled()
+    try:
+        fusion.set_enabled(True)
+        assert fusion.active()
+        with fusion.eager():
+            assert fusion.enabled() and not fusion.active()
+            other: list[bool] = []
+            t = threading.Thread(target=lambda: other.append(fusion.active()))
+            t.start()
+            t.join()
+            assert other == [True]  # eager() is this thread's
+        assert fusion.active()
+        fusion.set_enabled(False)
+        assert not fusion.active()
+    finally:
+        fusion.set_enabled(was)
+
+
+def test_the_switch_comes_from_the_environment() -> None:
+    code = "import rocm_array.fusion as f; print(f.enabled())"
+    for value, expected in (("1", "True"), ("0", "False"), (None, "False")):
+        env = {k: v for k, v in __import__("os").environ.items() if k != fusion.FUSION_VAR}
+        if value is not None:
+            env[fusion.FUSION_VAR] = value
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        assert out.stdout.strip() == expected, out.stderr
+
+
+@pytest.fixture
+def recording(tmp_path: Path, fusing: None) -> Device:
+    """A device over a recording driver (launches are recorded, nothing runs), compiling with NVRTC."""
+    nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
+    rt = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
+    try:
+        rt.compiler = Compiler(nvidia.NvrtcRtc(), "sm_90", 32, tmp_path)
+    except Exception as exc:  # NVRTC's library missing
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    return Device("gpu", 0, rt)
+
+
+def test_a_chain_is_one_launch_of_one_generated_kernel(recording: Device) -> None:
+    x = memory.empty((1 << 20,), dtypes.float32, recording)
+    launches = recording.runtime.driver.launches
+    y = xp.exp(-x * x) * 0.5 + xp.sin(x)
+    assert launches == [] and deferred_(y)  # five operations, nothing run yet
+    y._buf.ptr  # its address is needed (by any other kernel, a copy, DLPack, printing...)
+    [launch] = launches
+    assert "fused_contiguous" in launch[0] and "RaFused" in launch[0]
+
+
+def _ptx(source: str) -> str:
+    from cuda.bindings import nvrtc
+
+    headers = kernel_headers()
+    _, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"fused.hip", len(headers),
+                                       [h.encode() for h in headers.values()], [n.encode() for n in headers])
+    nvrtc.nvrtcAddNameExpression(prog, fused.KERNEL.encode())
+    options = [b"--gpu-architecture=compute_90", b"-std=c++17", b"-DRA_WAVE_SIZE=32"]
+    (status,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
+    assert status == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    _, size = nvrtc.nvrtcGetPTXSize(prog)
+    buf = b" " * size
+    nvrtc.nvrtcGetPTX(prog, buf)
+    return buf.decode()
+
+
+def test_operations_are_not_contracted_into_one_another(recording: Device) -> None:
+    """``x * 2 + y`` keeps its multiply and add (an fma would round once where the eager kernels
+    round twice); without the fences NVRTC contracts them."""
+    x, y = (memory.empty((64,), dtypes.float32, recording) for _ in range(2))
+    source = fused.prelude() + fused.kernel((x * 2.0 + y)._buf.node.sig).source
+    fma = re.compile(r"\bfma\.rn\.f32\b")
+    assert not fma.search(_ptx(source)) and re.search(r"\bmul(\.rn)?\.f32\b", _ptx(source))
+    unfenced = source.replace("return RaFence<T>::apply(v, z);", "return v;")
+    assert unfenced != source and fma.search(_ptx(unfenced))
