@@ -75,6 +75,9 @@ class RecordingDriver:
     def free_async(self, ptr: int) -> None:
         self.frees.append(ptr)
 
+    def memset_d8(self, ptr: int, byte: int, nbytes: int) -> None:
+        pass
+
     def synchronize(self) -> None:
         pass
 

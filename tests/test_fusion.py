@@ -56,7 +56,8 @@ def deferred_(x: xp.Array) -> bool:
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(np.atleast_1d(a).view(np.uint8),
+                                                                        np.atleast_1d(b).view(np.uint8))
 
 
 def both(f: Callable[[], xp.Array]) -> tuple[xp.Array, np.ndarray]:
@@ -200,6 +201,28 @@ def test_limits_bound_operations_and_arrays(gpu: str, fusing: None) -> None:
     np.testing.assert_allclose(host(total), sum(a + k for k in range(3 * deferred.MAX_LEAVES)), rtol=1e-6)
 
 
+@pytest.mark.parametrize("n", [1000, 100003, (1 << 20) + 7])  # one pass; a folded full reduction
+def test_a_reduction_computes_the_expression_in_its_own_kernel(gpu: str, fusing: None, n: int) -> None:
+    rng = np.random.default_rng(n)
+    x, y = (put(rng.standard_normal(n).astype(np.float32), gpu) for _ in range(2))
+    m = put(rng.standard_normal((64, n // 64)).astype(np.float64), gpu)
+    cases: list[Callable[[], xp.Array]] = [
+        lambda: xp.sum(xp.exp(x) * y),
+        lambda: xp.max(xp.abs(x - y)),
+        lambda: xp.argmax(x * y + 1),
+        lambda: xp.mean(m * m - 1, axis=1),            # rows: two passes
+        lambda: xp.var(xp.sin(m) + m, axis=(0, 1), correction=1),
+        lambda: xp.sum(xp.reshape(x[: 64 * (n // 64)] * 2 + y[: 64 * (n // 64)], (64, -1)), axis=-1),
+    ]
+    for case in cases:
+        with fusion.eager():
+            eager = host(case())
+        assert same_bits(host(case()), eager)
+    z = xp.exp(x) * y
+    xp.sum(z)
+    assert deferred_(z)  # the expression was computed inside the reduction, never stored
+
+
 def test_operands_of_other_layouts_run_eagerly(gpu: str, fusing: None) -> None:
     m = put(np.arange(12, dtype=np.float32).reshape(3, 4), gpu)
     row = put(np.arange(4, dtype=np.float32), gpu)
@@ -248,9 +271,8 @@ def test_a_new_shape_runs_eagerly_while_its_kernel_compiles(gpu: str, fusing: No
         return ((x | 5) * x) >> 2
 
     first = chain()
-    struct = fused.kernel(first._buf.node.sig).source
-    source = fused.prelude() + struct
-    key = (first.device.runtime, struct)
+    source = fused.prelude() + fused.kernel(first._buf.node.sig).source
+    key = (first.device.runtime, fused.KERNEL, source)
     if first.device.runtime.compiler.cached(fused.PATH, [fused.KERNEL], (), source):
         pytest.skip("this expression's kernel is in the disk cache already")
     values = host(first)  # eager, and the kernel compiles on a thread
@@ -319,6 +341,18 @@ def test_a_chain_is_one_launch_of_one_generated_kernel(recording: Device) -> Non
     y._buf.ptr  # its address is needed (by any other kernel, a copy, DLPack, printing...)
     [launch] = launches
     assert "fused_contiguous" in launch[0] and "RaFused" in launch[0]
+
+
+def test_a_chain_ending_in_a_sum_is_one_launch(recording: Device) -> None:
+    x, y = (memory.empty((1 << 20,), dtypes.float32, recording) for _ in range(2))
+    xp.sum(x * y)  # (the first fused full reduction of a device makes its counter of finished blocks)
+    launches = recording.runtime.driver.launches
+    launches.clear()
+    z = xp.exp(x) * y
+    s = xp.sum(z)
+    [launch] = launches
+    assert "reduce_all_of" in launch[0] and "RaComputed" in launch[0]
+    assert deferred_(z) and isinstance(s._buf, DeviceBuffer)
 
 
 def _ptx(source: str) -> str:

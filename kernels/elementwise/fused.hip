@@ -54,3 +54,21 @@ __global__ void fused_contiguous(E e, ra_index_t n) {
   }
   for (ra_index_t i = head + ra_thread_index(); i < n; i += stride) e.out[i] = e.at(i);
 }
+
+// A fused expression as a run of values for the reductions (reduction.hip's RaMemory, computed;
+// appended after this file): element i of the run from `first` is the expression's element
+// first + i, of an array that would start at a vector boundary (as a new one does).
+template <typename E> struct RaComputed {
+  typedef typename E::out_type value_type;
+  E e;
+  ra_index_t first;
+  RA_DEVICE RaComputed from(ra_index_t base) const { return {e, first + base}; }
+  RA_DEVICE value_type at(ra_index_t i) const { return e.at(first + i); }
+  template <int V> RA_DEVICE ra_vec<value_type, V> vector(ra_index_t v0, ra_index_t j) const {
+    ra_vec<value_type, V> y;
+#pragma unroll
+    for (int k = 0; k < V; ++k) y.v[k] = e.at(first + v0 + j * V + k);
+    return y;
+  }
+  RA_DEVICE unsigned long long phase(ra_index_t i) const { return (unsigned long long)(first + i); }
+};

@@ -207,27 +207,40 @@ RA_DEVICE void ra_store(void* out, ra_index_t at, A acc, int flags, double param
   else ((Out*)out)[at] = Fin::template finalize<Out>(acc, param);
 }
 
-// This thread's share (stride: the block) of elements [lo, hi) of the contiguous row at p:
+// A contiguous run of values: read from memory (element i at p[i]), or computed (a fused
+// expression's, see elementwise/fused.hip). at(i): element i; vector<V>(v0, j): elements
+// v0 + j*V .. v0 + j*V + V - 1; phase(i): where element i lies, in elements, modulo a vector.
+template <typename In> struct RaMemory {
+  typedef In value_type;
+  const In* p;
+  RA_DEVICE In at(ra_index_t i) const { return p[i]; }
+  template <int V> RA_DEVICE ra_vec<In, V> vector(ra_index_t v0, ra_index_t j) const {
+    return ((const ra_vec<In, V>*)(p + v0))[j];
+  }
+  RA_DEVICE unsigned long long phase(ra_index_t i) const { return (unsigned long long)(p + i) / sizeof(In); }
+};
+
+// This thread's share (stride: the block) of elements [lo, hi) of the contiguous run `src`:
 // a scalar head up to 16-byte alignment, vector loads, a scalar tail.
-template <typename In, typename C, typename Map, typename Combine>
-RA_DEVICE typename Map::template acc<C> ra_row_contiguous(const In* p, ra_index_t lo, ra_index_t hi) {
+template <typename C, typename Map, typename Combine, typename Src>
+RA_DEVICE typename Map::template acc<C> ra_row_contiguous(const Src& src, ra_index_t lo, ra_index_t hi) {
   typedef typename Map::template acc<C> A;
+  typedef typename Src::value_type In;
   const Combine op;
   const int t = threadIdx.x, nt = blockDim.x;
   A acc[4];
 #pragma unroll
   for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
   constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
-  ra_index_t head = (ra_index_t)((V - ((unsigned long long)(p + lo) / sizeof(In)) % V) % V);
+  ra_index_t head = (ra_index_t)((V - src.phase(lo) % V) % V);
   if (head > hi - lo) head = hi - lo;
-  if (t < head) acc[0] = op(acc[0], Map::template map<C>(p[lo + t], lo + t));
+  if (t < head) acc[0] = op(acc[0], Map::template map<C>(src.at(lo + t), lo + t));
   const ra_index_t v0 = lo + head, nv = (hi - v0) / V;
-  const ra_vec<In, V>* pv = (const ra_vec<In, V>*)(p + v0);
   ra_index_t j = t;
   for (; j + 3 * nt < nv; j += 4 * nt) {
     ra_vec<In, V> x[4];
 #pragma unroll
-    for (int u = 0; u < 4; ++u) x[u] = pv[j + u * nt];
+    for (int u = 0; u < 4; ++u) x[u] = src.template vector<V>(v0, j + u * nt);
 #pragma unroll
     for (int u = 0; u < 4; ++u)
 #pragma unroll
@@ -235,22 +248,22 @@ RA_DEVICE typename Map::template acc<C> ra_row_contiguous(const In* p, ra_index_
         acc[u] = op(acc[u], Map::template map<C>(x[u].v[k], v0 + (j + u * nt) * V + k));
   }
   for (; j < nv; j += nt) {
-    ra_vec<In, V> x = pv[j];
+    ra_vec<In, V> x = src.template vector<V>(v0, j);
 #pragma unroll
     for (int k = 0; k < V; ++k) acc[0] = op(acc[0], Map::template map<C>(x.v[k], v0 + j * V + k));
   }
-  for (ra_index_t r = v0 + nv * V + t; r < hi; r += nt) acc[1] = op(acc[1], Map::template map<C>(p[r], r));
+  for (ra_index_t r = v0 + nv * V + t; r < hi; r += nt) acc[1] = op(acc[1], Map::template map<C>(src.at(r), r));
   return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
 }
 
-// This thread's share (stride: the block) of elements [lo, hi) of the row at `base`, element r
-// at base + at(r).
+// This thread's share (stride: nt threads, the block's) of elements [lo, hi) of the row at
+// `base`, element r at base + at(r).
 template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename At>
 RA_DEVICE typename Map::template acc<C> ra_row_strided(const void* in, ra_index_t base, At at, ra_index_t lo,
-                                                      ra_index_t hi) {
+                                                      ra_index_t hi, int nt) {
   typedef typename Map::template acc<C> A;
   const Combine op;
-  const int t = threadIdx.x, nt = blockDim.x;
+  const int t = threadIdx.x;
   A acc[4];
 #pragma unroll
   for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
@@ -282,14 +295,22 @@ RA_DEVICE void ra_reduce_rows(void* out, ra_index_t rows, ra_index_t len, ra_ind
 template <typename In, typename C, typename Map, typename Combine> struct RaContiguousPart {
   const In* in;
   RA_DEVICE auto operator()(ra_index_t base, ra_index_t lo, ra_index_t hi) const {
-    return ra_row_contiguous<In, C, Map, Combine>(in + base, lo, hi);
+    return ra_row_contiguous<C, Map, Combine>(RaMemory<In>{in + base}, lo, hi);
+  }
+};
+// Rows of a computed run (Src: a fused expression), row r's elements from r * len on; the
+// arithmetic of RaContiguousPart on the array the expression would have filled.
+template <typename Src, typename C, typename Map, typename Combine> struct RaSourcePart {
+  Src src;
+  RA_DEVICE auto operator()(ra_index_t base, ra_index_t lo, ra_index_t hi) const {
+    return ra_row_contiguous<C, Map, Combine>(src.from(base), lo, hi);
   }
 };
 template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename At> struct RaStridedPart {
   const void* in;
   At at;
   RA_DEVICE auto operator()(ra_index_t base, ra_index_t lo, ra_index_t hi) const {
-    return ra_row_strided<In, C, Map, Combine, PARTIAL>(in, base, at, lo, hi);
+    return ra_row_strided<In, C, Map, Combine, PARTIAL>(in, base, at, lo, hi, blockDim.x);
   }
 };
 
@@ -300,6 +321,52 @@ __global__ void reduce_inner(void* out, const void* in, ra_index_t rows, ra_inde
   typedef typename Map::template acc<C> A;
   ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaGeometryAt{kept},
                                        RaContiguousPart<In, C, Map, Combine>{(const In*)in}, flags, param);
+}
+
+// The first pass of reduce_inner over rows of a computed run (a fused expression, appended to this
+// file with elementwise/fused.hip): rows contiguous, row r from element r * len.
+template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_inner_of(void* out, Src src, ra_index_t rows, ra_index_t len, ra_index_t chunk, int flags,
+                                double param) {
+  typedef typename Map::template acc<C> A;
+  ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaLinearAt{len}, RaSourcePart<Src, C, Map, Combine>{src},
+                                       flags, param);
+}
+
+// Blocks' writes made visible to the last block's reads (the simulator runs blocks in turn).
+#ifdef RA_SIM
+#define RA_GRID_FENCE() ((void)0)
+#else
+#define RA_GRID_FENCE() __threadfence()
+#endif
+
+// A full reduction of a computed run in one launch: each block's chunk combined into part[block],
+// and the last block to finish combines the gridDim.x accumulators as reduce_partial_rows would
+// with `fold` threads (the same order, so the bits of the two launches), finalizes them, and sets
+// `done` (zero before) back to zero for the next launch.
+template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_all_of(void* out, void* part, unsigned int* done, Src src, ra_index_t len, ra_index_t chunk,
+                              int fold, double param) {
+  typedef typename Map::template acc<C> A;
+  __shared__ int last;
+  const ra_index_t splits = gridDim.x, s = blockIdx.x;
+  const ra_index_t lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
+  A acc = ra_block_reduce(ra_row_contiguous<C, Map, Combine>(src, lo, hi), Combine());
+  if (threadIdx.x == 0) {
+    ((A*)part)[s] = acc;
+    RA_GRID_FENCE();
+    last = atomicAdd(done, 1u) == (unsigned int)(splits - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  RA_GRID_FENCE();
+  acc = (int)threadIdx.x < fold ? ra_row_strided<C, C, Map, Combine, true>(part, 0, RaLinearAt{1}, 0, splits, fold)
+                                : Combine::template identity<A>();  // (the identity changes no result)
+  acc = ra_block_reduce(acc, Combine());
+  if (threadIdx.x == 0) {
+    ((Out*)out)[0] = Fin::template finalize<Out>(acc, param);
+    *done = 0;
+  }
 }
 
 // The first pass over reduced elements anywhere a geometry says.

@@ -47,7 +47,8 @@ from .ufunc import Scalar, Ufunc
 if TYPE_CHECKING:
     from rocm_array.devices import Device
 
-__all__ = ["Pending", "defer", "defer_contiguous", "MAX_NODES", "MAX_LEAVES", "COMPILE_IN_BACKGROUND"]
+__all__ = ["Pending", "defer", "defer_contiguous", "expression", "generated", "MAX_NODES", "MAX_LEAVES",
+           "COMPILE_IN_BACKGROUND"]
 
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
 #: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
@@ -171,8 +172,8 @@ def _register(pending: Pending, leaves: Any) -> None:
 
 
 # -- evaluation ----------------------------------------------------------------------------------
-#: (runtime, generated struct) -> the loaded kernel, or the Future of its compile.
-_KERNELS: dict[tuple[Any, str], Any] = {}
+#: (runtime, kernel name, generated program) -> the loaded kernel, or the Future of its compile.
+_KERNELS: dict[tuple[Any, str, str], Any] = {}
 #: (runtime, expression shape) -> (its kernel's launcher, the Kernel, blocks at most): the fast path.
 _READY: dict[tuple[Any, Any], tuple[Any, fused.Kernel, int]] = {}
 _kernels_lock = threading.Lock()
@@ -186,7 +187,7 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
         ready = _READY.get((rt, node.sig))
         if ready is None:
             k = fused.kernel(node.sig)
-            function = _kernel(device, k.source)
+            function = generated(device, fused.PATH, fused.KERNEL, (), fused.prelude() + k.source)
             if function is not None:
                 ready = _READY[(rt, node.sig)] = (
                     rt.launcher(function, [k.struct, ctypes.c_int64], (BLOCK, 1, 1)), k,
@@ -203,26 +204,36 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
     return _eagerly(node, {})._buf  # type: ignore[no-any-return]
 
 
-def _kernel(device: Device, struct: str) -> Any:
-    """The loaded kernel of the generated ``struct``, or None while it compiles on a thread."""
+def generated(device: Device, path: str, name: str, options: tuple[str, ...], source: str) -> Any:
+    """The loaded kernel ``name`` of the generated program ``source`` (``path`` names it), or None
+    while it compiles on a thread (``COMPILE_IN_BACKGROUND``, when the disk cache lacks it)."""
     rt = device.runtime
-    key = (rt, struct)
-    source = fused.prelude() + struct
+    key = (rt, name, source)
     compiler = rt.compiler
     with _kernels_lock:
         found = _KERNELS.get(key)
         if found is None:
-            if COMPILE_IN_BACKGROUND and not compiler.cached(fused.PATH, [fused.KERNEL], (), source):
-                _KERNELS[key] = compiler.compile_later(fused.PATH, [fused.KERNEL], (), source)
+            if COMPILE_IN_BACKGROUND and not compiler.cached(path, [name], options, source):
+                _KERNELS[key] = compiler.compile_later(path, [name], options, source)
                 return None
-            found = _KERNELS[key] = rt.load(compiler.compile(fused.PATH, [fused.KERNEL], (), source))[fused.KERNEL]
+            found = _KERNELS[key] = rt.load(compiler.compile(path, [name], options, source))[name]
             return found
         if isinstance(found, Future):
             if not found.done():
                 return None
             # (a compile that failed raises here, as an eager kernel's would)
-            found = _KERNELS[key] = rt.load(found.result())[fused.KERNEL]
+            found = _KERNELS[key] = rt.load(found.result())[name]
     return found
+
+
+def expression(x: Array) -> Node | None:
+    """The expression of the deferred ``x`` when ``x`` views all of it in order (contiguous, from its
+    start) and it is not computed yet: what a reduction of ``x`` may compute in its own kernel."""
+    buf = x._buf
+    if type(buf) is not Pending or x._offset or x._strides != contiguous_strides(x._shape):
+        return None
+    node = buf.node
+    return node if node is not None and math.prod(node.shape) == math.prod(x._shape) else None
 
 
 def _eagerly(node: Node, done: dict[int, Array]) -> Array:

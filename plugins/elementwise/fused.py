@@ -26,8 +26,8 @@ from rocm_array.runtime.layout import ctype_of, scalar_arg
 
 from .ufunc import Scalar, Ufunc
 
-__all__ = ["Node", "Operand", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "scalar_value", "packed_scalar", "node",
-           "kernel_sources"]
+__all__ = ["Node", "Operand", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed", "scalar_value", "packed_scalar", "node",
+           "examples", "kernel_sources"]
 
 #: What a generated program is named (logs) and the kernel it holds.
 PATH = "elementwise/fused.hip"
@@ -198,6 +198,14 @@ def packed_scalar(dtype: DType, value: Any) -> Any:
     return v.value if type(v) in _CODES else bytes(v)
 
 
+def computed(node: Node) -> bytes:
+    """The bytes of ``RaComputed<RaFused>`` over ``node`` (fused.hip): the expression as a run of
+    values a reduction reads, from element 0."""
+    k = kernel(node.sig)
+    return k.pack(0, *[a._buf.ptr + a._offset * a._dtype.itemsize for a in node.arrays], *node.scalars, 0) + \
+        pystruct.pack("=q", 0)  # (RaFused's size is a multiple of 8: its pointers')
+
+
 def prelude() -> str:
     """What every generated struct is appended to: the functors and wrappers, and the fused kernel."""
     return kernel_source("elementwise/elementwise.hip") + "\n" + kernel_source(PATH)
@@ -215,7 +223,7 @@ def empty_like_node(n: Node) -> Array:
     return memory.empty(n.shape, n.out_dtype, cpu)
 
 
-def _examples() -> list[Node]:
+def examples() -> list[Node]:
     """Expressions of every kind a generated kernel holds: scalars on either side, casts between
     dtypes, a shared operation, 16-bit floats, complex values with a real result, integers and
     booleans (the compile check builds each for every target)."""
@@ -240,6 +248,6 @@ def _examples() -> list[Node]:
 
 
 def kernel_sources() -> list[KernelSource]:
-    """Generated programs for the compile check (see ``_examples``)."""
+    """Generated programs for the compile check (see ``examples``)."""
     text = prelude()
-    return [KernelSource(PATH, (KERNEL,), (), text + kernel(n.sig).source) for n in _examples()]
+    return [KernelSource(PATH, (KERNEL,), (), text + kernel(n.sig).source) for n in examples()]

@@ -27,8 +27,11 @@ from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
+from rocm_array.fusion import active
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
+from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
+from rocm_array_plugins.elementwise import deferred, fused
 from rocm_array_plugins.elementwise import own as elementwise
 
 from . import backs
@@ -153,9 +156,21 @@ def _nonzero_group() -> tuple[str, ...]:
 
 
 def kernel_sources() -> list[KernelSource]:
-    """Every program of reduction.hip, grouped as they are compiled at run time."""
-    return REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
-                              _nonzero_group()])
+    """Every program of reduction.hip, grouped as they are compiled at run time, and reductions of
+    the fused expressions the compile check builds (``fused.examples``) by each row that takes
+    their dtype, in one launch and in rows."""
+    by_name = {r.name: r for r in REDUCTIONS}
+    generated = []
+    # (a row for each expression, of each kind of accumulator: the others differ only in functors)
+    for node, name in zip(fused.examples(), ("sum", "any", "var", "max", "argmax")):
+        row = by_name[name]
+        compute = accumulation_dtype(row.name, node.out_dtype, None) if row.accumulate else node.out_dtype
+        c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, node.out_dtype, None)
+        names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
+        generated.append(KernelSource(REDUCTION.source, names, REDUCTION.options,
+                                      _fused_prelude() + fused.kernel(node.sig).source))
+    return [*REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
+                                _nonzero_group()]), *generated]
 
 
 # -- reductions -------------------------------------------------------------------------------------
@@ -175,6 +190,9 @@ def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, comp
            out_dtype: DType, options: dict[str, Any]) -> Array:
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
+    fused_out = _reduce_deferred(row, x, axes, c, out_dtype, options) if active() else None
+    if fused_out is not None:
+        return fused_out._view(shape, contiguous_strides(shape), 0)
     if (x.dtype, c, out_dtype) not in _triples(row):  # dtype= asked for another result dtype
         x, c = memory.contiguous(x, out_dtype), _kernel_acc(row, accumulator(out_dtype))
     axes = tuple(sorted(axes))
@@ -262,6 +280,74 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
                       param], shared)
     REDUCTION.launch(device, second, group, (-(-cols // wave), 1, 1), block,
                      [ptr(out), ptr(part), *i64(cols, splits), param], shared)
+
+
+# -- reductions of deferred elementwise results (fusion) ---------------------------------------------
+@functools.lru_cache(maxsize=1)
+def _fused_prelude() -> str:
+    """What a reduction of an expression compiles: the expression's code (fused.prelude()), then
+    reduction.hip in its own namespace (its combine functors share names with elementwise ones)."""
+    return (cast(str, fused.prelude()) + '\n#include "common/block.h"\nnamespace ra_red {\n'
+            + kernel_source(REDUCTION.source) + "\n}  // namespace ra_red\n")
+
+
+def _fused_name(kind: str, row: Reduction, c: DType, out: DType) -> str:
+    return (f"ra_red::{kind}<RaComputed<RaFused>, {c.c_type}, {out.c_type}, ra_red::{row.map}, "
+            f"ra_red::{row.combine}, ra_red::{row.finalize}>")
+
+
+#: Per runtime: the counter of finished blocks reduce_all_of uses (zero between launches).
+_DONE: dict[Any, Array] = {}
+
+
+def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_dtype: DType,
+                     options: dict[str, Any]) -> Array | None:
+    """The reduction of a deferred elementwise result over its trailing axes, its expression computed
+    in the reduction's first pass (no temporary; a full reduction is one launch), or None: ``x`` is
+    not such a result, or the generated kernel is still compiling (the caller's path computes x)."""
+    node = deferred.expression(x)
+    if node is None or (x.dtype, c, out_dtype) not in _triples(row):
+        return None
+    k = x.ndim - len(axes)
+    if tuple(sorted(axes)) != tuple(range(k, x.ndim)):
+        return None
+    rows, length = math.prod(x.shape[:k]), math.prod(x.shape[k:])
+    if rows == 0 or length == 0:
+        return None
+    device = x.device
+    props = device.runtime.properties
+    wave, target = props.wave_size, props.compute_units * _BLOCKS_PER_CU
+    chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
+    block, fold = _block_for(min(chunk, 16 * BLOCK), wave), _block_for(splits, wave)
+    one = rows == 1 and splits > 1 and fold <= block  # the last block folds the partials
+    name = _fused_name("reduce_all_of" if one else "reduce_inner_of", row, c, out_dtype)
+    function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options,
+                                  _fused_prelude() + fused.kernel(node.sig).source)
+    if function is None:
+        return None
+    packed = fused.computed(node)
+    src = (ctypes.c_char * len(packed)).from_buffer_copy(packed)
+    param = ctypes.c_double(options.get("correction", 0.0))
+    out = memory.empty((rows,), out_dtype, device)
+    rt = device.runtime
+    if one:
+        done = _DONE.get(rt)
+        if done is None:
+            done = _DONE[rt] = memory.full((1,), 0, dtypes.uint32, device)
+        rt.launch(function, (splits, 1, 1), (block, 1, 1),
+                  [ptr(out), ptr(_acc_buffer(device, splits)), ptr(done), src, *i64(length, chunk),
+                   ctypes.c_int32(fold), param])
+        return out
+    grid = (splits, min(rows, _MAX_GRID_Y), 1)
+    if splits == 1:
+        rt.launch(function, grid, (block, 1, 1), [ptr(out), src, *i64(rows, length, chunk), ctypes.c_int32(0), param])
+        return out
+    part = _acc_buffer(device, rows * splits)
+    rt.launch(function, grid, (block, 1, 1),
+              [ptr(part), src, *i64(rows, length, chunk), ctypes.c_int32(_PARTIAL_OUT), param])
+    REDUCTION.launch(device, _reduce_name("reduce_partial_rows", row, (x.dtype, c, out_dtype)), _reduce_group(row),
+                     (1, grid[1], 1), (fold, 1, 1), [ptr(out), ptr(part), *i64(rows, splits), param])
+    return out
 
 
 # -- scans ------------------------------------------------------------------------------------------
