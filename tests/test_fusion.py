@@ -223,12 +223,31 @@ def test_a_reduction_computes_the_expression_in_its_own_kernel(gpu: str, fusing:
     assert deferred_(z)  # the expression was computed inside the reduction, never stored
 
 
+def test_broadcast_operands_and_a_softmax(gpu: str, fusing: None) -> None:
+    rng = np.random.default_rng(5)
+    m = put(rng.standard_normal((300, 257)).astype(np.float32), gpu)
+    row = put(rng.standard_normal(257).astype(np.float32), gpu)
+    col = put(rng.standard_normal((300, 1)).astype(np.float32), gpu)
+    one = put(np.float32(2.5), gpu)
+    for case in (lambda: (m + row) * col - one, lambda: xp.exp(m - xp.max(m, axis=-1, keepdims=True))):
+        result, eager = both(case)
+        assert deferred_(result)
+        assert same_bits(host(result), eager)
+
+    def softmax(x: xp.Array) -> xp.Array:  # plain xp calls: the numerator's sum computes it in its own kernel
+        e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
+        return e / xp.sum(e, axis=-1, keepdims=True)
+
+    result, eager = both(lambda: softmax(m))
+    assert deferred_(result)
+    assert same_bits(host(result), eager)
+
+
 def test_operands_of_other_layouts_run_eagerly(gpu: str, fusing: None) -> None:
     m = put(np.arange(12, dtype=np.float32).reshape(3, 4), gpu)
-    row = put(np.arange(4, dtype=np.float32), gpu)
-    for r in (m + row, m.T * 2, m[:, ::2] + 1):  # a broadcast operand, strided views
-        assert isinstance(r._buf, DeviceBuffer)
-    np.testing.assert_array_equal(host(m + row), np.arange(12).reshape(3, 4) + np.arange(4))
+    for r in (m.T * 2, m[:, ::2] + 1, m[:, ::2] * m[:, 1::2]):
+        assert isinstance(r._buf, DeviceBuffer)  # strided views: the eager kernels
+    np.testing.assert_array_equal(host(m.T * 2), np.arange(12).reshape(3, 4).T * 2)
 
 
 def test_eager_blocks_and_the_switch(gpu: str, fusing: None) -> None:

@@ -30,7 +30,7 @@ import math
 import threading
 import weakref
 from concurrent.futures import Future
-from typing import Any, TYPE_CHECKING, cast
+from typing import Any, Sequence, TYPE_CHECKING, cast
 
 from rocm_array import fusion
 from rocm_array.array import Array, contiguous_strides
@@ -41,7 +41,7 @@ from rocm_array.runtime.layout import BLOCKS_PER_CU
 
 from . import fused
 from .backs import UFUNC
-from .fused import Node, Operand
+from .fused import Broadcast, Node, Operand, broadcast
 from .ufunc import Scalar, Ufunc
 
 if TYPE_CHECKING:
@@ -111,21 +111,26 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
     qualify: an array of another shape or layout, or memory shared through DLPack."""
     strides = contiguous_strides(shape)
     device = None
+    operands: list[Array | Broadcast | Scalar] = []
     for a in arrays:
-        if isinstance(a, Scalar):
-            continue
-        if a._shape != shape or a._strides != strides:
-            return None
-        device = a._device
-    if device is None:
+        if not isinstance(a, Scalar):
+            if a._shape != shape or a._strides != strides:
+                b = broadcast(a, shape)
+                if b is None or getattr(a._buf, "readers", None) is SHARED:
+                    return None
+                operands.append(b)
+                continue
+            device = a._device
+        operands.append(a)
+    if device is None:  # (an array of the result's shape sets where the result lives)
         return None
-    return defer_contiguous(fn, arrays, dtype, out_dtype, shape, strides, device)
+    return defer_contiguous(fn, operands, dtype, out_dtype, shape, strides, device)
 
 
-def defer_contiguous(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType,
+def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dtype: DType, out_dtype: DType,
                      shape: tuple[int, ...], strides: tuple[int, ...], device: Device) -> Array | None:
-    """``defer`` for operands known to be contiguous arrays of ``shape`` on ``device`` (and Python
-    scalars): what a lane has (``gpu.lane``)."""
+    """``defer`` for operands known to be contiguous arrays of ``shape`` on ``device``, Broadcast
+    arrays and Python scalars (a lane's operands: ``gpu.lane``)."""
     for a in arrays:
         if type(a) is Array and a._buf.readers is SHARED:
             return None
@@ -145,11 +150,12 @@ def defer_contiguous(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_
     return Array(pending, shape, strides, 0, out_dtype, device)
 
 
-def _operands(arrays: list[Array | Scalar]) -> tuple[Operand, ...]:
-    """A node's operands: a deferred array's own node, else the array or scalar."""
+def _operands(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[Operand, ...]:
+    """A node's operands: a deferred array's own node, else the array (a Broadcast one read as an
+    array: computed first, when it is deferred), or the scalar."""
     args: list[Operand] = []
     for a in arrays:
-        buf = None if isinstance(a, Scalar) else a._buf
+        buf = a._buf if isinstance(a, Array) else None
         node = buf.node if type(buf) is Pending else None
         args.append(node if node is not None else a)
     return tuple(args)
@@ -199,7 +205,7 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
             blocks = -(-n // (BLOCK * 2 * k.width))
             launch((blocks if blocks < most else most, 1, 1),
                    [k.pack(buf.ptr, *[a._buf.ptr + a._offset * a._dtype.itemsize for a in node.arrays],
-                           *node.scalars, 0), n])
+                           *node.divisors, *node.scalars, 0), n])
             return buf
     return _eagerly(node, {})._buf  # type: ignore[no-any-return]
 
@@ -241,7 +247,8 @@ def _eagerly(node: Node, done: dict[int, Array]) -> Array:
     found = done.get(id(node))
     if found is not None:
         return found
-    operands: list[Array | Scalar] = [_eagerly(a, done) if isinstance(a, Node) else a for a in node.args]
+    operands: list[Array | Scalar] = [_eagerly(a, done) if isinstance(a, Node) else a.array if isinstance(a, Broadcast)
+                                      else a for a in node.args]
     with fusion.eager():
         out = cast("Array", UFUNC["gpu"](node.fn, operands, node.dtype, node.out_dtype, node.shape))
     done[id(node)] = out

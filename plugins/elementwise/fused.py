@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 import struct as pystruct
 from dataclasses import dataclass
 from typing import Any, Callable, Union, cast
 
 from rocm_array import dtypes, memory
-from rocm_array.array import Array
+from rocm_array.array import Array, contiguous_strides
 from rocm_array.devices import cpu
 from rocm_array.dtypes import ALL, BY_NAME, DType
 from rocm_array.hookspecs import KernelSource
@@ -26,7 +27,7 @@ from rocm_array.runtime.layout import ctype_of, scalar_arg
 
 from .ufunc import Scalar, Ufunc
 
-__all__ = ["Node", "Operand", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed", "scalar_value", "packed_scalar", "node",
+__all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed", "scalar_value", "packed_scalar", "node",
            "examples", "kernel_sources"]
 
 #: What a generated program is named (logs) and the kernel it holds.
@@ -34,22 +35,52 @@ PATH = "elementwise/fused.hip"
 KERNEL = "fused_contiguous<RaFused>"
 
 
+class Broadcast:
+    """An array operand of another shape than the result's, read at other indices: its only
+    element (layout ``one``), or along the result's trailing dimensions (``row``: element
+    i % ``divisor``) or leading ones (``col``: element i / ``divisor``), its own row-major order."""
+
+    __slots__ = ("array", "layout", "divisor")
+
+    def __init__(self, array: Array, layout: str, divisor: int) -> None:
+        self.array, self.layout, self.divisor = array, layout, divisor
+
+
+def broadcast(a: Array, shape: tuple[int, ...]) -> Broadcast | None:
+    """``a`` (broadcastable to ``shape``, of another shape) as a Broadcast operand, or None when it
+    is not contiguous or its dimensions are neither all the leading nor all the trailing ones."""
+    if a.size == 1:
+        return Broadcast(a, "one", 0)
+    if a._strides != contiguous_strides(a._shape):
+        return None
+    own = (1,) * (len(shape) - a.ndim) + a._shape
+    for k in range(1, len(shape)):
+        if own[k:] == shape[k:] and all(n == 1 for n in own[:k]):
+            return Broadcast(a, "row", a.size)
+        if own[:k] == shape[:k] and all(n == 1 for n in own[k:]):
+            return Broadcast(a, "col", math.prod(shape[k:]))
+    return None
+
+
 class Node:
     """One elementwise operation of an expression: row ``fn`` on ``args`` (arrays of ``shape``,
-    Python scalars, or other nodes) computed in ``dtype``, giving ``out_dtype``.
+    Broadcast arrays, Python scalars, or other nodes) computed in ``dtype``, giving ``out_dtype``.
 
     What its kernel needs is kept as it is built, from its operands': ``sig``, the expression's
-    shape (the key of its generated kernel); ``arrays`` and ``scalars``, the kernel's arguments in
-    order (an array read twice is passed twice, a shared operation computed where it is used:
-    reads of one address come from the cache, and operations are cheap beside memory); ``count``,
-    its operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
+    shape (the key of its generated kernel: operations, dtypes, where scalars sit, each array's
+    layout); ``arrays``, ``divisors`` and ``scalars``, the kernel's arguments in order (an array
+    read twice is passed twice, a shared operation computed where it is used: reads of one
+    address come from the cache, and operations are cheap beside memory); ``count``, its
+    operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
     """
 
-    __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "count", "leaves", "sig", "arrays", "scalars")
+    __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "count", "leaves", "sig", "arrays", "divisors",
+                 "scalars")
     count: int
     leaves: dict[tuple[int, int, DType], Array]
     sig: tuple[Any, ...]
     arrays: tuple[Array, ...]
+    divisors: tuple[int, ...]
     scalars: tuple[Any, ...]
 
     def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, args: tuple[Operand, ...],
@@ -59,37 +90,46 @@ class Node:
         leaves: dict[tuple[int, int, DType], Array] = {}
         sigs: list[Any] = []
         arrays: tuple[Array, ...] = ()
+        divisors: tuple[int, ...] = ()
         scalars: tuple[Any, ...] = ()
         for a in args:
             if type(a) is Array:
-                arr = a
-                leaves[(id(arr._buf), arr._offset, arr._dtype)] = arr
-                sigs.append(_ARRAY[arr._dtype.name])
-                arrays += (arr,)
+                leaves[(id(a._buf), a._offset, a._dtype)] = a
+                sigs.append(_ARRAY[a._dtype.name])
+                arrays += (a,)
             elif type(a) is Node:
-                node = a
-                count += node.count
-                leaves.update(node.leaves)
-                sigs.append(node.sig)
-                arrays += node.arrays
-                scalars += node.scalars
+                count += a.count
+                leaves.update(a.leaves)
+                sigs.append(a.sig)
+                arrays += a.arrays
+                divisors += a.divisors
+                scalars += a.scalars
+            elif type(a) is Broadcast:
+                b = a.array
+                leaves[(id(b._buf), b._offset, b._dtype)] = b
+                sigs.append((a.layout, b._dtype.name))
+                arrays += (b,)
+                if a.layout != "one":
+                    divisors += (a.divisor,)
             else:  # a Python scalar, passed in the compute dtype as the eager kernels take it
                 sigs.append(_SCALAR)
                 scalars += (packed_scalar(dtype, cast(Scalar, a).value),)
-        self.count, self.leaves, self.arrays, self.scalars = count, leaves, arrays, scalars
+        self.count, self.leaves, self.arrays, self.divisors, self.scalars = count, leaves, arrays, divisors, scalars
         self.sig = (fn.functor, fn.arity, dtype.name, out_dtype.name, tuple(sigs))
 
 
-Operand = Union[Node, Array, Scalar]
+Operand = Union[Node, Array, Broadcast, Scalar]
 _SCALAR = ("s",)
 _ARRAY = {d.name: ("a", d.name) for d in ALL}
+#: How a Broadcast array of each layout is read at element i (q: its divisor).
+_READ = {"one": "p{k}[0]", "row": "p{k}[i % q{k}]", "col": "p{k}[i / q{k}]"}
 
 
 @dataclass(frozen=True)
 class Kernel:
     """The generated struct of an expression shape: its text, its ctypes layout (the kernel's
     first argument) and ``pack``, which makes that argument's bytes of (out, each array's
-    address, each scalar, the fence 0), and its elements per vector access."""
+    address, each divisor, each scalar, the fence 0), and its elements per vector access."""
 
     source: str
     struct: type[ctypes.Structure]
@@ -101,7 +141,7 @@ class Kernel:
 @functools.lru_cache(maxsize=4096)
 def kernel(sig: Any) -> Kernel:
     """The generated struct of the expression shape ``sig`` (a ``Node.sig``)."""
-    arrays: list[DType] = []
+    arrays: list[tuple[DType, str]] = []  # each array's dtype and layout
     scalars: list[DType] = []
     lines: list[str] = []
 
@@ -114,8 +154,8 @@ def kernel(sig: Any) -> Kernel:
                 scalars.append(dtype)
                 texts.append(f"s{len(scalars) - 1}")
                 continue
-            if a[0] == "a":
-                arrays.append(BY_NAME[a[1]])
+            if len(a) == 2:  # an array: (layout, dtype)
+                arrays.append((BY_NAME[a[1]], a[0]))
                 text, kind = f"a{len(arrays) - 1}", a[1]
             else:
                 text, kind = visit(a), a[3]
@@ -131,39 +171,47 @@ def kernel(sig: Any) -> Kernel:
     result = visit(sig)
     out_dtype = BY_NAME[sig[3]]
     out_t = out_dtype.c_type
-    widest = max([out_dtype.itemsize, *(d.itemsize for d in arrays)])
+    same = [k for k, (_, layout) in enumerate(arrays) if layout == "a"]  # read at i: loaded as vectors
+    spread = [k for k, (_, layout) in enumerate(arrays) if layout in ("row", "col")]
+    widest = max([out_dtype.itemsize, *(arrays[k][0].itemsize for k in same)])
     width = 16 // widest if widest < 16 else 1
-    types = [d.c_type for d in arrays]
-    vec = [f"ra_vec<{t}, {width}>" for t in types]
+    types = [d.c_type for d, _ in arrays]
+    vec = {k: f"ra_vec<{types[k]}, {width}>" for k in same}
     members = "\n".join([f"  {out_t}* RA_RESTRICT out;",
                          *(f"  const {t}* RA_RESTRICT p{k};" for k, t in enumerate(types)),
+                         *(f"  ra_index_t q{k};" for k in spread),
                          *(f"  {d.c_type} s{k};" for k, d in enumerate(scalars)),
                          "  unsigned int fence;"])
+    reads = "\n".join(f"    const {types[k]} a{k} = {_READ[layout].format(k=k)};"
+                       for k, (_, layout) in enumerate(arrays) if layout != "a")
     aligned = " && ".join([f"ra_aligned(out, {width} * sizeof({out_t}))",
-                           *(f"ra_aligned(p{k}, {width} * sizeof({t}))" for k, t in enumerate(types))])
+                           *(f"ra_aligned(p{k}, {width} * sizeof({types[k]}))" for k in same)])
     body = "\n".join(lines)
+    params = ", ".join(["ra_index_t i", *(f"{types[k]} a{k}" for k in same)])
     source = f"""
 struct RaFused {{
   typedef {out_t} out_type;
   static constexpr int width = {width};
-  struct Loads {{ {" ".join(f"{v} a{k};" for k, v in enumerate(vec))} }};
+  struct Loads {{ {" ".join(f"{vec[k]} a{k};" for k in same)} }};
 {members}
-  RA_DEVICE {out_t} value({", ".join(f"{t} a{k}" for k, t in enumerate(types))}) const {{
+  RA_DEVICE {out_t} value({params}) const {{
+{reads}
 {body}
     return {result};
   }}
   RA_DEVICE bool aligned() const {{ return {aligned}; }}
-  RA_DEVICE Loads load(ra_index_t i) const {{ return {{{", ".join(f"((const {v}*)p{k})[i]" for k, v in enumerate(vec))}}}; }}
+  RA_DEVICE Loads load(ra_index_t i) const {{ return {{{", ".join(f"((const {vec[k]}*)p{k})[i]" for k in same)}}}; }}
   RA_DEVICE void store(ra_index_t i, const Loads& x) const {{
     ra_vec<{out_t}, {width}> y;
 #pragma unroll
-    for (int k = 0; k < {width}; ++k) y.v[k] = value({", ".join(f"x.a{k}.v[k]" for k in range(len(types)))});
+    for (int k = 0; k < {width}; ++k) y.v[k] = value({", ".join(["i * width + k", *(f"x.a{k}.v[k]" for k in same)])});
     ((ra_vec<{out_t}, {width}>*)out)[i] = y;
   }}
-  RA_DEVICE {out_t} at(ra_index_t i) const {{ return value({", ".join(f"p{k}[i]" for k in range(len(types)))}); }}
+  RA_DEVICE {out_t} at(ra_index_t i) const {{ return value({", ".join(["i", *(f"p{k}[i]" for k in same)])}); }}
 }};
 """
-    types_ = [ctypes.c_void_p] * (1 + len(arrays)) + [ctype_of(d) for d in scalars] + [ctypes.c_uint]
+    types_ = ([ctypes.c_void_p] * (1 + len(arrays)) + [ctypes.c_int64] * len(spread)
+              + [ctype_of(d) for d in scalars] + [ctypes.c_uint])
     struct = type("RaFused", (ctypes.Structure,), {"_fields_": [(f"m{k}", t) for k, t in enumerate(types_)]})
     fmt, end = "=", 0
     for k, t in enumerate(types_):  # the members at their C offsets, as ctypes lays them out
@@ -202,7 +250,8 @@ def computed(node: Node) -> bytes:
     """The bytes of ``RaComputed<RaFused>`` over ``node`` (fused.hip): the expression as a run of
     values a reduction reads, from element 0."""
     k = kernel(node.sig)
-    return k.pack(0, *[a._buf.ptr + a._offset * a._dtype.itemsize for a in node.arrays], *node.scalars, 0) + \
+    return k.pack(0, *[a._buf.ptr + a._offset * a._dtype.itemsize for a in node.arrays], *node.divisors,
+                  *node.scalars, 0) + \
         pystruct.pack("=q", 0)  # (RaFused's size is a multiple of 8: its pointers')
 
 
