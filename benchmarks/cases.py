@@ -134,6 +134,64 @@ def _fill_rocm(lib: Any, x: Any) -> Any:
     return memory.fill(x, 1.0)
 
 
+# -- fusion (#22): expressions in plain calls; rocm_array defers them and runs each as one kernel --
+def _chain(L: Any, x: Any) -> Any:
+    return L.ns.exp(-x * x) * 0.5 + L.ns.sin(x)
+
+
+def _chain_sum(L: Any, x: Any) -> Any:
+    return L.ns.sum(_chain(L, x))
+
+
+def _softmax_plain(L: Any, x: Any) -> Any:
+    """A softmax in each library's plain calls (no fused softmax function)."""
+    if L.name == "torch":
+        e = L.ns.exp(x - L.ns.amax(x, dim=-1, keepdim=True))
+        return e / L.ns.sum(e, dim=-1, keepdim=True)
+    e = L.ns.exp(x - L.ns.max(x, axis=-1, keepdims=True))
+    return e / L.ns.sum(e, axis=-1, keepdims=True)
+
+
+def _axpy_loop(L: Any, x: Any, y: Any) -> Any:
+    """1000 small operations: y = x * 0.5 + y, 500 times, and the result on the host."""
+    for _ in range(500):
+        y = x * 0.5 + y
+    return L.to_host(y)
+
+
+def _fused(f: Op, workload: bool = False) -> Op:
+    """``f`` on rocm_array with fusion on: its result computed at the end of the call (a workload's
+    reaches the host anyway); a new expression's kernel compiles at its first, untimed, call."""
+    def run(L: Any, *arrays: Any) -> Any:
+        from rocm_array import fusion
+        from rocm_array_plugins.elementwise import deferred
+
+        deferred.COMPILE_IN_BACKGROUND = False
+        was = fusion.enabled()
+        fusion.set_enabled(True)
+        try:
+            result = f(L, *arrays)
+            return result if workload else fusion.compute(result)
+        finally:
+            fusion.set_enabled(was)
+
+    return run
+
+
+_COMPILED: dict[Any, Any] = {}
+
+
+def _compiled(f: Op) -> Op:
+    """``f`` compiled by the peer's own fuser: torch.compile, or cupy.fuse (made at the first call)."""
+    def run(L: Any, *arrays: Any) -> Any:
+        g = _COMPILED.get((L.name, f))
+        if g is None:
+            g = _COMPILED[(L.name, f)] = (L.ns.compile if L.name == "torch" else L.ns.fuse)(lambda *a: f(L, *a))
+        return g(*arrays)
+
+    return run
+
+
 #: The scikit-learn workloads (array_api_dispatch=True), each a fit and its result: (X, y) -> array.
 SKLEARN: dict[str, Callable[[Any, Any], Any]] = {
     "pca_eigh": lambda X, y: _pca(svd_solver="covariance_eigh").fit_transform(X),
@@ -199,6 +257,7 @@ SPD = Input((LA_N, LA_N), "float64", "spd")
 RHS = Input((LA_N, 1), "float64")
 TINY = Input((16,))
 SOFTMAX = Input((8192, 8192))
+SMALL = Input((4096,))
 SK_X, SK_Y = Input((200_000, 256)), Input((200_000,), "int64", "classes")
 
 CASES: tuple[Case, ...] = (
@@ -269,6 +328,26 @@ CASES: tuple[Case, ...] = (
               "rocm_array": lambda L, x: L.ns.nn.softmax(x, axis=-1),
               "cupy": _softmax_cupy},
          work=Work(bytes=2 * SOFTMAX.nbytes), note="last axis of 8192x8192"),
+    Case("fused_chain", inputs=(VEC,), ops={"*": _chain, "rocm_array": _fused(_chain)},
+         work=Work(bytes=_rw(VEC, out=VEC.nbytes)),
+         note="exp(-x*x)*0.5 + sin(x) on 2^28 float32, plain calls (rocm_array: fusion on); bytes as if fused"),
+    Case("fused_chain_compiled", inputs=(VEC,), ops={"*": _compiled(_chain), "rocm_array": _fused(_chain)},
+         work=Work(bytes=_rw(VEC, out=VEC.nbytes)), note="the chain through torch.compile and cupy.fuse"),
+    Case("fused_chain_sum", inputs=(VEC,), ops={"*": _chain_sum, "rocm_array": _fused(_chain_sum)},
+         work=Work(bytes=VEC.nbytes), note="sum(exp(-x*x)*0.5 + sin(x)): the chain ending in a sum; one read"),
+    Case("fused_chain_sum_compiled", inputs=(VEC,), ops={"*": _compiled(_chain_sum), "rocm_array": _fused(_chain_sum)},
+         work=Work(bytes=VEC.nbytes), note="the chain ending in a sum through torch.compile and cupy.fuse"),
+    Case("softmax_plain", inputs=(SOFTMAX,), ops={"*": _softmax_plain, "rocm_array": _fused(_softmax_plain)},
+         work=Work(bytes=2 * SOFTMAX.nbytes), note="a softmax in plain calls (max, exp, sum, divide), 8192x8192"),
+    Case("softmax_plain_compiled", inputs=(SOFTMAX,),
+         ops={"torch": _compiled(_softmax_plain), "cupy": NA("cupy.fuse has no keepdims reductions"),
+              "rocm_array": _fused(_softmax_plain)},
+         work=Work(bytes=2 * SOFTMAX.nbytes), note="the plain-call softmax through torch.compile"),
+    *(Case(name, kind="workload", inputs=(SMALL, SMALL), ops={"*": _axpy_loop, **extra},
+           note=f"y = x*0.5 + y 500 times on 4096 float32 and y on the host (1000 small ops){tail}")
+      for name, extra, tail in (("axpy_loop", {}, ": the host cost per op"),
+                                ("axpy_loop_fused", {"rocm_array": _fused(_axpy_loop, workload=True)},
+                                 ", rocm_array with fusion on: the host cost of deferral"))),
     Case("solve_float64", inputs=(SPD, RHS), ops={"*": lambda L, a, b: L.ns.linalg.solve(a, b)},
          work=Work(flops=2 * LA_N**3 // 3 + 2 * LA_N**2, dtype="float64"), note="4096x4096, one right-hand side"),
     Case("cholesky_float64", inputs=(SPD,), ops={"*": lambda L, a: L.ns.linalg.cholesky(a)},

@@ -21,9 +21,12 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-__all__ = ["FUSION_VAR", "active", "enabled", "set_enabled", "eager"]
+if TYPE_CHECKING:
+    from .array import Array
+
+__all__ = ["FUSION_VAR", "active", "enabled", "set_enabled", "eager", "compute"]
 
 FUSION_VAR = "ROCM_ARRAY_FUSION"
 
@@ -45,6 +48,16 @@ def set_enabled(flag: bool) -> None:
 def active() -> bool:
     """Whether an elementwise function called now on this thread may defer its result."""
     return _on and not getattr(_local, "eager", 0)
+
+
+def compute(x: Array) -> Array:
+    """``x``, its data computed now if it is a deferred result (its kernel queued on the device's
+    stream, as an eager function's would be); any other array as it is. No use of an array needs
+    it (each computes what it reads); it puts the work at a chosen point, to time it, say."""
+    force = getattr(x._buf, "force", None)
+    if force is not None:
+        force()
+    return x
 
 
 @contextlib.contextmanager
