@@ -13,7 +13,8 @@ import pytest
 
 from rocm_array import dtypes
 from rocm_array.array import Array, contiguous_strides
-from rocm_array.runtime.compiler import CompileError, Compiler, compile_program, kernel_headers, kernel_source
+from rocm_array.runtime.compiler import (CompileError, Compiler, compile_program, included_headers, kernel_headers,
+                                         kernel_source)
 from rocm_array.hookspecs import KernelSource
 from rocm_array.memory import copies
 from rocm_array.runtime import dlpack, layout
@@ -97,12 +98,21 @@ def test_cached_says_whether_a_compile_would_run(rtc: CountingRtc, tmp_path: Pat
     assert rtc.compiles == 1
 
 
-def test_key_covers_headers(rtc: CountingRtc, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_key_covers_the_headers_a_source_includes(rtc: CountingRtc, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """copy.hip includes common/types.h (and portability.h through it), not an elementwise header:
+    an edit of the one changes its key, of the other not (only the programs using it compile again)."""
     c = Compiler(rtc, "sm_90", 32, tmp_path)
     base = c.key(SOURCE, FILL)
-    edited = {**kernel_headers(), "common/types.h": kernel_headers()["common/types.h"] + "\n// edit"}
-    monkeypatch.setattr("rocm_array.runtime.compiler.kernel_headers", lambda: edited)
-    assert c.key(SOURCE, FILL) != base
+    headers = kernel_headers()
+    for name, changes in (("common/portability.h", True), ("elementwise/complex.h", False)):
+        edited = {**headers, name: headers[name] + "\n// edit"}
+        monkeypatch.setattr("rocm_array.runtime.compiler.kernel_headers", lambda: edited)
+        assert (c.key(SOURCE, FILL) != base) is changes, name
+    monkeypatch.setattr("rocm_array.runtime.compiler.kernel_headers", lambda: headers)
+    assert [n for n, _ in included_headers('#include "elementwise/ops.h"', ["-include", "sim/sim.h"])] == [
+        "common/portability.h", "common/types.h", "elementwise/complex.h", "elementwise/math.h", "elementwise/ops.h",
+        "sim/abi.h", "sim/sim.h"]  # through ops.h's own includes, and the simulator's -include
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])

@@ -6,10 +6,12 @@ by C++ name expressions (``"copy_strided<float, double>"``), with hiprtc or
 NVRTC for one architecture. The lowered (mangled) names come back with the
 code, so nothing depends on a compiler's mangling.
 
-Cache key: a hash of the source, every header under ``kernels/`` (the only
-headers kernels include), the options, the architecture, the wave size, the
-compiler and its version, and the names. Entries are written atomically (temp
-file + rename); an entry that fails its checksum is recompiled and replaced.
+Cache key: a hash of the source, the headers of ``kernels/`` it includes (directly,
+through other headers, or by an ``-include`` option: the only headers kernels use),
+the options, the architecture, the wave size, the compiler and its version, and
+the names. So an edit of one family's header recompiles that family's programs
+alone. Entries are written atomically (temp file + rename); an entry that fails its
+checksum is recompiled and replaced.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import struct
 import tempfile
 import threading
@@ -29,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
-__all__ = ["CompileError", "Program", "Rtc", "Compiler", "kernel_source", "kernel_headers",
+__all__ = ["CompileError", "Program", "Rtc", "Compiler", "kernel_source", "kernel_headers", "included_headers",
            "cache_dir", "compile_program"]
 
 KERNELS_PACKAGE = "rocm_array_kernels"
@@ -99,6 +102,23 @@ def kernel_headers() -> dict[str, str]:
             if f.name.endswith(".h")}
 
 
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def included_headers(source: str, options: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(name, text) of every header of ``kernels/`` that ``source`` includes, directly, through
+    other headers, or by ``-include`` among ``options``, sorted by name."""
+    headers = kernel_headers()
+    todo = [*_INCLUDE.findall(source), *(o for flag, o in zip(options, options[1:]) if flag == "-include")]
+    found: dict[str, str] = {}
+    while todo:
+        name = todo.pop()
+        if name in headers and name not in found:
+            found[name] = headers[name]
+            todo.extend(_INCLUDE.findall(headers[name]))
+    return sorted(found.items())
+
+
 def cache_dir() -> Path:
     """``ROCM_ARRAY_CACHE_DIR``, else ``rocm_array`` under the user's cache folder."""
     env = os.environ.get("ROCM_ARRAY_CACHE_DIR")
@@ -162,8 +182,9 @@ class Compiler:
         """The cache key of one program (see the module docstring for what it covers); ``source``:
         a generated program's text, named ``path``, instead of ``kernels/<path>``'s."""
         h = hashlib.sha256()
-        parts = [kernel_source(path) if source is None else source, sorted(kernel_headers().items()),
-                 self.options(options), self.arch, self.wave_size, self.rtc.name, self._version, list(names)]
+        text, every = kernel_source(path) if source is None else source, self.options(options)
+        parts = [text, included_headers(text, every), every, self.arch, self.wave_size, self.rtc.name,
+                 self._version, list(names)]
         h.update(json.dumps(parts).encode())
         return h.hexdigest()
 
