@@ -260,6 +260,15 @@ def test_remainder_special_cases(device: str, dtype: DType) -> None:
     assert_same_zero_signs(got, want)
 
 
+@pytest.mark.parametrize("dtype", [xp.complex64, xp.complex128])
+def test_complex_zero_to_a_power(device: str, dtype: DType) -> None:
+    """0 ** z as NumPy gives it: 0 when Re z > 0 (whatever Im z is), 1 for z = 0, NaN otherwise."""
+    nan = complex(math.nan, math.nan)
+    z = [1 + 1j, 2.5 - 3j, 1 + 0j, complex(1, math.nan), complex(math.inf, 1), 0j, -1 + 1j, 1j, -1 + 0j]
+    want = [0j, 0j, 0j, 0j, 0j, 1 + 0j, nan, nan, nan]
+    np.testing.assert_array_equal(_values("pow", [0j] * len(z), z, dtype, device), np.asarray(want, dtype.numpy))
+
+
 @pytest.mark.parametrize("dtype", [xp.int8, xp.int32, xp.int64])
 def test_integer_pow_with_negative_exponents_is_defined(device: str, dtype: DType) -> None:
     # A negative element of an exponent array: 1 / x1**-n truncated (cpu.power's documented value).

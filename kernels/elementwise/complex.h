@@ -238,7 +238,7 @@ template <typename C> RA_DEVICE C ra_cpow(C a, C b) {
   typedef typename C::value_type R;
   if (b.re == R(0) && b.im == R(0)) return C(R(1), R(0));
   if (a.re == R(0) && a.im == R(0)) {
-    if (b.re > R(0) && b.im == R(0)) return C(R(0), R(0));
+    if (b.re > R(0)) return C(R(0), R(0));  // NumPy's 0 ** z for Re z > 0, whatever Im z is
     return C(ra_nan<R>(), ra_nan<R>());
   }
   if (b.im == R(0) && b.re == ra_trunc(b.re) && ra_fabs(b.re) < R(100)) {
