@@ -287,8 +287,9 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
 def _fused_prelude() -> str:
     """What a reduction of an expression compiles: the expression's code (fused.prelude()), then
     reduction.hip in its own namespace (its combine functors share names with elementwise ones)."""
-    return (cast(str, fused.prelude()) + '\n#include "common/block.h"\nnamespace ra_red {\n'
-            + kernel_source(REDUCTION.source) + "\n}  // namespace ra_red\n")
+    elementwise_part: str = fused.prelude()
+    return (elementwise_part + '\n#include "common/block.h"\nnamespace ra_red {\n' + kernel_source(REDUCTION.source)
+            + "\n}  // namespace ra_red\n")
 
 
 def _fused_name(kind: str, row: Reduction, c: DType, out: DType) -> str:
