@@ -151,12 +151,12 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
 
 
 def _operands(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[Operand, ...]:
-    """A node's operands: a deferred array's own node, else the array (a Broadcast one read as an
-    array: computed first, when it is deferred), or the scalar."""
+    """A node's operands: the node of a deferred array that views all of its result in order, else
+    the array (a part of a deferred result, or a Broadcast array, is read as an array: computed
+    first), or the scalar."""
     args: list[Operand] = []
     for a in arrays:
-        buf = a._buf if isinstance(a, Array) else None
-        node = buf.node if type(buf) is Pending else None
+        node = expression(a) if isinstance(a, Array) else None
         args.append(node if node is not None else a)
     return tuple(args)
 
