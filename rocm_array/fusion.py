@@ -26,12 +26,17 @@ from typing import TYPE_CHECKING, Iterator
 if TYPE_CHECKING:
     from .array import Array
 
-__all__ = ["FUSION_VAR", "active", "enabled", "set_enabled", "eager", "compute"]
+__all__ = ["FUSION_VAR", "FusionFallbackWarning", "active", "enabled", "set_enabled", "eager", "compute"]
 
 FUSION_VAR = "ROCM_ARRAY_FUSION"
 
 _on = os.environ.get(FUSION_VAR, "0").strip() == "1"
 _local = threading.local()
+
+
+class FusionFallbackWarning(UserWarning):
+    """An expression's generated kernel did not compile: its operations run one by one (the same
+    results), said once per expression shape, with the compiler's message."""
 
 
 def enabled() -> bool:

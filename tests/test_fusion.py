@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import threading
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -384,6 +385,19 @@ def test_a_chain_ending_in_a_sum_is_one_launch(recording: Device) -> None:
     [launch] = launches
     assert "reduce_all_of" in launch[0] and "RaComputed" in launch[0]
     assert deferred_(z) and isinstance(s._buf, DeviceBuffer)
+
+
+def test_a_kernel_that_does_not_compile_falls_back_once_and_says_why(recording: Device,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fused, "prelude", lambda: "#error a broken prelude\n")
+    x = memory.empty((1000,), dtypes.float32, recording)
+    launches = recording.runtime.driver.launches
+    with pytest.warns(fusion.FusionFallbackWarning, match="a broken prelude"):
+        (xp.exp(x) * 2.0 + x)._buf.ptr
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said once
+        (xp.exp(x) * 2.0 + x)._buf.ptr
+    assert len(launches) == 6 and all("fused" not in launch[0] for launch in launches)  # three eager kernels twice
 
 
 def _ptx(source: str) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ctypes
 import math
 import threading
+import warnings
 import weakref
 from concurrent.futures import Future
 from typing import Any, Sequence, TYPE_CHECKING, cast
@@ -37,6 +38,7 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import DType
 from rocm_array.launch import BLOCK
 from rocm_array.runtime.buffer import SHARED, DeviceBuffer
+from rocm_array.runtime.compiler import CompileError
 from rocm_array.runtime.layout import BLOCKS_PER_CU
 
 from . import fused
@@ -212,24 +214,34 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
 
 def generated(device: Device, path: str, name: str, options: tuple[str, ...], source: str) -> Any:
     """The loaded kernel ``name`` of the generated program ``source`` (``path`` names it), or None
-    while it compiles on a thread (``COMPILE_IN_BACKGROUND``, when the disk cache lacks it)."""
+    while it compiles on a thread (``COMPILE_IN_BACKGROUND``, when the disk cache lacks it) or when
+    it failed to compile (said once: its operations then run one by one, with the same results)."""
     rt = device.runtime
     key = (rt, name, source)
     compiler = rt.compiler
     with _kernels_lock:
         found = _KERNELS.get(key)
-        if found is None:
-            if COMPILE_IN_BACKGROUND and not compiler.cached(path, [name], options, source):
-                _KERNELS[key] = compiler.compile_later(path, [name], options, source)
-                return None
-            found = _KERNELS[key] = rt.load(compiler.compile(path, [name], options, source))[name]
-            return found
-        if isinstance(found, Future):
-            if not found.done():
-                return None
-            # (a compile that failed raises here, as an eager kernel's would)
-            found = _KERNELS[key] = rt.load(found.result())[name]
-    return found
+        try:
+            if found is None:
+                if COMPILE_IN_BACKGROUND and not compiler.cached(path, [name], options, source):
+                    _KERNELS[key] = compiler.compile_later(path, [name], options, source)
+                    return None
+                found = _KERNELS[key] = rt.load(compiler.compile(path, [name], options, source))[name]
+            elif isinstance(found, Future):
+                if not found.done():
+                    return None
+                found = _KERNELS[key] = rt.load(found.result())[name]
+        except CompileError as e:
+            _KERNELS[key] = _FAILED
+            warnings.warn(f"fusion: a generated kernel ({name}) did not compile for {e.target}; its operations "
+                          f"run one by one, with the same results. The compiler said:\n{e.log.strip()}",
+                          fusion.FusionFallbackWarning, stacklevel=2)
+            return None
+    return None if found is _FAILED else found
+
+
+#: In ``_KERNELS``: a generated kernel that did not compile (its expressions run eagerly).
+_FAILED = object()
 
 
 def expression(x: Array) -> Node | None:
