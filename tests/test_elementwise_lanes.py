@@ -12,7 +12,7 @@ import pytest
 from helpers import RecordingDriver, read_argument
 
 import rocm_array as xp
-from rocm_array import memory
+from rocm_array import fusion, memory
 from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
@@ -28,6 +28,13 @@ def _recording_device() -> Device:
     runtime = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
     runtime.kernel = lambda path, name, group=(), options=(): name  # type: ignore[method-assign]
     return Device("gpu", 0, runtime)
+
+
+@pytest.fixture(autouse=True)
+def eager_kernels() -> Any:
+    """These tests are of the eager launches (with ROCM_ARRAY_FUSION=1 the lanes defer results)."""
+    with fusion.eager():
+        yield
 
 
 @pytest.fixture
