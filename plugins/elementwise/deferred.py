@@ -157,9 +157,13 @@ def _operands(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[Operand, ..
     the array (a part of a deferred result, or a Broadcast array, is read as an array: computed
     first), or the scalar."""
     args: list[Operand] = []
-    for a in arrays:
-        node = expression(a) if isinstance(a, Array) else None
-        args.append(node if node is not None else a)
+    for a in arrays:  # (the callers' arrays are contiguous: ``expression`` without its layout test)
+        if isinstance(a, Array) and type(a._buf) is Pending and not a._offset:
+            node = a._buf.node
+            if node is not None and (a._shape == node.shape or math.prod(a._shape) == math.prod(node.shape)):
+                args.append(node)
+                continue
+        args.append(a)
     return tuple(args)
 
 
