@@ -22,13 +22,14 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.devices import cpu
 from rocm_array.dtypes import ALL, BY_NAME, DType
 from rocm_array.hookspecs import KernelSource
+from rocm_array.launch import address
 from rocm_array.runtime.compiler import kernel_source
-from rocm_array.runtime.layout import ctype_of, scalar_arg
+from rocm_array.runtime.layout import ctype_of, scalar_value
 
 from .ufunc import Scalar, Ufunc
 
-__all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed", "scalar_value", "packed_scalar", "node",
-           "examples", "kernel_sources"]
+__all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed",
+           "arguments", "packed_scalar", "node", "examples", "kernel_sources"]
 
 #: What a generated program is named (logs) and the kernel it holds.
 PATH = "elementwise/fused.hip"
@@ -230,29 +231,21 @@ _CODES: dict[Any, str] = {
 }
 
 
-#: Scalar conversions that match NumPy's assignment exactly (the C casts); others go through NumPy.
-_FAST_SCALARS: dict[str, Any] = {d.name: ctype_of(d) for d in ALL if d.kind in "biu" or d.name in ("float32", "float64")}
-
-
-def scalar_value(dtype: DType, value: Any) -> Any:
-    """A Python scalar as a kernel argument of ``dtype``, converted as NumPy assigns it."""
-    fast = _FAST_SCALARS.get(dtype.name)
-    return fast(value) if fast is not None else scalar_arg(dtype, value)
-
-
 def packed_scalar(dtype: DType, value: Any) -> Any:
     """``scalar_value`` as ``Kernel.pack`` takes it: a number, or the bytes of a 16-bit float or complex."""
     v = scalar_value(dtype, value)
     return v.value if type(v) in _CODES else bytes(v)
 
 
+def arguments(node: Node, out: int) -> bytes:
+    """The bytes of ``node``'s ``RaFused`` (its kernel's first argument), its result going to ``out``."""
+    return kernel(node.sig).pack(out, *[address(a) for a in node.arrays], *node.divisors, *node.scalars, 0)
+
+
 def computed(node: Node) -> bytes:
     """The bytes of ``RaComputed<RaFused>`` over ``node`` (fused.hip): the expression as a run of
     values a reduction reads, from element 0."""
-    k = kernel(node.sig)
-    return k.pack(0, *[a._buf.ptr + a._offset * a._dtype.itemsize for a in node.arrays], *node.divisors,
-                  *node.scalars, 0) + \
-        pystruct.pack("=q", 0)  # (RaFused's size is a multiple of 8: its pointers')
+    return arguments(node, 0) + pystruct.pack("=q", 0)  # (RaFused's size is a multiple of 8: its pointers')
 
 
 def prelude() -> str:
@@ -263,12 +256,12 @@ def prelude() -> str:
 def node(fn: Ufunc, *operands: Operand | bool | int | float | complex) -> Node:
     """The node of ``fn`` on ``operands`` (nodes, arrays, Python scalars), through ``fn``'s front:
     a node stands in as a cpu array of its result's dtype and shape."""
-    stand = tuple(empty_like_node(o) if isinstance(o, Node) else o for o in operands)
+    stand = tuple(_stand_in(o) if isinstance(o, Node) else o for o in operands)
     arrays, dtype, out_dtype, shape = fn._front(stand)
     return Node(fn, dtype, out_dtype, tuple(o if isinstance(o, Node) else a for o, a in zip(operands, arrays)), shape)
 
 
-def empty_like_node(n: Node) -> Array:
+def _stand_in(n: Node) -> Array:
     return memory.empty(n.shape, n.out_dtype, cpu)
 
 

@@ -25,13 +25,12 @@ from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, grid_1d, ptr
 from rocm_array.memory.gpu import import_dlpack
-from rocm_array.runtime.layout import BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg
-
 from rocm_array.fusion import active
+from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg,
+                                      scalar_value)
 
 from . import backs
 from .deferred import defer, defer_contiguous
-from .fused import scalar_value
 from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
@@ -83,7 +82,6 @@ def narrow(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> ctypes.c_i
 
 _ZEROS = {d.name: scalar_arg(d, 0) for d in ALL}
 _ZERO_BYTES = {name: bytes(v) for name, v in _ZEROS.items()}
-_scalar = scalar_value
 
 
 def _overlaps(out: Array, a: Array) -> bool:
@@ -135,7 +133,7 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
     strides = out._strides
     for i, a in enumerate(arrays):
         if isinstance(a, Scalar):
-            s, value = i + 1, _scalar(dtype, a.value)
+            s, value = i + 1, scalar_value(dtype, a.value)
             ptrs.append(0)
             continue
         if a._dtype is not dtype or (target is not None and _overlaps(target, a)) or _across(a, out):
@@ -240,7 +238,7 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
 
     def value(v: Any) -> bytes:
         check_bounds(v, dtype)
-        return bytes(_scalar(dtype, v))
+        return bytes(scalar_value(dtype, v))
 
     def scalar_first(v: Any, x: Array) -> Array:
         d = deferred([Scalar(v, dtype, device), x], x)

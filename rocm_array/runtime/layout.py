@@ -17,8 +17,8 @@ import numpy as np
 
 from ..dtypes import DType
 
-__all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of", "scalar_arg",
-           "grid_1d", "BLOCK"]
+__all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of",
+           "scalar_arg", "scalar_value", "grid_1d", "BLOCK"]
 
 #: RA_MAX_DIMS in kernels/common/indexing.h.
 MAX_DIMS = 8
@@ -122,6 +122,16 @@ def scalar_arg(dtype: DType, value: Any) -> Any:
     host = np.empty((), dtype.numpy)
     host[...] = value
     return ctype_of(dtype).from_buffer_copy(host.tobytes())
+
+
+#: The conversions whose C casts are NumPy's assignment (bool, the integers, float32, float64).
+_EXACT = {name: t for name, t in _CTYPES.items() if name not in ("float16", "bfloat16", "complex64", "complex128")}
+
+
+def scalar_value(dtype: DType, value: Any) -> Any:
+    """``scalar_arg``, by the ctypes conversion where it is NumPy's (a fraction of its cost)."""
+    fast = _EXACT.get(dtype.name)
+    return fast(value) if fast is not None else scalar_arg(dtype, value)
 
 
 def grid_1d(n: int, compute_units: int, per_thread: int = 1, block: int = BLOCK) -> int:
