@@ -158,12 +158,8 @@ def _operands(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[Operand, ..
     first), or the scalar."""
     args: list[Operand] = []
     for a in arrays:  # (the callers' arrays are contiguous: ``expression`` without its layout test)
-        if isinstance(a, Array) and type(a._buf) is Pending and not a._offset:
-            node = a._buf.node
-            if node is not None and (a._shape == node.shape or math.prod(a._shape) == math.prod(node.shape)):
-                args.append(node)
-                continue
-        args.append(a)
+        node = _node_of(a) if isinstance(a, Array) else None
+        args.append(node if node is not None else a)
     return tuple(args)
 
 
@@ -209,9 +205,7 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
             n = math.prod(node.shape)
             buf = rt.allocate(n * k.out_dtype.itemsize)
             blocks = -(-n // (BLOCK * 2 * k.width))
-            launch((blocks if blocks < most else most, 1, 1),
-                   [k.pack(buf.ptr, *[a._buf.ptr + a._offset * a._dtype.itemsize for a in node.arrays],
-                           *node.divisors, *node.scalars, 0), n])
+            launch((blocks if blocks < most else most, 1, 1), [fused.arguments(node, buf.ptr), n])
             return buf
     return _eagerly(node, {})._buf  # type: ignore[no-any-return]
 
@@ -251,11 +245,18 @@ _FAILED = object()
 def expression(x: Array) -> Node | None:
     """The expression of the deferred ``x`` when ``x`` views all of it in order (contiguous, from its
     start) and it is not computed yet: what a reduction of ``x`` may compute in its own kernel."""
+    return _node_of(x) if x._strides == contiguous_strides(x._shape) else None
+
+
+def _node_of(x: Array) -> Node | None:
+    """``expression`` of an ``x`` known to be contiguous: its deferred node, when ``x`` starts where
+    it does and has as many elements."""
     buf = x._buf
-    if type(buf) is not Pending or x._offset or x._strides != contiguous_strides(x._shape):
+    if type(buf) is not Pending or x._offset:
         return None
     node = buf.node
-    return node if node is not None and math.prod(node.shape) == math.prod(x._shape) else None
+    return node if node is not None and (x._shape == node.shape or math.prod(x._shape) == math.prod(node.shape)) \
+        else None
 
 
 def _eagerly(node: Node, done: dict[int, Array]) -> Array:
