@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
@@ -222,28 +222,51 @@ def _acc_buffer(device: Device, count: int) -> Array:
     return memory.empty((count * _ACC_BYTES,), dtypes.uint8, device)
 
 
+class _Rows(NamedTuple):
+    """How a first pass over ``rows`` rows of ``length`` is cut: ``splits`` chunks of ``chunk`` a
+    row, the launch's ``grid`` and ``block``, and ``fold``, the threads of the second pass."""
+
+    chunk: int
+    splits: int
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    fold: int
+
+
+def _rows(device: Device, rows: int, length: int) -> _Rows:
+    props = device.runtime.properties
+    target = props.compute_units * _BLOCKS_PER_CU
+    chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
+    return _Rows(chunk, splits, (splits, min(rows, _MAX_GRID_Y), 1),
+                 (_block_for(min(chunk, 16 * BLOCK), props.wave_size), 1, 1), _block_for(splits, props.wave_size))
+
+
+def _combine_rows(row: Reduction, name: str, out: Array, part: Array, rows: int, cut: _Rows,
+                  param: ctypes.c_double) -> None:
+    """The second pass of a cut reduction in rows: each row's ``cut.splits`` accumulators in ``part``
+    combined (``name``: its reduce_partial_rows) into ``out``."""
+    REDUCTION.launch(out.device, name, _reduce_group(row), (1, cut.grid[1], 1), (cut.fold, 1, 1),
+                     [ptr(out), ptr(part), *i64(rows, cut.splits), param])
+
+
 def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int,
            kept: ctypes.Structure, red: ctypes.Structure, param: ctypes.c_double, kind: str) -> None:
     """``kind``: reduce_inner (each row's reduced elements one contiguous run) or reduce_inner_strided."""
     device = x.device
-    props = device.runtime.properties
-    group, wave = _reduce_group(row), props.wave_size
-    target = props.compute_units * _BLOCKS_PER_CU
-    chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
+    group = _reduce_group(row)
+    cut = _rows(device, rows, length)
     fn = name(kind=kind)
-    grid = (splits, min(rows, _MAX_GRID_Y), 1)
-    block = (_block_for(min(chunk, 16 * BLOCK), wave), 1, 1)
-    if splits == 1:
-        REDUCTION.launch(device, fn, group, grid, block, [ptr(out), ptr(x), *i64(rows, length, chunk), kept, red,
-                                                          ctypes.c_int32(0), param])
+    if cut.splits == 1:
+        REDUCTION.launch(device, fn, group, cut.grid, cut.block,
+                         [ptr(out), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(0), param])
         return
     second = name(kind="reduce_partial_rows")
     REDUCTION.prepare(device, (fn, second), group)
-    part = _acc_buffer(device, rows * splits)
-    REDUCTION.launch(device, fn, group, grid, block, [ptr(part), ptr(x), *i64(rows, length, chunk), kept, red,
-                                                      ctypes.c_int32(_PARTIAL_OUT), param])
-    REDUCTION.launch(device, second, group, (1, grid[1], 1), (_block_for(splits, wave), 1, 1),
-                     [ptr(out), ptr(part), *i64(rows, splits), param])
+    part = _acc_buffer(device, rows * cut.splits)
+    REDUCTION.launch(device, fn, group, cut.grid, cut.block,
+                     [ptr(part), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(_PARTIAL_OUT),
+                      param])
+    _combine_rows(row, second, out, part, rows, cut, param)
 
 
 def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, ...],
@@ -316,11 +339,8 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     if rows == 0 or length == 0:
         return None
     device = x.device
-    props = device.runtime.properties
-    wave, target = props.wave_size, props.compute_units * _BLOCKS_PER_CU
-    chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
-    block, fold = _block_for(min(chunk, 16 * BLOCK), wave), _block_for(splits, wave)
-    one = rows == 1 and splits > 1 and fold <= block  # the last block folds the partials
+    cut = _rows(device, rows, length)
+    one = rows == 1 and cut.splits > 1 and cut.fold <= cut.block[0]  # the last block folds the partials
     name = _fused_name("reduce_all_of" if one else "reduce_inner_of", row, c, out_dtype)
     function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options,
                                   _fused_prelude() + fused.kernel(node.sig).source)
@@ -335,19 +355,17 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
         done = _DONE.get(rt)
         if done is None:
             done = _DONE[rt] = memory.full((1,), 0, dtypes.uint32, device)
-        rt.launch(function, (splits, 1, 1), (block, 1, 1),
-                  [ptr(out), ptr(_acc_buffer(device, splits)), ptr(done), src, *i64(length, chunk),
-                   ctypes.c_int32(fold), param])
+        rt.launch(function, cut.grid, cut.block,
+                  [ptr(out), ptr(_acc_buffer(device, cut.splits)), ptr(done), src, *i64(length, cut.chunk),
+                   ctypes.c_int32(cut.fold), param])
         return out
-    grid = (splits, min(rows, _MAX_GRID_Y), 1)
-    if splits == 1:
-        rt.launch(function, grid, (block, 1, 1), [ptr(out), src, *i64(rows, length, chunk), ctypes.c_int32(0), param])
+    first = [src, *i64(rows, length, cut.chunk)]
+    if cut.splits == 1:
+        rt.launch(function, cut.grid, cut.block, [ptr(out), *first, ctypes.c_int32(0), param])
         return out
-    part = _acc_buffer(device, rows * splits)
-    rt.launch(function, grid, (block, 1, 1),
-              [ptr(part), src, *i64(rows, length, chunk), ctypes.c_int32(_PARTIAL_OUT), param])
-    REDUCTION.launch(device, _reduce_name("reduce_partial_rows", row, (x.dtype, c, out_dtype)), _reduce_group(row),
-                     (1, grid[1], 1), (fold, 1, 1), [ptr(out), ptr(part), *i64(rows, splits), param])
+    part = _acc_buffer(device, rows * cut.splits)
+    rt.launch(function, cut.grid, cut.block, [ptr(part), *first, ctypes.c_int32(_PARTIAL_OUT), param])
+    _combine_rows(row, _reduce_name("reduce_partial_rows", row, (x.dtype, c, out_dtype)), out, part, rows, cut, param)
     return out
 
 
