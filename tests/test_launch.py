@@ -13,23 +13,15 @@ import pytest
 
 from rocm_array.compile_check import kernel_sources
 from rocm_array.launch import Family
-from rocm_array.runtime.compiler import kernel_headers, kernel_source
+from rocm_array.runtime.compiler import included_headers, kernel_source
 
 _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
-_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def _text_with_headers(path: str) -> str:
     """The source of ``kernels/<path>`` and every project header it includes, transitively."""
-    headers, seen, todo, parts = kernel_headers(), set(), [kernel_source(path)], []
-    while todo:
-        text = todo.pop()
-        parts.append(text)
-        for name in _INCLUDE.findall(text):
-            if name in headers and name not in seen:
-                seen.add(name)
-                todo.append(headers[name])
-    return "\n".join(parts)
+    source = kernel_source(path)
+    return "\n".join([source, *(text for _, text in included_headers(source))])
 
 
 def _constants() -> list[tuple[str, str, str]]:

@@ -198,7 +198,8 @@ class Compiler:
         """The program for ``names`` of ``kernels/<path>`` (or of the generated ``source``, which
         ``path`` names in logs): from memory, from disk, or compiled."""
         names = list(names)
-        key = self.key(path, names, options, source)
+        text = kernel_source(path) if source is None else source  # (read once: the key hashes it too)
+        key = self.key(path, names, options, text)
         prog = self._memory.get(key)
         if prog is not None:
             return prog
@@ -208,8 +209,7 @@ class Compiler:
             prog = self._memory.get(key) or self._load(key)
             if prog is None:
                 start = time.perf_counter()
-                code, lowered = compile_program(self.rtc, kernel_source(path) if source is None else source, path,
-                                                names, self.options(options), self.target)
+                code, lowered = compile_program(self.rtc, text, path, names, self.options(options), self.target)
                 prog = Program(key, code, lowered)
                 self._store(prog)
                 seconds = time.perf_counter() - start
@@ -225,14 +225,13 @@ class Compiler:
         return _pool().submit(self.compile, path, names, options, source)
 
     def compile_all(self, programs: Sequence[tuple[str, Sequence[str], Sequence[str]]]) -> list[Program]:
-        """``compile`` of each (path, names, options), those not cached compiled at once on threads:
+        """``compile`` of each (path, names, options), several at once on threads:
         a call that needs several new programs waits for the slowest, not for their sum. (NVRTC
         compiles programs side by side; hiprtc 6.4 compiles one at a time in a process, measured
         with and without Python's lock, so on AMD they take turns.)"""
-        missing = list({(path, tuple(names), tuple(options)): None for path, names, options in programs
-                        if not self.cached(path, names, options)})
-        if len(missing) > 1:
-            list(_pool().map(lambda p: self.compile(*p), missing))
+        distinct = list({(path, tuple(names), tuple(options)): None for path, names, options in programs})
+        if len(distinct) > 1:  # (a cached program only loads on its thread)
+            list(_pool().map(lambda p: self.compile(*p), distinct))
         return [self.compile(*p) for p in programs]
 
     # -- on-disk entries: magic, header length, JSON header (lowered names, code hash), code --
