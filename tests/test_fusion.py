@@ -176,6 +176,23 @@ def test_parts_of_a_deferred_result_are_read_as_arrays(gpu: str, fusing: None) -
     np.testing.assert_array_equal(host(e[2:] - e[:2]), np.array([254, 10], np.uint8))  # (uint8 wraps)
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["fused", "one_by_one"])
+def test_a_reshaped_deferred_result_as_an_operand(gpu: str, fusing: None, monkeypatch: pytest.MonkeyPatch,
+                                                  compiled: bool) -> None:
+    """A reshaped view of a deferred result is an operand of its consumer's shape, also when the
+    operations run one by one (a kernel still compiling): scikit-learn's LDA and Cubed's std failed
+    on an H100 with "cannot broadcast shape (200, 1) to (200,)"."""
+    if not compiled:
+        monkeypatch.setattr(deferred, "generated", lambda *args: None)
+        monkeypatch.setattr(deferred, "_READY", {})  # (the fused case's kernel is not looked up)
+    a = np.linspace(-2, 2, 200)
+    x = put(a, gpu)
+    column = xp.exp(xp.reshape(x, (200, 1)) * 2.0)  # deferred, shape (200, 1)
+    y = xp.reshape(column, (200,)) + x
+    assert deferred_(y) and y._buf.node.args[0].shape == (200, 1)
+    np.testing.assert_allclose(host(y), np.exp(a * 2.0) + a, rtol=1e-15)
+
+
 def test_a_deferred_result_written_in_place(gpu: str, fusing: None) -> None:
     x = put(np.arange(6, dtype=np.float64), gpu)
     y = x * 2 + 1

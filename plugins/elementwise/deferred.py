@@ -264,9 +264,15 @@ def _eagerly(node: Node, done: dict[int, Array]) -> Array:
     found = done.get(id(node))
     if found is not None:
         return found
-    operands: list[Array | Scalar] = [_eagerly(a, done) if isinstance(a, Node) else a.array if isinstance(a, Broadcast)
-                                      else a for a in node.args]
+    operands: list[Array | Scalar] = [_reshaped(_eagerly(a, done), node.shape) if isinstance(a, Node)
+                                      else a.array if isinstance(a, Broadcast) else a for a in node.args]
     with fusion.eager():
         out = cast("Array", UFUNC["gpu"](node.fn, operands, node.dtype, node.out_dtype, node.shape))
     done[id(node)] = out
     return out
+
+
+def _reshaped(x: Array, shape: tuple[int, ...]) -> Array:
+    """The contiguous ``x`` seen with ``shape``: an operand node may be a reshaped view of its
+    result (``_node_of`` matches by element count), which a fused kernel reads flat alike."""
+    return x if x._shape == shape else Array(x._buf, shape, contiguous_strides(shape), 0, x._dtype, x._device)
