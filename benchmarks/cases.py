@@ -159,21 +159,11 @@ def _axpy_loop(L: Any, x: Any, y: Any) -> Any:
     return L.to_host(y)
 
 
-def _fused(f: Op, workload: bool = False) -> Op:
-    """``f`` on rocm_array with fusion on: its result computed at the end of the call (a workload's
-    reaches the host anyway); a new expression's kernel compiles at its first, untimed, call."""
+def _eager(f: Op) -> Op:
+    """``f`` on rocm_array with fusion off: each elementwise call launches its own kernel."""
     def run(L: Any, *arrays: Any) -> Any:
-        from rocm_array import fusion
-        from rocm_array_plugins.elementwise import deferred
-
-        deferred.COMPILE_IN_BACKGROUND = False
-        was = fusion.enabled()
-        fusion.set_enabled(True)
-        try:
-            result = f(L, *arrays)
-            return result if workload else fusion.compute(result)
-        finally:
-            fusion.set_enabled(was)
+        with L.ns.fusion.eager():
+            return f(L, *arrays)
 
     return run
 
@@ -328,26 +318,26 @@ CASES: tuple[Case, ...] = (
               "rocm_array": lambda L, x: L.ns.nn.softmax(x, axis=-1),
               "cupy": _softmax_cupy},
          work=Work(bytes=2 * SOFTMAX.nbytes), note="last axis of 8192x8192"),
-    Case("fused_chain", inputs=(VEC,), ops={"*": _chain, "rocm_array": _fused(_chain)},
+    Case("fused_chain", inputs=(VEC,), ops={"*": _chain},
          work=Work(bytes=_rw(VEC, out=VEC.nbytes)),
-         note="exp(-x*x)*0.5 + sin(x) on 2^28 float32, plain calls (rocm_array: fusion on); bytes as if fused"),
-    Case("fused_chain_compiled", inputs=(VEC,), ops={"*": _compiled(_chain), "rocm_array": _fused(_chain)},
+         note="exp(-x*x)*0.5 + sin(x) on 2^28 float32, plain calls (rocm_array fuses them); bytes as if fused"),
+    Case("fused_chain_compiled", inputs=(VEC,), ops={"*": _compiled(_chain), "rocm_array": _chain},
          work=Work(bytes=_rw(VEC, out=VEC.nbytes)), note="the chain through torch.compile and cupy.fuse"),
-    Case("fused_chain_sum", inputs=(VEC,), ops={"*": _chain_sum, "rocm_array": _fused(_chain_sum)},
+    Case("fused_chain_sum", inputs=(VEC,), ops={"*": _chain_sum},
          work=Work(bytes=VEC.nbytes), note="sum(exp(-x*x)*0.5 + sin(x)): the chain ending in a sum; one read"),
-    Case("fused_chain_sum_compiled", inputs=(VEC,), ops={"*": _compiled(_chain_sum), "rocm_array": _fused(_chain_sum)},
+    Case("fused_chain_sum_compiled", inputs=(VEC,), ops={"*": _compiled(_chain_sum), "rocm_array": _chain_sum},
          work=Work(bytes=VEC.nbytes), note="the chain ending in a sum through torch.compile and cupy.fuse"),
-    Case("softmax_plain", inputs=(SOFTMAX,), ops={"*": _softmax_plain, "rocm_array": _fused(_softmax_plain)},
+    Case("softmax_plain", inputs=(SOFTMAX,), ops={"*": _softmax_plain},
          work=Work(bytes=2 * SOFTMAX.nbytes), note="a softmax in plain calls (max, exp, sum, divide), 8192x8192"),
     Case("softmax_plain_compiled", inputs=(SOFTMAX,),
          ops={"torch": _compiled(_softmax_plain), "cupy": NA("cupy.fuse has no keepdims reductions"),
-              "rocm_array": _fused(_softmax_plain)},
+              "rocm_array": _softmax_plain},
          work=Work(bytes=2 * SOFTMAX.nbytes), note="the plain-call softmax through torch.compile"),
     *(Case(name, kind="workload", inputs=(SMALL, SMALL), ops={"*": _axpy_loop, **extra},
            note=f"y = x*0.5 + y 500 times on 4096 float32 and y on the host (1000 small ops){tail}")
-      for name, extra, tail in (("axpy_loop", {}, ": the host cost per op"),
-                                ("axpy_loop_fused", {"rocm_array": _fused(_axpy_loop, workload=True)},
-                                 ", rocm_array with fusion on: the host cost of deferral"))),
+      for name, extra, tail in (("axpy_loop", {}, ": the host cost per op (rocm_array: deferred and fused)"),
+                                ("axpy_loop_eager", {"rocm_array": _eager(_axpy_loop)},
+                                 ", rocm_array with fusion off: each op its own kernel"))),
     Case("solve_float64", inputs=(SPD, RHS), ops={"*": lambda L, a, b: L.ns.linalg.solve(a, b)},
          work=Work(flops=2 * LA_N**3 // 3 + 2 * LA_N**2, dtype="float64"), note="4096x4096, one right-hand side"),
     Case("cholesky_float64", inputs=(SPD,), ops={"*": lambda L, a: L.ns.linalg.cholesky(a)},

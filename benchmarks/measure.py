@@ -104,8 +104,13 @@ def _prepare(lib: Library, case: Case, data: HostData, sets: int) -> list[tuple[
     return out
 
 
+def _finished(lib: Library, op: Any) -> Any:
+    """``op`` with its result finished (``Library.finish``): each call queues all its work."""
+    return lambda lib_, *args: lib.finish(op(lib_, *args))
+
+
 def _device(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
-    op = case.op(lib.name)
+    op = _finished(lib, case.op(lib.name))
     sets = sets_needed(case, settings)
     args = _prepare(lib, case, data, sets)
     t0 = time.perf_counter()
@@ -147,7 +152,7 @@ def _device(lib: Library, case: Case, data: HostData, settings: Settings) -> Res
 
 def _host(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
     """Wall-clock cost per call of a loop of tiny ops (host-bound: the GPU keeps up)."""
-    op = case.op(lib.name)
+    op = _finished(lib, case.op(lib.name))
     (args,) = _prepare(lib, case, data, 1)
     t0 = time.perf_counter()
     op(lib, *args)
@@ -170,7 +175,7 @@ def _host(lib: Library, case: Case, data: HostData, settings: Settings) -> Resul
 def _workload(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
     """Wall-clock time of a whole workload that ends with its result on the host (the op fetches
     it): a first call, then the median of ``process_repeats`` more."""
-    op = case.op(lib.name)
+    op = _finished(lib, case.op(lib.name))
     (args,) = _prepare(lib, case, data, 1)
     times = []
     for _ in range(1 + settings.process_repeats):

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # On a GPU machine: install the project (with any wheels carried in .whl/), fill the kernel
 # cache in parallel, run the whole pytest suite against gpu:0 and measure the runtime; then,
-# when asked, the suite again with fusion on (FUSION=1: ROCM_ARRAY_FUSION=1, and array-api-tests
+# when asked, the suite again with fusion off (EAGER=1: ROCM_ARRAY_FUSION=0, and array-api-tests
 # too when SUITE is set), the array-api-tests suite on gpu:0 (SUITE=path of a checkout) and the
 # benchmarks (BENCH=1). PLAIN=0 skips the plain suite (as when it just ran on the same tree).
 # Logs go to $OUT (the device tool's output folder) or ./gpu-logs.
-# Usage: [SUITE=.suite/array-api-tests] [EXAMPLES=200] [FUSION=1] [PLAIN=0] [BENCH=1 [COMMIT=sha]] scripts/gpu_tests.sh [pytest args]
+# Usage: [SUITE=.suite/array-api-tests] [EXAMPLES=200] [EAGER=1] [PLAIN=0] [BENCH=1 [COMMIT=sha]] scripts/gpu_tests.sh [pytest args]
 set -uo pipefail
 
 out=${OUT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/gpu-logs}
@@ -54,21 +54,21 @@ if [ -n "${SUITE:-}" ]; then
     [ "$conf" -eq 0 ] || status=$conf
 fi
 
-if [ -n "${FUSION:-}" ]; then
-    step "pytest with fusion on (ROCM_ARRAY_FUSION=1)"
-    ROCM_ARRAY_FUSION=1 timeout "${T_TESTS:-300}" "$python" -m pytest "$repo/tests" "${parallel[@]}" -m "not exclusive" \
-        -p no:cacheprovider -q -rfE "$@" > "$out/pytest-fusion.log" 2>&1
-    fused=$?
-    grep -hE "^(FAILED|ERROR)" "$out/pytest-fusion.log" | cut -c1-300 | head -40
-    tail -qn1 "$out/pytest-fusion.log"
-    [ "$fused" -eq 0 ] || status=$fused
+if [ -n "${EAGER:-}" ]; then
+    step "pytest with fusion off (ROCM_ARRAY_FUSION=0)"
+    ROCM_ARRAY_FUSION=0 timeout "${T_TESTS:-300}" "$python" -m pytest "$repo/tests" "${parallel[@]}" -m "not exclusive" \
+        -p no:cacheprovider -q -rfE "$@" > "$out/pytest-eager.log" 2>&1
+    eager=$?
+    grep -hE "^(FAILED|ERROR)" "$out/pytest-eager.log" | cut -c1-300 | head -40
+    tail -qn1 "$out/pytest-eager.log"
+    [ "$eager" -eq 0 ] || status=$eager
     if [ -n "${SUITE:-}" ]; then
-        step "array-api-tests on $ROCM_ARRAY_DEVICE with fusion on"
-        ROCM_ARRAY_FUSION=1 timeout "${T_CONF:-240}" "$python" "$repo/conformance/run.py" "$suite" \
+        step "array-api-tests on $ROCM_ARRAY_DEVICE with fusion off"
+        ROCM_ARRAY_FUSION=0 timeout "${T_CONF:-240}" "$python" "$repo/conformance/run.py" "$suite" \
             --device "$ROCM_ARRAY_DEVICE" --max-examples "${EXAMPLES:-200}" -- "${parallel[@]}" -q -rf \
-            > "$out/conformance-fusion.log" 2>&1
+            > "$out/conformance-eager.log" 2>&1
         conf=$?
-        grep -E "^FAILED|conformance of" "$out/conformance-fusion.log" | cut -c1-300 | tail -40
+        grep -E "^FAILED|conformance of" "$out/conformance-eager.log" | cut -c1-300 | tail -40
         [ "$conf" -eq 0 ] || status=$conf
     fi
 fi

@@ -32,7 +32,7 @@ def _recording_device() -> Device:
 
 @pytest.fixture(autouse=True)
 def eager_kernels() -> Any:
-    """These tests are of the eager launches (with ROCM_ARRAY_FUSION=1 the lanes defer results)."""
+    """These tests are of the eager launches (with fusion on, the default, the lanes defer results)."""
     with fusion.eager():
         yield
 
