@@ -340,13 +340,13 @@ __global__ void reduce_inner_of(void* out, Src src, ra_index_t rows, ra_index_t 
 #define RA_GRID_FENCE() __threadfence()
 #endif
 
-// A full reduction of a contiguous run in one launch: each block's chunk combined into
-// part[block], and the last block to finish combines the gridDim.x accumulators as
-// reduce_partial_rows would with `fold` threads (the same order, so the bits of the two
-// launches), finalizes them, and sets `done` (zero before) back to zero for the next launch.
+// A full reduction of a computed run in one launch: each block's chunk combined into part[block],
+// and the last block to finish combines the gridDim.x accumulators as reduce_partial_rows would
+// with `fold` threads (the same order, so the bits of the two launches), finalizes them, and sets
+// `done` (zero before) back to zero for the next launch.
 template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
-RA_DEVICE void ra_reduce_all(void* out, void* part, unsigned int* done, const Src& src, ra_index_t len,
-                             ra_index_t chunk, int fold, double param) {
+__global__ void reduce_all_of(void* out, void* part, unsigned int* done, Src src, ra_index_t len, ra_index_t chunk,
+                              int fold, double param) {
   typedef typename Map::template acc<C> A;
   __shared__ int last;
   const ra_index_t splits = gridDim.x, s = blockIdx.x;
@@ -367,22 +367,6 @@ RA_DEVICE void ra_reduce_all(void* out, void* part, unsigned int* done, const Sr
     ((Out*)out)[0] = Fin::template finalize<Out>(acc, param);
     *done = 0;
   }
-}
-
-// A full reduction of an array's contiguous elements in one launch (a mid-size sum's second
-// launch cost a few microseconds, a tenth of its time on an H200).
-template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_all(void* out, void* part, unsigned int* done, const void* in, ra_index_t len,
-                           ra_index_t chunk, int fold, double param) {
-  ra_reduce_all<RaMemory<In>, C, Out, Map, Combine, Fin>(out, part, done, RaMemory<In>{(const In*)in}, len, chunk,
-                                                         fold, param);
-}
-
-// The same of a computed run (a fused expression).
-template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_all_of(void* out, void* part, unsigned int* done, Src src, ra_index_t len, ra_index_t chunk,
-                              int fold, double param) {
-  ra_reduce_all<Src, C, Out, Map, Combine, Fin>(out, part, done, src, len, chunk, fold, param);
 }
 
 // The first pass over reduced elements anywhere a geometry says.
