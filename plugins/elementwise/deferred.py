@@ -31,7 +31,7 @@ import threading
 import warnings
 import weakref
 from concurrent.futures import Future
-from typing import Any, Sequence, TYPE_CHECKING, cast
+from typing import Any, Callable, Sequence, TYPE_CHECKING, cast
 
 from rocm_array import fusion
 from rocm_array.array import Array, contiguous_strides
@@ -130,9 +130,11 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
 
 
 def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dtype: DType, out_dtype: DType,
-                     shape: tuple[int, ...], strides: tuple[int, ...], device: Device) -> Array | None:
+                     shape: tuple[int, ...], strides: tuple[int, ...], device: Device,
+                     eager: Callable[[], DeviceBuffer] | None = None) -> Array | None:
     """``defer`` for operands known to be contiguous arrays of ``shape`` on ``device``, Broadcast
-    arrays and Python scalars (a lane's operands: ``gpu.lane``)."""
+    arrays and Python scalars (a lane's operands: ``gpu.lane``, which passes ``eager``, the launch
+    of its kernel: how the operation is computed if no other extends it)."""
     for a in arrays:
         if type(a) is Array and a._buf.readers is SHARED:
             return None
@@ -147,6 +149,8 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
         node = Node(fn, dtype, out_dtype, _operands(arrays), shape)
         if len(node.leaves) > MAX_LEAVES:
             return None
+    if node.count == 1:
+        node.eager = eager
     pending = Pending(node, device, math.prod(shape) * out_dtype.itemsize)
     _register(pending, node.leaves.values())
     return Array(pending, shape, strides, 0, out_dtype, device)
@@ -189,7 +193,10 @@ _kernels_lock = threading.Lock()
 
 def _evaluate(node: Node, device: Device) -> DeviceBuffer:
     """The memory of ``node``'s result on ``device``: by its generated kernel when it is ready,
-    else operation by operation (an expression of one operation always so)."""
+    else operation by operation (an expression of one operation always so, by its lane's launch
+    when it has one: a tiny op then costs about what an eager one does)."""
+    if node.eager is not None:
+        return node.eager()
     if node.count > 1:
         rt = device.runtime
         ready = _READY.get((rt, node.sig))

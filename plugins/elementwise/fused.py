@@ -72,11 +72,12 @@ class Node:
     layout); ``arrays``, ``divisors`` and ``scalars``, the kernel's arguments in order (an array
     read twice is passed twice, a shared operation computed where it is used: reads of one
     address come from the cache, and operations are cheap beside memory); ``count``, its
-    operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
+    operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype); ``eager``,
+    set by a lane, how an operation alone is computed (no expression to fuse).
     """
 
     __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "count", "leaves", "sig", "arrays", "divisors",
-                 "scalars")
+                 "scalars", "eager")
     count: int
     leaves: dict[tuple[int, int, DType], Array]
     sig: tuple[Any, ...]
@@ -87,6 +88,8 @@ class Node:
     def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, args: tuple[Operand, ...],
                  shape: tuple[int, ...]) -> None:
         self.fn, self.dtype, self.out_dtype, self.args, self.shape = fn, dtype, out_dtype, args, shape
+        #: For an operation alone: its eager kernel's launch, ready (a lane's), giving the result's memory.
+        self.eager: Callable[[], Any] | None = None
         count = 1
         leaves: dict[tuple[int, int, DType], Array] = {}
         sigs: list[Any] = []

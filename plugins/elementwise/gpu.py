@@ -221,32 +221,39 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
             launch([out._buf.ptr, *operands, n])
         return out
 
-    # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack).
-    def deferred(args: list[Array | Scalar], x: Array) -> Array | None:
-        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device) if active() else None
+    # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack);
+    # ``now`` computes it with this lane's kernel if no other operation extends it.
+    def deferred(args: list[Array | Scalar], x: Array, now: Callable[[], Array]) -> Array | None:
+        if not active():
+            return None
+        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, lambda: now()._buf)
 
     def unary(x: Array) -> Array:
-        d = deferred([x], x)
-        return d if d is not None else run(x, (x._buf.ptr + x._offset * size,))
+        now = lambda: run(x, (x._buf.ptr + x._offset * size,))  # noqa: E731
+        d = deferred([x], x, now)
+        return d if d is not None else now()
 
     zero = _ZERO_BYTES[dtype.name]
 
     def binary(x1: Array, x2: Array) -> Array:
-        d = deferred([x1, x2], x1)
-        return d if d is not None else run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size,
-                                                zero))
+        now = lambda: run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))  # noqa: E731
+        d = deferred([x1, x2], x1, now)
+        return d if d is not None else now()
 
     def value(v: Any) -> bytes:
         check_bounds(v, dtype)
         return bytes(scalar_value(dtype, v))
 
+    # (A deferred result's Scalar checks v's bounds at once; an eager one's value(v) does.)
     def scalar_first(v: Any, x: Array) -> Array:
-        d = deferred([Scalar(v, dtype, device), x], x)
-        return d if d is not None else run(x, (0, x._buf.ptr + x._offset * size, value(v)))
+        now = lambda: run(x, (0, x._buf.ptr + x._offset * size, value(v)))  # noqa: E731
+        d = deferred([Scalar(v, dtype, device), x], x, now)
+        return d if d is not None else now()
 
     def scalar_second(x: Array, v: Any) -> Array:
-        d = deferred([x, Scalar(v, dtype, device)], x)
-        return d if d is not None else run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
+        now = lambda: run(x, (x._buf.ptr + x._offset * size, 0, value(v)))  # noqa: E731
+        d = deferred([x, Scalar(v, dtype, device)], x, now)
+        return d if d is not None else now()
 
     return unary if fn.arity == 1 else (binary, scalar_first, scalar_second)[s]
 
