@@ -176,7 +176,10 @@ def _compiled(f: Op) -> Op:
     def run(L: Any, *arrays: Any) -> Any:
         g = _COMPILED.get((L.name, f))
         if g is None:
-            g = _COMPILED[(L.name, f)] = (L.ns.compile if L.name == "torch" else L.ns.fuse)(lambda *a: f(L, *a))
+            def fused_op(*a: Any) -> Any:  # (cupy.fuse names its kernel after the function: not <lambda>)
+                return f(L, *a)
+
+            g = _COMPILED[(L.name, f)] = (L.ns.compile if L.name == "torch" else L.ns.fuse)(fused_op)
         return g(*arrays)
 
     return run
