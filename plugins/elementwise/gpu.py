@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 from rocm_array import memory
 from rocm_array.array import Array
@@ -25,6 +25,7 @@ from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, grid_1d, ptr
 from rocm_array.memory.gpu import import_dlpack
+from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.fusion import active
 from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg,
                                       scalar_value)
@@ -226,17 +227,21 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
     def deferred(args: list[Array | Scalar], x: Array, now: Callable[[], Array]) -> Array | None:
         if not active():
             return None
-        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, lambda: now()._buf)
+        def buffer() -> DeviceBuffer:
+            return cast("DeviceBuffer", now()._buf)
+        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, buffer)
 
     def unary(x: Array) -> Array:
-        now = lambda: run(x, (x._buf.ptr + x._offset * size,))  # noqa: E731
+        def now() -> Array:
+            return run(x, (x._buf.ptr + x._offset * size,))
         d = deferred([x], x, now)
         return d if d is not None else now()
 
     zero = _ZERO_BYTES[dtype.name]
 
     def binary(x1: Array, x2: Array) -> Array:
-        now = lambda: run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))  # noqa: E731
+        def now() -> Array:
+            return run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))
         d = deferred([x1, x2], x1, now)
         return d if d is not None else now()
 
@@ -246,12 +251,14 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
 
     # (A deferred result's Scalar checks v's bounds at once; an eager one's value(v) does.)
     def scalar_first(v: Any, x: Array) -> Array:
-        now = lambda: run(x, (0, x._buf.ptr + x._offset * size, value(v)))  # noqa: E731
+        def now() -> Array:
+            return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
         d = deferred([Scalar(v, dtype, device), x], x, now)
         return d if d is not None else now()
 
     def scalar_second(x: Array, v: Any) -> Array:
-        now = lambda: run(x, (x._buf.ptr + x._offset * size, 0, value(v)))  # noqa: E731
+        def now() -> Array:
+            return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
         d = deferred([x, Scalar(v, dtype, device)], x, now)
         return d if d is not None else now()
 
