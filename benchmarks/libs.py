@@ -198,6 +198,8 @@ class Torch(Library):
 
 class RocmArray(Library):
     name, module, title = "rocm_array", "rocm_array", "rocm_array"
+    _compute: Any = None
+    _array_type: Any = None
 
     def _load(self) -> None:
         import rocm_array
@@ -219,11 +221,13 @@ class RocmArray(Library):
 
     def finish(self, result: Any) -> Any:
         """A deferred result computed (``fusion.compute``): its kernel queued, as reading it would."""
-        from rocm_array import Array, fusion
+        if self._compute is None:  # (imported once: tiny_add times this call too)
+            from rocm_array import Array, fusion
 
-        for x in result if isinstance(result, tuple) else (result,):
-            if isinstance(x, Array):
-                fusion.compute(x)
+            self._array_type, self._compute = Array, fusion.compute
+        for x in result if type(result) is tuple else (result,):
+            if isinstance(x, self._array_type):
+                self._compute(x)
         return result
 
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
