@@ -118,7 +118,7 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
         if not isinstance(a, Scalar):
             if a._shape != shape or a._strides != strides:
                 b = broadcast(a, shape)
-                if b is None or getattr(a._buf, "readers", None) is SHARED:
+                if b is None:
                     return None
                 operands.append(b)
                 continue
@@ -131,12 +131,12 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
 
 def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dtype: DType, out_dtype: DType,
                      shape: tuple[int, ...], strides: tuple[int, ...], device: Device,
-                     eager: Callable[[], DeviceBuffer] | None = None) -> Array | None:
+                     eager: Callable[[], Array] | None = None) -> Array | None:
     """``defer`` for operands known to be contiguous arrays of ``shape`` on ``device``, Broadcast
     arrays and Python scalars (a lane's operands: ``gpu.lane``, which passes ``eager``, the launch
     of its kernel: how the operation is computed if no other extends it)."""
-    for a in arrays:
-        if type(a) is Array and a._buf.readers is SHARED:
+    for a in arrays:  # (memory shared through DLPack, read directly or broadcast)
+        if (type(a) is Array and a._buf.readers is SHARED) or (type(a) is Broadcast and a.array._buf.readers is SHARED):
             return None
     if 0 in shape:
         return None
@@ -196,7 +196,7 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
     else operation by operation (an expression of one operation always so, by its lane's launch
     when it has one: a tiny op then costs about what an eager one does)."""
     if node.eager is not None:
-        return node.eager()
+        return node.eager()._buf  # type: ignore[no-any-return]
     if node.count > 1:
         rt = device.runtime
         ready = _READY.get((rt, node.sig))

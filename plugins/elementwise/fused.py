@@ -21,7 +21,6 @@ from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.devices import cpu
 from rocm_array.dtypes import ALL, BY_NAME, DType
-from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import address
 from rocm_array.runtime.compiler import kernel_source
@@ -89,8 +88,8 @@ class Node:
     def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, args: tuple[Operand, ...],
                  shape: tuple[int, ...]) -> None:
         self.fn, self.dtype, self.out_dtype, self.args, self.shape = fn, dtype, out_dtype, args, shape
-        #: For an operation alone: its eager kernel's launch, ready (a lane's), giving the result's memory.
-        self.eager: Callable[[], DeviceBuffer] | None = None
+        #: For an operation alone: its eager kernel's launch, ready (a lane's), giving the result.
+        self.eager: Callable[[], Array] | None = None
         count = 1
         leaves: dict[tuple[int, int, DType], Array] = {}
         sigs: list[Any] = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import Any, Callable, Sequence, cast
+from typing import Any, Callable, Sequence
 
 from rocm_array import memory
 from rocm_array.array import Array
@@ -25,7 +25,6 @@ from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, grid_1d, ptr
 from rocm_array.memory.gpu import import_dlpack
-from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.fusion import active
 from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg,
                                       scalar_value)
@@ -225,11 +224,7 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
     # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack);
     # ``now`` computes it with this lane's kernel if no other operation extends it.
     def deferred(args: list[Array | Scalar], x: Array, now: Callable[[], Array]) -> Array | None:
-        if not active():
-            return None
-        def buffer() -> DeviceBuffer:
-            return cast("DeviceBuffer", now()._buf)
-        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, buffer)
+        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, now) if active() else None
 
     def unary(x: Array) -> Array:
         def now() -> Array:
