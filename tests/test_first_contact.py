@@ -127,6 +127,21 @@ def test_a_first_reduction_compiles_its_own_kernels_at_once(runtime: GpuRuntime)
     assert launched == [runtime.kernel(REDUCTION.source, name, (), REDUCTION.options) for name in passes]
 
 
+@pytest.mark.parametrize("n,variants", [(1 << 20, ("true",)), ((1 << 20) + 5, ("true", "false")),
+                                         (100, ("false",))])
+def test_a_first_sort_compiles_the_tile_kernels_it_launches(runtime: GpuRuntime, n: int,
+                                                            variants: tuple[str, ...]) -> None:
+    """A radix pass is a kernel of the full tiles and one of the last, partial tile (each compiles
+    in 60% of the time of one kernel holding both); a sort compiles those it launches."""
+    import rocm_array as xp
+    from rocm_array import dtypes, memory
+
+    rtc = runtime.compiler.rtc = CountingRtc()
+    xp.sort(memory.empty((n,), dtypes.float32, Device("gpu", 0, runtime)))
+    assert sorted(rtc.names) == sorted(["sort_counts<uint32_t>",
+                                        *(f"radix_onesweep<uint32_t, uint32_t, void, {v}>" for v in variants)])
+
+
 def test_a_slow_compile_is_a_notice(runtime: GpuRuntime, caplog: pytest.LogCaptureFixture,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     with caplog.at_level(logging.INFO, logger="rocm_array"):

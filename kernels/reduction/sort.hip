@@ -10,7 +10,7 @@
 //
 // The sort reads the keys once per 8-bit digit, least significant first (onesweep, after
 // Adinets & Merrill 2022). First sort_counts reads the values once (nothing written) and
-// counts every digit position at once. Each pass is one kernel, radix_onesweep: a block
+// counts every digit position at once. Each pass is radix_onesweep: a block
 // takes the next tile in order from a counter, loads all its keys at once (the first pass
 // loads values and makes their keys, through a permutation for a later key of several),
 // ranks them by digit (stable; 8 wave ballots find the lanes sharing a digit, each wave
@@ -20,7 +20,10 @@
 // loaded only after the look-back and follow their keys. The last pass of a keys-only
 // sort writes the values of its keys, not the keys. Every tile but the last is full: its
 // per-item code is a variant without bound tests, valid-lane ballots or masked accesses
-// (ra_onesweep_tile<FULL>). Keys are made branch-free (flags folded into uniform masks).
+// (ra_onesweep_tile<FULL>), and a pass is two launches, the full tiles (radix_onesweep<...,
+// true>), then the last tile (<..., false>): two programs, each compiled in about 60% of the
+// time of one kernel holding both variants (NVRTC, sm_90), and a first call compiles them at
+// once. Keys are made branch-free (flags folded into uniform masks).
 // Values ride along as uint32_t indices (a sort holds fewer than 2^32 elements, so all
 // index math is 32-bit); the last pass of an argsort writes them as int64 positions
 // within their row. Sorting by several keys is several LSD sorts, least significant key
@@ -467,7 +470,7 @@ RA_DEVICE void ra_onesweep_tile(RaOnesweepShared<typename RaKeyOf<KI>::type, !ra
 // digit; a pass uses array pass % 2 (zeroed) and zeroes the other for the next pass.
 // kout null: keys not written (an argsort's last pass); VO void: keys only; vin null: each
 // key's value is its position. Indices are 32-bit: a sort holds fewer than 2^32 elements.
-template <typename KI, typename KO, typename VO>
+template <typename KI, typename KO, typename VO, bool FULL>
 __global__ void __launch_bounds__(RA_SORT_BLOCK, RaOnesweep<VO>::blocks)
 radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_index_t size, int pass,
                int in_flags, int out_flags, const unsigned int* counts, unsigned int* tiles_taken,
@@ -479,7 +482,7 @@ radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_in
   __shared__ RaOnesweepShared<K, !ra_same<VO, void>::value> sh;
   const int t = threadIdx.x;
   const unsigned int n = (unsigned int)size, digit_count = counts[t];
-  const unsigned int table = gridDim.x * RA_RADIX;
+  const unsigned int table = (n + TILE - 1) / TILE * RA_RADIX;  // (the tiles of both launches of a pass)
 
   // Tiles in the order blocks start, not blockIdx: a tile waits only on tiles already running.
   if (t == 0) sh.tile = atomicAdd(tiles_taken, 1u);
@@ -488,10 +491,7 @@ radix_onesweep(KO* kout, VO* vout, const KI* kin, const unsigned int* vin, ra_in
   const unsigned int tile = sh.tile, tile_n = n - tile * TILE < (unsigned int)TILE ? n - tile * TILE : TILE;
   status[((pass + 1) & 1) * table + tile * RA_RADIX + t] = 0;
   volatile unsigned int* st = status + (pass & 1) * table;
-  if (tile_n == TILE)
-    ra_onesweep_tile<true>(sh, kout, vout, kin, vin, n, tile, tile_n, 8 * pass, in_flags, out_flags, digit_count, st, len);
-  else
-    ra_onesweep_tile<false>(sh, kout, vout, kin, vin, n, tile, tile_n, 8 * pass, in_flags, out_flags, digit_count, st, len);
+  ra_onesweep_tile<FULL>(sh, kout, vout, kin, vin, n, tile, tile_n, 8 * pass, in_flags, out_flags, digit_count, st, len);
 }
 
 // ---- from sorted keys and indices to results ----------------------------------------------------
