@@ -405,8 +405,9 @@ def test_a_chain_ending_in_a_sum_is_one_launch(recording: Device) -> None:
 
 
 def test_an_operation_alone_runs_its_lanes_eager_kernel(recording: Device) -> None:
-    """A deferred operation that nothing extends is computed by the launch its lane prepared (the
-    general ufunc path cost a tiny op 23 against 8 us on an H100)."""
+    """A deferred operation on arrays keeps its lane's launch, and builds no node unless another
+    operation extends it: computed alone, it is that launch (the general ufunc path, and the
+    node, cost a tiny op 23 against 8 us on an H100)."""
     x = memory.empty((16,), dtypes.float32, recording)
     ops = (lambda: x + x, lambda: x * 2.0, lambda: 2.0 - x, lambda: -x)
     for op in ops:
@@ -414,10 +415,15 @@ def test_an_operation_alone_runs_its_lanes_eager_kernel(recording: Device) -> No
     launches = recording.runtime.driver.launches
     launches.clear()
     for y in (op() for op in ops):
-        assert deferred_(y) and y._buf.node.eager is not None
+        assert type(y._buf) is deferred.Pending and y._buf.eager is not None and y._buf._node is None
         fusion.compute(y)
+        assert y._buf._node is None and y._buf.node is None  # computed: nothing kept
     assert len(launches) == 4 and all("_contiguous" in launch[0] and "fused" not in launch[0] for launch in launches)
-    assert (x + x)._buf.node.eager is not None and ((x + x) * x)._buf.node.eager is None  # (an expression fuses)
+    y = x + x
+    z = y * x  # extends y: y's node is built, and z is an expression of two operations
+    assert y._buf._node is not None and z._buf.eager is None and z._buf.node.count == 2
+    fusion.compute(z)
+    assert "fused" in launches[-1][0] and y._buf._real is None  # (y itself is still deferred)
 
 
 def test_the_benchmarks_time_a_deferred_result_computed(recording: Device) -> None:

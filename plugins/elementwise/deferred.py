@@ -67,18 +67,40 @@ _registry_lock = threading.Lock()
 
 
 class Pending:
-    """The buffer of a deferred result: reads of ``ptr`` compute it (once, on any thread)."""
+    """The buffer of a deferred result: reads of ``ptr`` compute it (once, on any thread).
 
-    __slots__ = ("node", "device", "nbytes", "device_index", "owner", "readers", "_real", "__weakref__")
+    A lone operation on arrays (no deferred operand) keeps its parts and its lane's launch
+    (``eager``) instead of a node: the node is built only when another operation extends it (or
+    something asks for ``node``), and computing it alone is that launch. A tiny operation whose
+    result is read at once then costs little more than an eager one."""
 
-    def __init__(self, node: Node, device: Device, nbytes: int) -> None:
-        self.node: Node | None = node
+    __slots__ = ("_node", "_parts", "eager", "device", "nbytes", "device_index", "owner", "readers", "_real",
+                 "__weakref__")
+
+    def __init__(self, node: Node | None, device: Device, nbytes: int, parts: tuple[Any, ...] | None = None,
+                 eager: Callable[[], Array] | None = None) -> None:
+        self._node = node
+        self._parts = parts  # (fn, dtype, out_dtype, operands, shape): a lone operation's node, unbuilt
+        self.eager = eager
         self.device = device
         self.nbytes = nbytes
         self.device_index = device.index
         self.owner = None
         self.readers: Any = None  # (as DeviceBuffer's: results deferred over this one once computed)
         self._real: DeviceBuffer | None = None
+
+    @property
+    def node(self) -> Node | None:
+        """The expression, while it is not computed (built from a lone operation's parts at the
+        first ask, under the lock that computing takes: never after it is computed)."""
+        node = self._node
+        if node is None and self._parts is not None:
+            with _compute_lock:
+                parts = self._parts
+                if self._node is None and parts is not None:
+                    self._node = Node(*parts)
+                node = self._node
+        return node
 
     @property
     def ptr(self) -> int:
@@ -89,10 +111,13 @@ class Pending:
         """The result's memory, computed now if it is not yet."""
         with _compute_lock:
             if self._real is None:
-                node = self.node
-                assert node is not None
-                self._real = _evaluate(node, self.device)
-                self.node = None  # the arrays it read may go
+                if self.eager is not None:
+                    self._real = self.eager()._buf
+                else:
+                    node = self.node
+                    assert node is not None
+                    self._real = _evaluate(node, self.device)
+                self._node = self._parts = self.eager = None  # the arrays it read may go
         return self._real
 
     def __reduce__(self) -> Any:
@@ -140,7 +165,13 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
             return None
     if 0 in shape:
         return None
-    node = Node(fn, dtype, out_dtype, _operands(arrays), shape)
+    operands = _operands(arrays)
+    nbytes = math.prod(shape) * out_dtype.itemsize
+    if eager is not None and not any(type(a) is Node for a in operands):  # a lone operation
+        pending = Pending(None, device, nbytes, (fn, dtype, out_dtype, operands, shape), eager)
+        _register(pending, [a.array if type(a) is Broadcast else a for a in operands if type(a) is not Scalar])
+        return Array(pending, shape, strides, 0, out_dtype, device)
+    node = Node(fn, dtype, out_dtype, operands, shape)
     if node.count > MAX_NODES or len(node.leaves) > MAX_LEAVES:
         # Past the limits: the deferred operands are computed and read as arrays.
         for a in arrays:
@@ -149,9 +180,7 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
         node = Node(fn, dtype, out_dtype, _operands(arrays), shape)
         if len(node.leaves) > MAX_LEAVES:
             return None
-    if node.count == 1:
-        node.eager = eager
-    pending = Pending(node, device, math.prod(shape) * out_dtype.itemsize)
+    pending = Pending(node, device, nbytes)
     _register(pending, node.leaves.values())
     return Array(pending, shape, strides, 0, out_dtype, device)
 
@@ -193,10 +222,7 @@ _kernels_lock = threading.Lock()
 
 def _evaluate(node: Node, device: Device) -> DeviceBuffer:
     """The memory of ``node``'s result on ``device``: by its generated kernel when it is ready,
-    else operation by operation (an expression of one operation always so, by its lane's launch
-    when it has one: a tiny op then costs about what an eager one does)."""
-    if node.eager is not None:
-        return node.eager()._buf  # type: ignore[no-any-return]
+    else operation by operation (an expression of one operation always so)."""
     if node.count > 1:
         rt = device.runtime
         ready = _READY.get((rt, node.sig))

@@ -72,12 +72,11 @@ class Node:
     layout); ``arrays``, ``divisors`` and ``scalars``, the kernel's arguments in order (an array
     read twice is passed twice, a shared operation computed where it is used: reads of one
     address come from the cache, and operations are cheap beside memory); ``count``, its
-    operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype); ``eager``,
-    set by a lane, how an operation alone is computed (no expression to fuse).
+    operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
     """
 
     __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "count", "leaves", "sig", "arrays", "divisors",
-                 "scalars", "eager")
+                 "scalars")
     count: int
     leaves: dict[tuple[int, int, DType], Array]
     sig: tuple[Any, ...]
@@ -88,8 +87,6 @@ class Node:
     def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, args: tuple[Operand, ...],
                  shape: tuple[int, ...]) -> None:
         self.fn, self.dtype, self.out_dtype, self.args, self.shape = fn, dtype, out_dtype, args, shape
-        #: For an operation alone: its eager kernel's launch, ready (a lane's), giving the result.
-        self.eager: Callable[[], Array] | None = None
         count = 1
         leaves: dict[tuple[int, int, DType], Array] = {}
         sigs: list[Any] = []
