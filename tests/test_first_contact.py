@@ -111,20 +111,28 @@ def test_kernels_a_call_prepares_compile_at_once(runtime: GpuRuntime) -> None:
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one processor: the compile threads are one")
 def test_a_first_reduction_compiles_its_own_kernels_at_once(runtime: GpuRuntime) -> None:
-    """A full sum of 2**20 float32 cuts the row in chunks: its first pass (the contiguous kernel, not
-    the strided one or a column layout's) and the second pass compile alone, side by side."""
+    """A sum over the rows of 2**20 float32 cuts each row in chunks: its first pass (the contiguous
+    kernel, not the strided one or a column layout's) and the second pass compile alone, side by
+    side; a full sum is one kernel, compiled alone."""
     import rocm_array as xp
     from rocm_array import dtypes, memory
     from rocm_array_plugins.reduction.gpu import REDUCTION
 
     rtc = runtime.compiler.rtc = MeetingRtc(2)
-    x = memory.empty((1 << 20,), dtypes.float32, Device("gpu", 0, runtime))
-    xp.sum(x)
+    x = memory.empty((2, 1 << 20), dtypes.float32, Device("gpu", 0, runtime))
+    xp.sum(x, axis=1)
     passes = ["reduce_inner<float, float, float, identity_op, add_op, identity_op>",
               "reduce_partial_rows<float, float, identity_op, add_op, identity_op>"]
     assert rtc.programs == [1, 1] and sorted(rtc.names) == passes
     launched = [launch[0] for launch in runtime.driver.launches[-2:]]  # (the recorder's functions: lowered names)
     assert launched == [runtime.kernel(REDUCTION.source, name, (), REDUCTION.options) for name in passes]
+    runtime.driver.launches.clear()
+    runtime.compiler.rtc = alone = CountingRtc()
+    xp.sum(x[0])
+    one = "reduce_all<float, float, float, identity_op, add_op, identity_op>"
+    assert alone.names == [one]
+    assert [launch[0] for launch in runtime.driver.launches] == [runtime.kernel(REDUCTION.source, one, (),
+                                                                               REDUCTION.options)]
 
 
 @pytest.mark.parametrize("n,variants", [(1 << 20, ("true",)), ((1 << 20) + 5, ("true", "false")),

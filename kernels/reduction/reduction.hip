@@ -193,11 +193,27 @@ struct RaLinearAt {
   RA_DEVICE ra_index_t operator()(ra_index_t r) const { return r * stride; }
 };
 
-// An element (mapped) or an accumulator of a first pass (PARTIAL) at `off`.
-template <typename In, typename C, typename Map, bool PARTIAL>
+// The value at p, read through volatile words: from L2, never a line an SM's L1 kept from
+// before another block's write (the last block of reduce_all reads its peers' partials).
+template <bool WORDS> struct RaCoherentWord { typedef unsigned int type; };
+template <> struct RaCoherentWord<false> { typedef unsigned char type; };
+template <typename T> RA_DEVICE T ra_load_coherent(const T* p) {
+  typedef typename RaCoherentWord<sizeof(T) % 4 == 0>::type W;
+  T v;
+  const volatile W* src = (const volatile W*)p;
+  W* dst = (W*)&v;
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(T) / sizeof(W)); ++k) dst[k] = src[k];
+  return v;
+}
+
+// An element (mapped) or an accumulator of a first pass (PARTIAL) at `off`; COHERENT: read
+// through ra_load_coherent (accumulators written by other blocks of the same launch).
+template <typename In, typename C, typename Map, bool PARTIAL, bool COHERENT = false>
 RA_DEVICE typename Map::template acc<C> ra_load(const void* in, ra_index_t off, ra_index_t r) {
   typedef typename Map::template acc<C> A;
-  if constexpr (PARTIAL) return ((const A*)in)[off];
+  if constexpr (COHERENT) return ra_load_coherent((const A*)in + off);
+  else if constexpr (PARTIAL) return ((const A*)in)[off];
   else return Map::template map<C>(((const In*)in)[off], r);
 }
 
@@ -258,7 +274,7 @@ RA_DEVICE typename Map::template acc<C> ra_row_contiguous(const Src& src, ra_ind
 
 // This thread's share (stride: nt threads, the block's) of elements [lo, hi) of the row at
 // `base`, element r at base + at(r).
-template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename At>
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename At, bool COHERENT = false>
 RA_DEVICE typename Map::template acc<C> ra_row_strided(const void* in, ra_index_t base, At at, ra_index_t lo,
                                                       ra_index_t hi, int nt) {
   typedef typename Map::template acc<C> A;
@@ -271,9 +287,9 @@ RA_DEVICE typename Map::template acc<C> ra_row_strided(const void* in, ra_index_
   for (; r + 3 * nt < hi; r += 4 * nt) {
 #pragma unroll
     for (int u = 0; u < 4; ++u)
-      acc[u] = op(acc[u], ra_load<In, C, Map, PARTIAL>(in, base + at(r + u * nt), r + u * nt));
+      acc[u] = op(acc[u], ra_load<In, C, Map, PARTIAL, COHERENT>(in, base + at(r + u * nt), r + u * nt));
   }
-  for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
+  for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL, COHERENT>(in, base + at(r), r));
   return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
 }
 
@@ -340,13 +356,13 @@ __global__ void reduce_inner_of(void* out, Src src, ra_index_t rows, ra_index_t 
 #define RA_GRID_FENCE() __threadfence()
 #endif
 
-// A full reduction of a computed run in one launch: each block's chunk combined into part[block],
-// and the last block to finish combines the gridDim.x accumulators as reduce_partial_rows would
-// with `fold` threads (the same order, so the bits of the two launches), finalizes them, and sets
-// `done` (zero before) back to zero for the next launch.
+// A full reduction of a contiguous run in one launch: each block's chunk combined into
+// part[block], and the last block to finish combines the gridDim.x accumulators as
+// reduce_partial_rows would with `fold` threads (the same order, so the bits of the two
+// launches), finalizes them, and sets `done` (zero before) back to zero for the next launch.
 template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_all_of(void* out, void* part, unsigned int* done, Src src, ra_index_t len, ra_index_t chunk,
-                              int fold, double param) {
+RA_DEVICE void ra_reduce_all(void* out, void* part, unsigned int* done, const Src& src, ra_index_t len,
+                             ra_index_t chunk, int fold, double param) {
   typedef typename Map::template acc<C> A;
   __shared__ int last;
   const ra_index_t splits = gridDim.x, s = blockIdx.x;
@@ -360,13 +376,30 @@ __global__ void reduce_all_of(void* out, void* part, unsigned int* done, Src src
   __syncthreads();
   if (!last) return;
   RA_GRID_FENCE();
-  acc = (int)threadIdx.x < fold ? ra_row_strided<C, C, Map, Combine, true>(part, 0, RaLinearAt{1}, 0, splits, fold)
-                                : Combine::template identity<A>();  // (the identity changes no result)
+  acc = (int)threadIdx.x < fold
+            ? ra_row_strided<C, C, Map, Combine, true, RaLinearAt, true>(part, 0, RaLinearAt{1}, 0, splits, fold)
+            : Combine::template identity<A>();  // (the identity changes no result)
   acc = ra_block_reduce(acc, Combine());
   if (threadIdx.x == 0) {
     ((Out*)out)[0] = Fin::template finalize<Out>(acc, param);
     *done = 0;
   }
+}
+
+// A full reduction of an array's contiguous elements in one launch (a mid-size sum's second
+// launch cost a few microseconds, a tenth of its time on an H200).
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_all(void* out, void* part, unsigned int* done, const void* in, ra_index_t len,
+                           ra_index_t chunk, int fold, double param) {
+  ra_reduce_all<RaMemory<In>, C, Out, Map, Combine, Fin>(out, part, done, RaMemory<In>{(const In*)in}, len, chunk,
+                                                         fold, param);
+}
+
+// The same of a computed run (a fused expression).
+template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void reduce_all_of(void* out, void* part, unsigned int* done, Src src, ra_index_t len, ra_index_t chunk,
+                              int fold, double param) {
+  ra_reduce_all<Src, C, Out, Map, Combine, Fin>(out, part, done, src, len, chunk, fold, param);
 }
 
 // The first pass over reduced elements anywhere a geometry says.

@@ -7,9 +7,11 @@ memory than neighbouring outputs are, ``reduce_inner`` gives each output a block
 else ``reduce_outer`` gives each output column a thread (coalesced loads across a
 wave; ``reduce_outer_vector``: 16 bytes of neighbouring columns a thread). Either cuts
 long reductions into chunks, whose accumulators a second launch combines
-(``reduce_partial_rows`` or ``_columns``: two passes, no atomics: every row's functors,
-Welford and argmax pairs included, work alike). Each layout and pass is a kernel of its
-own, so a first call compiles only what it runs; a two-pass call compiles both at once.
+(``reduce_partial_rows`` or ``_columns``: two passes; every row's functors, Welford and
+argmax pairs included, work alike). A full reduction of contiguous elements is one launch,
+``reduce_all``: the last block to finish (an atomic counter) folds the partials as the second
+pass would, so the bits are the same. Each layout and pass is a kernel of its own, so a first
+call compiles only what it runs; a two-pass call compiles both at once.
 
 Kernels are instantiated per (input, compute, output) dtype triple a row uses by
 default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
@@ -110,8 +112,9 @@ def _triples(row: Reduction) -> tuple[tuple[DType, DType, DType], ...]:
     return tuple(found)
 
 
-#: The first passes (reading elements) and the second (reading their accumulators), by layout.
-_FIRST = ("reduce_inner", "reduce_inner_strided", "reduce_outer", "reduce_outer_vector")
+#: The first passes (reading elements) and the second (reading their accumulators), by layout;
+#: reduce_all is both passes of a full reduction of contiguous elements in one launch.
+_FIRST = ("reduce_inner", "reduce_inner_strided", "reduce_outer", "reduce_outer_vector", "reduce_all")
 _SECOND = ("reduce_partial_rows", "reduce_partial_columns")
 
 
@@ -241,6 +244,24 @@ def _rows(device: Device, rows: int, length: int) -> _Rows:
                  (_block_for(min(chunk, 16 * BLOCK), props.wave_size), 1, 1), _block_for(splits, props.wave_size))
 
 
+def _folds(rows: int, cut: _Rows) -> bool:
+    """Whether a cut reduction is one launch (reduce_all): one row, whose partials the last block's
+    threads fold."""
+    return rows == 1 and cut.splits > 1 and cut.fold <= cut.block[0]
+
+
+#: Per runtime: the counter of finished blocks reduce_all and reduce_all_of use (zero between launches).
+_DONE: dict[Any, Array] = {}
+
+
+def _done(device: Device) -> Array:
+    done = _DONE.get(device.runtime)
+    if done is None:
+        done = _DONE[device.runtime] = memory.empty((1,), dtypes.uint32, device)
+        device.runtime.memset(address(done), 0, 4)  # (not memory.full: a first sum compiles no fill kernel)
+    return done
+
+
 def _combine_rows(row: Reduction, name: str, out: Array, part: Array, rows: int, cut: _Rows,
                   param: ctypes.c_double) -> None:
     """The second pass of a cut reduction in rows: each row's ``cut.splits`` accumulators in ``part``
@@ -259,6 +280,11 @@ def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: i
     if cut.splits == 1:
         REDUCTION.launch(device, fn, group, cut.grid, cut.block,
                          [ptr(out), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(0), param])
+        return
+    if _folds(rows, cut) and kind == "reduce_inner":
+        REDUCTION.launch(device, name(kind="reduce_all"), group, cut.grid, cut.block,
+                         [ptr(out), ptr(_acc_buffer(device, cut.splits)), ptr(_done(device)), ptr(x),
+                          *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param])
         return
     second = name(kind="reduce_partial_rows")
     REDUCTION.prepare(device, (fn, second), group)
@@ -320,10 +346,6 @@ def _fused_name(kind: str, row: Reduction, c: DType, out: DType) -> str:
             f"ra_red::{row.combine}, ra_red::{row.finalize}>")
 
 
-#: Per runtime: the counter of finished blocks reduce_all_of uses (zero between launches).
-_DONE: dict[Any, Array] = {}
-
-
 def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_dtype: DType,
                      options: dict[str, Any]) -> Array | None:
     """The reduction of a deferred elementwise result over its trailing axes, its expression computed
@@ -340,7 +362,7 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
         return None
     device = x.device
     cut = _rows(device, rows, length)
-    one = rows == 1 and cut.splits > 1 and cut.fold <= cut.block[0]  # the last block folds the partials
+    one = _folds(rows, cut)
     name = _fused_name("reduce_all_of" if one else "reduce_inner_of", row, c, out_dtype)
     function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options,
                                   _fused_prelude() + fused.kernel(node.sig).source)
@@ -352,11 +374,8 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     out = memory.empty((rows,), out_dtype, device)
     rt = device.runtime
     if one:
-        done = _DONE.get(rt)
-        if done is None:
-            done = _DONE[rt] = memory.full((1,), 0, dtypes.uint32, device)
         rt.launch(function, cut.grid, cut.block,
-                  [ptr(out), ptr(_acc_buffer(device, cut.splits)), ptr(done), src, *i64(length, cut.chunk),
+                  [ptr(out), ptr(_acc_buffer(device, cut.splits)), ptr(_done(device)), src, *i64(length, cut.chunk),
                    ctypes.c_int32(cut.fold), param])
         return out
     first = [src, *i64(rows, length, cut.chunk)]
