@@ -108,7 +108,8 @@ BLAS_DTYPES = [dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex1
 
 def exercise_blas(blas: Any) -> None:
     for dt in [dtypes.float16, dtypes.bfloat16, *BLAS_DTYPES]:
-        blas.gemm(dt, "N", "T", 4, 4, 4, HANDLE, 4, 16, HANDLE, 4, 16, HANDLE, 4, 16, 2)
+        for batch in (1, 2):
+            blas.gemm(dt, "N", "T", 4, 4, 4, HANDLE, 4, 16, HANDLE, 4, 16, HANDLE, 4, 16, batch)
     for dt in BLAS_DTYPES:
         blas.getrf(dt, 4, HANDLE, 4, HANDLE, HANDLE)
         blas.getrs(dt, 4, 2, HANDLE, 4, HANDLE, HANDLE, 4, HANDLE)
@@ -250,8 +251,9 @@ def test_nvidia_rtc_matches_cuda_bindings(nvidia: Any) -> None:
 def test_nvidia_blas_matches_nvmath(nvidia: Any) -> None:
     (platform, blas_nvidia, _), record, _ = nvidia
     exercise_blas(blas_nvidia.open_library(SpyRuntime(platform.NvidiaDriver(0))))
+    blas_nvidia.load()
     names = record.names()
-    for call in ("gemm_strided_batched_ex", "xgetrf", "xgetrs", "xpotrf", "xgeqrf", "sorgqr", "zungqr",
+    for call in ("gemm_ex", "gemm_strided_batched_ex", "get_property", "xgetrf", "xgetrs", "xpotrf", "xgeqrf", "sorgqr", "zungqr",
                  "xsyevd", "xgesvd", "create_gesvdj_info", "sgesvdj", "zgesvdj_buffer_size", "zgesvdj", "cgeam"):
         assert call in names, call
 
@@ -259,7 +261,8 @@ def test_nvidia_blas_matches_nvmath(nvidia: Any) -> None:
 def test_nvidia_fft_matches_nvmath(nvidia: Any) -> None:
     (platform, _, fft_nvidia), record, _ = nvidia
     exercise_fft(fft_nvidia.open_library(SpyRuntime(platform.NvidiaDriver(0))))
-    for call in ("make_plan_many64", "exec_c2c", "exec_z2d", "exec_r2c", "destroy"):
+    fft_nvidia.load()
+    for call in ("get_version", "make_plan_many64", "exec_c2c", "exec_z2d", "exec_r2c", "destroy"):
         assert call in record.names(), call
 
 
