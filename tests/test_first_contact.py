@@ -253,3 +253,44 @@ def test_vendor_bindings_load_without_nvmath_itself() -> None:
             "assert b.CudaDataType is nvmath.CudaDataType\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_preload_loads_each_library_on_a_thread_and_leaves_failures_to_the_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``vendor.preload`` imports each kind's platform module and runs its ``load`` on a thread of its
+    own; one that fails is passed over (``library`` reports it at the call), and
+    ``ROCM_ARRAY_PRELOAD=0`` turns it off."""
+    import types
+
+    loaded: list[tuple[str, str]] = []
+
+    def broken() -> None:
+        raise OSError("libfake.so: cannot open shared object file")
+
+    fakes = {"blas": types.SimpleNamespace(load=lambda: loaded.append(("blas", threading.current_thread().name))),
+             "fft": types.SimpleNamespace(),  # importing it is its load
+             "dnn": types.SimpleNamespace(load=broken)}
+    for kind, module in fakes.items():
+        monkeypatch.setitem(sys.modules, f"rocm_array.runtime.{kind}_fake", module)
+        monkeypatch.setitem(vendor.KINDS[kind], "fake", vendor.Library(f"fake {kind}"))
+    monkeypatch.setenv(vendor.PRELOAD_VAR, "0")
+    assert vendor.preload("fake") is None and not loaded
+    monkeypatch.delenv(vendor.PRELOAD_VAR)
+    thread = vendor.preload("fake")
+    assert thread is not None
+    thread.join(timeout=30)
+    assert loaded == [("blas", "rocm_array preload fake")]
+
+
+def test_discovery_preloads_only_where_devices_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discovery starts the preload of a platform whose driver counts devices, before opening them."""
+    from rocm_array import runtime
+
+    started: list[str] = []
+    monkeypatch.setattr(vendor, "preload", lambda name: started.append(name))
+    monkeypatch.setenv("ROCM_ARRAY_PLATFORM", "nvidia")
+    monkeypatch.setattr(nvidia, "count_devices", lambda: 0)
+    monkeypatch.setattr(nvidia, "open_devices", lambda: [])
+    assert runtime.discover()[0] == [] and started == []
+    monkeypatch.setattr(nvidia, "count_devices", lambda: 1)
+    assert runtime.discover()[0] == [] and started == ["nvidia"]

@@ -40,6 +40,9 @@ def discover() -> tuple[list[Runtime], list[str]]:
             problems.append(f"{name}: {INSTALL[name]} is not importable ({exc})")
             continue
         try:
+            if name in PLATFORMS and module.count_devices():
+                from .vendor import preload
+                preload(name)  # the vendor libraries' files load while the devices open
             found: list[Runtime] = [GpuRuntime(d) for d in module.open_devices()]
         except Exception as exc:  # no driver library, no device, no run-time compiler…
             problems.append(f"{name}: {type(exc).__name__}: {exc}")

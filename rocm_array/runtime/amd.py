@@ -1,6 +1,6 @@
 """The ``amd`` platform: ROCm through hip-python (``from hip import hip, hiprtc``).
 
-Kept symmetric with ``nvidia.py``: the same classes (an Rtc, a Driver,
+Kept symmetric with ``nvidia.py``: the same classes (an Rtc, a Driver, ``count_devices``,
 ``open_devices``) with the same methods, each a thin wrapper over one binding
 call. Only this module imports hip-python. Pointers and handles are passed to
 hip-python as ints, which its Pointer adapters accept as addresses.
@@ -19,7 +19,7 @@ from .bindings import BindingsRtc, checker, in_context, text
 from .protocol import DeviceProperties, DriverError
 from .targets import hiprtc_name, hiprtc_options
 
-__all__ = ["HiprtcRtc", "AmdDriver", "open_devices"]
+__all__ = ["HiprtcRtc", "AmdDriver", "count_devices", "open_devices"]
 
 PLATFORM = "amd"
 DLPACK_DEVICE_TYPE = 10  # kDLROCM
@@ -184,7 +184,13 @@ class AmdDriver:
         return send
 
 
-def open_devices() -> list[AmdDriver]:
-    """Every HIP device; raises (ImportError, DriverError, OSError…) when ROCm is missing."""
+def count_devices() -> int:
+    """How many HIP devices the driver reports; raises (ImportError, DriverError,
+    OSError…) when ROCm is missing."""
     _check(hip.hipInit(0), "hipInit")
-    return [AmdDriver(i) for i in range(int(_check(hip.hipGetDeviceCount(), "hipGetDeviceCount")))]
+    return int(_check(hip.hipGetDeviceCount(), "hipGetDeviceCount"))
+
+
+def open_devices() -> list[AmdDriver]:
+    """Every HIP device."""
+    return [AmdDriver(i) for i in range(count_devices())]

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 
 
 from .fft import PlannedFft, Problem
-from .nvmath_bindings import load
+from .nvmath_bindings import load as bindings
 
-(cufft,) = load("bindings.cufft")  # without importing nvmath itself (see nvmath_bindings)
+(cufft,) = bindings("bindings.cufft")  # without importing nvmath itself (see nvmath_bindings)
 
 if TYPE_CHECKING:
     from .gpu import GpuRuntime
 
-__all__ = ["Cufft", "open_library"]
+__all__ = ["Cufft", "open_library", "load"]
 
 _T = cufft.Type
 #: (kind, double precision) -> (plan type, exec function, takes a direction).
@@ -58,3 +58,8 @@ class Cufft(PlannedFft):
 
 def open_library(rt: GpuRuntime) -> Cufft:
     return Cufft(rt)
+
+
+def load() -> None:
+    """Load cuFFT (nvmath's bindings open it at its first call; this one needs no device)."""
+    cufft.get_version()

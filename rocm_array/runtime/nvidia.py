@@ -1,6 +1,6 @@
 """The ``nvidia`` platform: HIP's CUDA path, over cuda-bindings (driver API) and NVRTC.
 
-Kept symmetric with ``amd.py``: the same classes (an Rtc, a Driver, ``open_devices``)
+Kept symmetric with ``amd.py``: the same classes (an Rtc, a Driver, ``count_devices`` and ``open_devices``)
 with the same methods, each a thin wrapper over one binding call. Only this
 module imports cuda-bindings.
 """
@@ -18,7 +18,7 @@ from .bindings import BindingsRtc, checker, in_context, text
 from .protocol import DeviceProperties, DriverError
 from .targets import nvrtc_options
 
-__all__ = ["NvrtcRtc", "NvidiaDriver", "open_devices"]
+__all__ = ["NvrtcRtc", "NvidiaDriver", "count_devices", "open_devices"]
 
 PLATFORM = "nvidia"
 DLPACK_DEVICE_TYPE = 2  # kDLCUDA
@@ -177,7 +177,13 @@ class NvidiaDriver:
         return send
 
 
-def open_devices() -> list[NvidiaDriver]:
-    """Every CUDA device; raises (ImportError, DriverError, OSError…) when the driver is missing."""
+def count_devices() -> int:
+    """How many CUDA devices the driver reports; raises (ImportError, DriverError,
+    OSError…) when the driver is missing."""
     _check(cu.cuInit(0), "cuInit")
-    return [NvidiaDriver(i) for i in range(int(_check(cu.cuDeviceGetCount(), "cuDeviceGetCount")))]
+    return int(_check(cu.cuDeviceGetCount(), "cuDeviceGetCount"))
+
+
+def open_devices() -> list[NvidiaDriver]:
+    """Every CUDA device."""
+    return [NvidiaDriver(i) for i in range(count_devices())]

@@ -8,6 +8,9 @@ fix, at every call: the cause is kept and the load not retried, except after run
 out of memory, which a later call may not. One cache and one lock serve every kind, so
 all of them are created, kept and reported alike.
 
+``preload(platform)`` loads the libraries' files on a thread while discovery opens the devices (a
+first matmul then does not wait for the loader; ``ROCM_ARRAY_PRELOAD=0`` turns it off).
+
 Where a back falls back from a vendor library to the project's own kernels, ``fallback`` says so
 once per cause (a ``VendorFallbackWarning``), and ``report`` lists for ``info`` what each GPU
 would use, with the versions of the packages that bring it or the command that installs it.
@@ -17,8 +20,11 @@ The protocols the platform modules implement are in ``blas.py``, ``fft.py`` and 
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import os
 import threading
+import time
 import warnings
 from dataclasses import dataclass
 from importlib import metadata
@@ -30,7 +36,7 @@ if TYPE_CHECKING:
     from .protocol import Runtime
 
 __all__ = ["KINDS", "Library", "VendorUnavailable", "VendorFallbackWarning", "library", "why", "fallback",
-           "report"]
+           "report", "preload", "PRELOAD_VAR"]
 
 
 @dataclass(frozen=True)
@@ -140,3 +146,46 @@ def why(kind: str, rt: Runtime) -> str:
     except VendorUnavailable as exc:
         return str(exc)
     return ""
+
+
+PRELOAD_VAR = "ROCM_ARRAY_PRELOAD"
+_PRELOADS: list[threading.Thread] = []
+
+
+def preload(platform: str) -> threading.Thread | None:
+    """Load the files of ``platform``'s vendor libraries on a thread, each module's ``load()``
+    (none: importing the module loads them), and return the thread; None when ``ROCM_ARRAY_PRELOAD``
+    is 0. Discovery calls it before opening the devices, which takes about 250 ms on an H100: the
+    loader's work (the dynamic loading of cuBLAS, cuFFT and cuDNN's engines, about 150 ms) is done
+    by the time a first call opens a library. Failures are left to that call, which reports them."""
+    if os.environ.get(PRELOAD_VAR, "1").strip() == "0":
+        return None
+
+    def run() -> None:
+        from ..log import logger
+        for kind in KINDS:
+            t0 = time.perf_counter()
+            try:
+                module = importlib.import_module(f"{__package__}.{kind}_{platform}")
+                load = getattr(module, "load", None)
+                if load is not None:
+                    load()
+            except Exception as exc:  # missing or broken: library() says so when it is used
+                logger.debug("preloading %s on %s failed: %s: %s", kind, platform, type(exc).__name__, exc)
+                continue
+            logger.debug("preloaded %s on %s in %.0f ms", KINDS[kind][platform].name, platform,
+                         (time.perf_counter() - t0) * 1e3)
+
+    thread = threading.Thread(target=run, name=f"rocm_array preload {platform}", daemon=True)
+    if not _PRELOADS:
+        atexit.register(_join_preloads)
+    _PRELOADS.append(thread)
+    thread.start()
+    return thread
+
+
+def _join_preloads() -> None:
+    """Let a preload finish before the interpreter tears down (a daemon thread stopped inside a
+    library's loader can crash the exit)."""
+    for thread in _PRELOADS:
+        thread.join(timeout=30)
