@@ -255,6 +255,10 @@ _DONE: dict[Any, Array] = {}
 
 
 def _done(device: Device) -> Array:
+    """The counter of ``device``, made at its first use: before the launch's partials buffer, which
+    the caller holds until the launch is queued. (A buffer dropped before its launch is back on the
+    free list: a counter made after it took the same block, the blocks wrote their partials over
+    it, and every later full reduction of that process was wrong: 6 tests on an H100.)"""
     done = _DONE.get(device.runtime)
     if done is None:
         done = _DONE[device.runtime] = memory.empty((1,), dtypes.uint32, device)
@@ -282,9 +286,10 @@ def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: i
                          [ptr(out), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(0), param])
         return
     if _folds(rows, cut) and kind == "reduce_inner":
+        done, part = _done(device), _acc_buffer(device, cut.splits)  # (in this order, held: see _done)
         REDUCTION.launch(device, name(kind="reduce_all"), group, cut.grid, cut.block,
-                         [ptr(out), ptr(_acc_buffer(device, cut.splits)), ptr(_done(device)), ptr(x),
-                          *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param])
+                         [ptr(out), ptr(part), ptr(done), ptr(x), *i64(length, cut.chunk), ctypes.c_int32(cut.fold),
+                          param])
         return
     second = name(kind="reduce_partial_rows")
     REDUCTION.prepare(device, (fn, second), group)
@@ -374,9 +379,9 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     out = memory.empty((rows,), out_dtype, device)
     rt = device.runtime
     if one:
+        done, part = _done(device), _acc_buffer(device, cut.splits)  # (in this order, held: see _done)
         rt.launch(function, cut.grid, cut.block,
-                  [ptr(out), ptr(_acc_buffer(device, cut.splits)), ptr(_done(device)), src, *i64(length, cut.chunk),
-                   ctypes.c_int32(cut.fold), param])
+                  [ptr(out), ptr(part), ptr(done), src, *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param])
         return out
     first = [src, *i64(rows, length, cut.chunk)]
     if cut.splits == 1:
