@@ -11,6 +11,7 @@ import sys
 import threading
 import warnings
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -22,7 +23,7 @@ from rocm_array.runtime import vendor
 from rocm_array.runtime.compiler import Compiler
 from rocm_array.runtime.gpu import GpuRuntime
 
-from helpers import RecordingDriver
+from helpers import RecordingDriver, read_argument
 
 nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
 
@@ -133,6 +134,46 @@ def test_a_first_reduction_compiles_its_own_kernels_at_once(runtime: GpuRuntime)
     assert alone.names == [one]
     assert [launch[0] for launch in runtime.driver.launches] == [runtime.kernel(REDUCTION.source, one, (),
                                                                                REDUCTION.options)]
+
+
+def test_a_first_full_reduction_keeps_its_counter_apart_from_its_partials(runtime: GpuRuntime,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """reduce_all's counter of finished blocks, made at a process's first full reduction, is never the
+    block of that launch's partials (which the blocks write: the counter would then be garbage for
+    every later launch), with fusion on (reduce_all_of) and off (reduce_all)."""
+    import ctypes
+
+    import rocm_array as xp
+    from rocm_array import dtypes, fusion, memory
+    from rocm_array_plugins.elementwise import deferred
+    from rocm_array_plugins.reduction import gpu as reduction_gpu
+
+    monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", False)  # the fused kernel at once
+    seen: list[tuple[str, int, int]] = []  # (kernel, partials, counter), read as each launch is sent
+    recorder, send = runtime.driver, runtime.driver.sender
+
+    def sender(function: str, block: tuple[int, int, int], shared: int) -> Callable[[Any, int], None]:
+        inner = send(function, block, shared)
+
+        def capture(grid: Any, params: int) -> None:
+            seen.append((function, *(read_argument(params, i, ctypes.c_void_p).value for i in (1, 2))))
+            inner(grid, params)
+        return capture
+
+    monkeypatch.setattr(recorder, "sender", sender)
+    x = memory.empty((1 << 16,), dtypes.float32, Device("gpu", 0, runtime))  # 8 splits: 256 bytes of partials
+    was = fusion.enabled()
+    try:
+        for fused in (False, True):
+            fusion.set_enabled(fused)
+            monkeypatch.setattr(reduction_gpu, "_DONE", {})
+            seen.clear()
+            xp.sum(x * 2 if fused else x)
+            function, part, done = seen[-1]
+            assert "reduce_all" in function and ("reduce_all_of" in function) == fused
+            assert part != done
+    finally:
+        fusion.set_enabled(was)
 
 
 @pytest.mark.parametrize("n,variants", [(1 << 20, ("true",)), ((1 << 20) + 5, ("true", "false")),
@@ -257,9 +298,9 @@ def test_vendor_bindings_load_without_nvmath_itself() -> None:
 
 def test_preload_loads_each_library_on_a_thread_and_leaves_failures_to_the_call(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """``vendor.preload`` imports each kind's platform module and runs its ``load`` on a thread of its
-    own; one that fails is passed over (``library`` reports it at the call), and
-    ``ROCM_ARRAY_PRELOAD=0`` turns it off."""
+    """``vendor.preload`` imports the platform module of each kind ``ROCM_ARRAY_PRELOAD`` names
+    (``blas,fft`` by default: not the DNN library) and runs its ``load`` on a thread of its own; one
+    that fails is passed over (``library`` reports it at the call), and ``0`` turns it off."""
     import types
 
     loaded: list[tuple[str, str]] = []
@@ -267,9 +308,11 @@ def test_preload_loads_each_library_on_a_thread_and_leaves_failures_to_the_call(
     def broken() -> None:
         raise OSError("libfake.so: cannot open shared object file")
 
-    fakes = {"blas": types.SimpleNamespace(load=lambda: loaded.append(("blas", threading.current_thread().name))),
-             "fft": types.SimpleNamespace(),  # importing it is its load
-             "dnn": types.SimpleNamespace(load=broken)}
+    def loads(kind: str) -> Callable[[], None]:
+        return lambda: loaded.append((kind, threading.current_thread().name))
+
+    fakes = {"blas": types.SimpleNamespace(load=loads("blas")), "fft": types.SimpleNamespace(load=broken),
+             "dnn": types.SimpleNamespace(load=loads("dnn"))}
     for kind, module in fakes.items():
         monkeypatch.setitem(sys.modules, f"rocm_array.runtime.{kind}_fake", module)
         monkeypatch.setitem(vendor.KINDS[kind], "fake", vendor.Library(f"fake {kind}"))
@@ -279,7 +322,12 @@ def test_preload_loads_each_library_on_a_thread_and_leaves_failures_to_the_call(
     thread = vendor.preload("fake")
     assert thread is not None
     thread.join(timeout=30)
-    assert loaded == [("blas", "rocm_array preload fake")]
+    assert loaded == [("blas", "rocm_array preload fake")]  # fft failed; dnn is not preloaded
+    monkeypatch.setenv(vendor.PRELOAD_VAR, "dnn")
+    thread = vendor.preload("fake")
+    assert thread is not None
+    thread.join(timeout=30)
+    assert loaded[1:] == [("dnn", "rocm_array preload fake")]
 
 
 def test_discovery_preloads_only_where_devices_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,7 +20,7 @@ from .dnn import Pair, Tensor, Unsupported
 if TYPE_CHECKING:
     from .gpu import GpuRuntime
 
-__all__ = ["Cudnn", "open_library", "load"]
+__all__ = ["Cudnn", "open_library"]
 
 
 def _preload_cudnn() -> None:
@@ -119,19 +119,3 @@ class Cudnn:
 
 def open_library(rt: GpuRuntime) -> Cudnn:
     return Cudnn(rt)
-
-
-#: cuDNN's precompiled engines, which it opens at a first graph's plans (78 of a first conv2d's 127 ms
-#: in ``create_execution_plans`` on an H100). The other sub-libraries are left to cuDNN: all of them
-#: loaded ahead (the runtime-compiled engines too) made that call take 407 ms.
-_ENGINES = "libcudnn_engines_precompiled.so.9"
-
-
-def load() -> None:
-    """Load cuDNN, its frontend and its precompiled engines (none needs a device)."""
-    _preload_cudnn()
-    import cudnn  # noqa: F401  (the frontend: 16-22 ms)
-
-    with open("/proc/self/maps") as maps:  # where the loader found libcudnn.so.9
-        found = next((line.split()[-1] for line in maps if "/libcudnn.so.9" in line), None)
-    ctypes.CDLL(os.path.join(os.path.dirname(found), _ENGINES) if found else _ENGINES)

@@ -8,8 +8,8 @@ fix, at every call: the cause is kept and the load not retried, except after run
 out of memory, which a later call may not. One cache and one lock serve every kind, so
 all of them are created, kept and reported alike.
 
-``preload(platform)`` loads the libraries' files on a thread while discovery opens the devices (a
-first matmul then does not wait for the loader; ``ROCM_ARRAY_PRELOAD=0`` turns it off).
+``preload(platform)`` loads BLAS's and FFT's files on a thread while discovery opens the devices (a
+first matmul then does not wait for the loader; ``ROCM_ARRAY_PRELOAD`` chooses, ``0`` turns it off).
 
 Where a back falls back from a vendor library to the project's own kernels, ``fallback`` says so
 once per cause (a ``VendorFallbackWarning``), and ``report`` lists for ``info`` what each GPU
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .protocol import Runtime
 
 __all__ = ["KINDS", "Library", "VendorUnavailable", "VendorFallbackWarning", "library", "why", "fallback",
-           "report", "preload", "PRELOAD_VAR"]
+           "report", "preload", "PRELOAD_VAR", "PRELOADED"]
 
 
 @dataclass(frozen=True)
@@ -149,21 +149,28 @@ def why(kind: str, rt: Runtime) -> str:
 
 
 PRELOAD_VAR = "ROCM_ARRAY_PRELOAD"
+#: The kinds preloaded by default. Not cuDNN (nor MIOpen): its soname is the one PyTorch's bundled
+#: copy has, and the first loaded wins the process; loaded at discovery, a cuDNN 9.14 made PyTorch
+#: (built against 9.19) refuse cuDNN in the same process. It loads at a first convolution, as before.
+PRELOADED = ("blas", "fft")
 _PRELOADS: list[threading.Thread] = []
 
 
 def preload(platform: str) -> threading.Thread | None:
-    """Load the files of ``platform``'s vendor libraries on a thread, each module's ``load()``
-    (none: importing the module loads them), and return the thread; None when ``ROCM_ARRAY_PRELOAD``
-    is 0. Discovery calls it before opening the devices, which takes about 250 ms on an H100: the
-    loader's work (the dynamic loading of cuBLAS, cuFFT and cuDNN's engines, about 150 ms) is done
-    by the time a first call opens a library. Failures are left to that call, which reports them."""
-    if os.environ.get(PRELOAD_VAR, "1").strip() == "0":
+    """Load the files of ``platform``'s vendor libraries on a thread (each kind's module ``load()``;
+    on AMD, hip-python's modules load them at import) and return the thread. Discovery calls it
+    before opening the devices, which takes about 250 ms on an H100, so a first matmul or fft does not
+    wait for the dynamic loader. ``ROCM_ARRAY_PRELOAD`` names the kinds (comma-separated; default
+    ``blas,fft``; ``0``: none, and None is returned). Failures are left to the library's first call,
+    which reports them."""
+    setting = os.environ.get(PRELOAD_VAR, ",".join(PRELOADED)).strip()
+    kinds = [k.strip() for k in setting.split(",") if k.strip() in KINDS] if setting != "0" else []
+    if not kinds:
         return None
 
     def run() -> None:
         from ..log import logger
-        for kind in KINDS:
+        for kind in kinds:
             t0 = time.perf_counter()
             try:
                 module = importlib.import_module(f"{__package__}.{kind}_{platform}")
