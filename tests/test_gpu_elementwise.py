@@ -12,6 +12,7 @@ import pytest
 import rocm_array as xp
 from helpers import host
 from rocm_array import devices
+from rocm_array.fusion import eager as fusion_off
 from rocm_array_plugins.elementwise import gpu
 
 GPUS = devices.gpus()
@@ -52,6 +53,41 @@ def test_strided_broadcast_and_negative_strides(dev: str) -> None:
     np.testing.assert_allclose(host(x[::-2, :, 1::2] - y), a[::-2, :, 1::2] - b)
     np.testing.assert_allclose(host(xp.permute_dims(x, (2, 0, 1)) + 1.5), np.transpose(a, (2, 0, 1)) + 1.5)
     np.testing.assert_allclose(host(xp.exp(x.mT)), np.exp(np.swapaxes(a, -1, -2)), rtol=1e-6)
+
+
+@pytest.mark.parametrize(("dtype", "cols"), [("float32", 128), ("float64", 6), ("int8", 48), ("complex128", 3),
+                                             ("float16", 24), ("float32", 5)])
+def test_a_matrix_and_a_row_or_column_take_the_rows_layout(dev: str, dtype: str, cols: int,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row-major matrix with a row or a column broadcast runs binary_rows (16-byte accesses, no
+    index division) where every vector fits (columns a multiple of its width, pointers aligned),
+    else binary_strided; both give NumPy's values, also when more rows than the grid holds loop."""
+    launched: list[str] = []  # the layouts whose kernels were looked up
+    names = gpu.ufunc_names
+    monkeypatch.setattr(gpu, "ufunc_names", lambda fn, dtype, layout: (launched.append(layout),
+                                                                       names(fn, dtype, layout))[1])
+    rows = 1000  # more than twice the grid's rows (a GPU's: its CUs x 32 / blocks across): the loop runs
+    m, row, col = ((_rand(shape, seed=k) * 9).astype(dtype) for k, shape in
+                   enumerate([(rows, cols), (cols,), (rows, 1)]))
+    x, r, c = (xp.asarray(v, device=dev) for v in (m, row, col))
+    width = 16 // max(np.dtype(dtype).itemsize, 1)
+    rows_ok = cols % width == 0
+    cases = [(lambda: x + r, m + row), (lambda: r * x, row * m), (lambda: c - x, col - m),
+             (lambda: xp.multiply(x, c), m * col)]
+    if dtype != "complex128":
+        cases.append((lambda: xp.less(x, r), m < row))  # a bool result: the vector is the wider type's
+    with fusion_off():
+        for run, want in cases:
+            launched.clear()
+            got = run()
+            assert launched[-1:] == ["rows" if rows_ok else "strided"], launched
+            np.testing.assert_allclose(host(got).astype(np.complex128), want.astype(np.complex128), rtol=1e-3)
+        # A matrix one element past a 16-byte boundary: the strided kernel, unless an element is 16 bytes.
+        shifted = xp.reshape(xp.asarray(np.concatenate([m.ravel()[:1], m.ravel()]), device=dev)[1:], (rows, cols))
+        launched.clear()
+        got = shifted + r
+        assert launched[-1:] == ["rows" if rows_ok and np.dtype(dtype).itemsize >= 16 else "strided"], launched
+        np.testing.assert_allclose(host(got).astype(np.complex128), (m + row).astype(np.complex128), rtol=1e-3)
 
 
 def test_more_dimensions_than_a_kernel_takes(dev: str) -> None:

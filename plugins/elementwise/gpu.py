@@ -23,7 +23,7 @@ from rocm_array.broadcast import broadcast_view
 from rocm_array.devices import Device
 from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, grid_1d, ptr
+from rocm_array.launch import BLOCK, Family, address, grid_1d, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.fusion import active
 from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg,
@@ -35,7 +35,7 @@ from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
 ELEMENTWISE = Family("elementwise/elementwise.hip")
-LAYOUTS = ("contiguous", "strided")
+LAYOUTS = ("contiguous", "strided")  # and "rows", binary rows' only (_rows)
 _INTEGERS = tuple(d for d in ALL if d.kind in "iu")
 _COMPLEX = tuple(d for d in ALL if d.kind == "c")
 
@@ -64,7 +64,9 @@ FILL_NAMES = _fill_names()
 
 def kernel_sources() -> list[KernelSource]:
     return ELEMENTWISE.sources([*(ufunc_names(u, d, layout) for u in UFUNCS for d in ALL
-                                  if d in CATEGORIES[u.category] for layout in LAYOUTS), FILL_NAMES])
+                                  if d in CATEGORIES[u.category]
+                                  for layout in (*LAYOUTS, *(("rows",) if u.arity == 2 else ()))),
+                                FILL_NAMES])
 
 
 _THREADS = (BLOCK, 1, 1)
@@ -194,11 +196,49 @@ def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: in
                      for v in views]
             _strided(fn, dtype, parts[0], parts[1:], s, value)  # type: ignore[arg-type]
         return
+    if fn.arity == 2 and _rows(fn, dtype, out, ops, s, value, merged, strides):
+        return
     names = ufunc_names(fn, dtype, "strided")
     n = out.size
     args = [ptr(out), *(ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n),
             geometry(merged, *strides), narrow(merged, strides)]
     ELEMENTWISE.launch(out.device, names[s], names, grid_1d(n, out.device), _THREADS, args)
+
+
+def _rows(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
+          merged: Sequence[int], strides: Sequence[Sequence[int]]) -> bool:
+    """Launch binary_rows if the merged geometry is a row-major matrix whose operands are each of
+    its shape, a row (strides (0, 1)) or a column (strides (1, 0)), with 16-byte accesses allowed;
+    False (nothing launched) otherwise."""
+    if len(merged) != 2:
+        return False
+    rows, cols = merged
+    width = 16 // max(dtype.itemsize, out.dtype.itemsize) or 1  # the kernel's V: elements a vector
+    full = (cols, 1)
+    if tuple(strides[0]) != full or cols % width or address(out) % 16:
+        return False
+    kinds = 0
+    for k, (a, st) in enumerate(zip(ops, strides[1:])):
+        if a is None:  # the scalar
+            continue
+        kind = _ROW_KINDS.get(tuple(st), 0 if tuple(st) == full else None)
+        if kind is None or (kind != 2 and address(a) % 16):
+            return False
+        kinds |= kind << 2 * k
+    names = ufunc_names(fn, dtype, "rows")
+    device = out.device
+    across = -(-cols // width // BLOCK)  # blocks over a row's vectors
+    down = max(1, min(rows, device.runtime.properties.compute_units * BLOCKS_PER_CU // across, _MAX_GRID_Y))
+    ELEMENTWISE.launch(device, names[s], names, (min(across, _MAX_GRID_X), down, 1), _THREADS,
+                       [ptr(out), *(ptr(a) for a in ops), value, ctypes.c_int64(rows), ctypes.c_int64(cols),
+                        ctypes.c_int(kinds)])
+    return True
+
+
+#: binary_rows's broadcast operand kinds by strides (kernels/elementwise/elementwise.hip's RaRowKind:
+#: an operand with the result's strides is 0, full).
+_ROW_KINDS: dict[tuple[int, ...], int | None] = {(0, 1): 1, (1, 0): 2}
+_MAX_GRID_X, _MAX_GRID_Y = 2**31 - 1, 65535
 
 
 def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
