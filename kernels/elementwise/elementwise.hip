@@ -8,9 +8,7 @@
 // - *_strided: any strides (0 for broadcast operands), ra_geometry addressing, 32-bit
 //   index arithmetic where the host says counts and extents allow it (`narrow`);
 // - binary_rows: a row-major 2-D result whose operands are each full, a row or a column
-//   broadcast (a matrix plus a vector): 16-byte accesses, no index division;
-// - binary_tiles: a row-major 2-D result with an operand across it (a transpose), read through
-//   shared-memory tiles.
+//   broadcast (a matrix plus a vector): 16-byte accesses, no index division.
 // A binary kernel's S says which operand is a Python scalar passed by value (0: none,
 // 1: the first, 2: the second): no device memory and no fill for it.
 #include "common/portability.h"
@@ -225,45 +223,6 @@ __global__ void binary_rows(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T*
     }
   }
 }
-
-// A row-major (rows, cols) result where operand k of the bits of `tiled` runs across it (fast
-// along the rows, a transpose: a.T + b): each TILE x TILE tile of it goes through shared memory,
-// read coalesced along its rows and used along the result's; the other operands are read at
-// (r, c) through their strides. RA_TILE and RA_TILE_ROWS as for copy_transpose: the elementwise
-// family's options (rocm_array/runtime/layout.py); the programs that include this file for its
-// functors (fused expressions) are compiled without them, and without this kernel.
-#ifdef RA_TILE
-template <typename Op, typename T, typename O, int S>
-__global__ void __launch_bounds__(RA_TILE * RA_TILE_ROWS)
-binary_tiles(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b, T s, ra_index_t rows,
-             ra_index_t cols, ra_index_t a_row, ra_index_t a_col, ra_index_t b_row, ra_index_t b_col, int tiled) {
-  __shared__ T ta[RA_TILE][RA_TILE + 1];
-  __shared__ T tb[RA_TILE][RA_TILE + 1];
-  const RaBinary<Op, T, O> f;
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  for (ra_index_t c0 = (ra_index_t)blockIdx.x * RA_TILE; c0 < cols; c0 += (ra_index_t)gridDim.x * RA_TILE) {
-    for (ra_index_t r0 = (ra_index_t)blockIdx.y * RA_TILE; r0 < rows; r0 += (ra_index_t)gridDim.y * RA_TILE) {
-      for (int j = ty; j < RA_TILE; j += RA_TILE_ROWS) {  // (r0 + tx, c0 + j) into [j][tx]
-        const ra_index_t r = r0 + tx, c = c0 + j;
-        if (r < rows && c < cols) {
-          if (tiled & 1) ta[j][tx] = a[r * a_row + c * a_col];
-          if (tiled & 2) tb[j][tx] = b[r * b_row + c * b_col];
-        }
-      }
-      __syncthreads();
-      for (int j = ty; j < RA_TILE; j += RA_TILE_ROWS) {  // (r0 + j, c0 + tx) from [tx][j]
-        const ra_index_t r = r0 + j, c = c0 + tx;
-        if (r < rows && c < cols) {
-          const T x = S == 1 ? s : (tiled & 1) ? ta[tx][j] : a[r * a_row + c * a_col];
-          const T y = S == 2 ? s : (tiled & 2) ? tb[tx][j] : b[r * b_row + c * b_col];
-          out[r * cols + c] = f(x, y);
-        }
-      }
-      __syncthreads();
-    }
-  }
-}
-#endif  // RA_TILE
 
 // ---- where ----------------------------------------------------------------------------------
 template <typename T>

@@ -32,7 +32,7 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.fusion import active
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.runtime.compiler import kernel_source
-from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims
+from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
 from rocm_array_plugins.elementwise import deferred, fused
 from rocm_array_plugins.elementwise import own as elementwise
 
@@ -58,6 +58,7 @@ _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 i
 _BLOCKS_PER_CU = 8  # blocks a reduction aims for: enough loads in flight to fill the memory system
 _MIN_CHUNK = 8192  # elements a chunk of a cut reduction gets at least
 _SCAN_TILE = _SCAN_BLOCK * _SCAN_ITEMS
+_MAX_GRID_Y = 65535
 
 
 # -- small shared helpers (the sort module uses them too) ---------------------------------------
@@ -239,7 +240,7 @@ def _rows(device: Device, rows: int, length: int) -> _Rows:
     props = device.runtime.properties
     target = props.compute_units * _BLOCKS_PER_CU
     chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
-    return _Rows(chunk, splits, (splits, min(rows, MAX_GRID_Y), 1),
+    return _Rows(chunk, splits, (splits, min(rows, _MAX_GRID_Y), 1),
                  (_block_for(min(chunk, 16 * BLOCK), props.wave_size), 1, 1), _block_for(splits, props.wave_size))
 
 
@@ -315,7 +316,7 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
     # A column chunk of a few dozen rows per thread row already keeps the loads streaming.
     chunk, splits = (_split(length, -(-target // col_blocks), 32 * block[1]) if col_blocks < target
                      else (length, 1))
-    splits = min(splits, MAX_GRID_Y)
+    splits = min(splits, _MAX_GRID_Y)
     chunk = -(-length // splits)
     fn = name(kind="reduce_outer_vector" if vector else "reduce_outer")
     shared = BLOCK * _ACC_BYTES
@@ -400,7 +401,7 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     name = _scan_name((x.dtype, c, out.dtype), map_, combine)
     group = group or (name,)
     tiles = -(-length // _SCAN_TILE)
-    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (_SCAN_BLOCK, 1, 1)
+    grid, block = (min(tiles, 2**31 - 1), min(rows, _MAX_GRID_Y), 1), (_SCAN_BLOCK, 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
     if tiles == 1:
         REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(None)])
