@@ -26,8 +26,8 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.fusion import active
-from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, crosses, ctype_of, geometry, merge_dims, scalar_arg,
-                                      scalar_value)
+from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, crosses, ctype_of, geometry,
+                                      merge_dims, scalar_arg, scalar_value)
 
 from . import backs
 from .deferred import defer, defer_contiguous
@@ -70,6 +70,12 @@ def kernel_sources() -> list[KernelSource]:
 
 
 _THREADS = (BLOCK, 1, 1)
+
+
+def _width(dtype: DType, out_dtype: DType) -> int:
+    """Elements a 16-byte access of the wider of input and output holds (the kernels' RaWidth)."""
+    return 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
+
 _INT32 = 2**31 - 1
 
 
@@ -169,7 +175,7 @@ def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: in
         argtypes.append(ctypes.c_int64)
         names = ufunc_names(fn, dtype, "contiguous")
         launcher = ELEMENTWISE.launcher(device, names[s], names, argtypes, _THREADS)
-        per_block = BLOCK * 2 * (16 // max(dtype.itemsize, out_dtype.itemsize) or 1)
+        per_block = BLOCK * 2 * _width(dtype, out_dtype)
         most = device.runtime.properties.compute_units * BLOCKS_PER_CU
 
         def launch(values: list[Any]) -> None:
@@ -213,7 +219,7 @@ def _rows(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, 
     if len(merged) != 2:
         return False
     rows, cols = merged
-    width = 16 // max(dtype.itemsize, out.dtype.itemsize) or 1  # the kernel's V: elements a vector
+    width = _width(dtype, out.dtype)
     full = (cols, 1)
     if tuple(strides[0]) != full or cols % width or address(out) % 16:
         return False
@@ -221,15 +227,16 @@ def _rows(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, 
     for k, (a, st) in enumerate(zip(ops, strides[1:])):
         if a is None:  # the scalar
             continue
-        kind = _ROW_KINDS.get(tuple(st), 0 if tuple(st) == full else None)
+        key = tuple(st)
+        kind = 0 if key == full else _ROW_KINDS.get(key)
         if kind is None or (kind != 2 and address(a) % 16):
             return False
         kinds |= kind << 2 * k
     names = ufunc_names(fn, dtype, "rows")
     device = out.device
     across = -(-cols // width // BLOCK)  # blocks over a row's vectors
-    down = max(1, min(rows, device.runtime.properties.compute_units * BLOCKS_PER_CU // across, _MAX_GRID_Y))
-    ELEMENTWISE.launch(device, names[s], names, (min(across, _MAX_GRID_X), down, 1), _THREADS,
+    down = max(1, min(rows, device.runtime.properties.compute_units * BLOCKS_PER_CU // across, MAX_GRID_Y))
+    ELEMENTWISE.launch(device, names[s], names, (min(across, MAX_GRID_X), down, 1), _THREADS,
                        [ptr(out), *(ptr(a) for a in ops), value, ctypes.c_int64(rows), ctypes.c_int64(cols),
                         ctypes.c_int(kinds)])
     return True
@@ -237,8 +244,7 @@ def _rows(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, 
 
 #: binary_rows's broadcast operand kinds by strides (kernels/elementwise/elementwise.hip's RaRowKind:
 #: an operand with the result's strides is 0, full).
-_ROW_KINDS: dict[tuple[int, ...], int | None] = {(0, 1): 1, (1, 0): 2}
-_MAX_GRID_X, _MAX_GRID_Y = 2**31 - 1, 65535
+_ROW_KINDS: dict[tuple[int, ...], int] = {(0, 1): 1, (1, 0): 2}
 
 
 def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,

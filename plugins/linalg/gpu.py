@@ -25,7 +25,7 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import Family, address, i64, ptr
 from rocm_array.memory import contiguous, copy_into, empty, full
 from rocm_array.runtime.vendor import library
-from rocm_array.runtime.layout import merge_dims
+from rocm_array.runtime.layout import MAX_GRID_Y, merge_dims
 from rocm_array_plugins.elementwise import own as elementwise
 from rocm_array_plugins.reduction import own as reduction
 
@@ -36,7 +36,6 @@ __all__ = ["LINALG", "kernel_sources", "product", "matmul", "vecdot", "cross", "
 
 _TILE = 16  # int_gemm's tile: a block of _TILE x _TILE threads computes as many outputs
 LINALG = Family("linalg/linalg.hip", {"RA_GEMM_TILE": _TILE})
-_MAX_GRID = 65535
 #: The solvers' dtypes, and the pivot dtypes of the platforms (int64: cuSOLVER's generic API, int32: hipSOLVER).
 SOLVER_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 _PIVOTS = (dtypes.int32, dtypes.int64)
@@ -129,7 +128,7 @@ def _int_gemm(out: Array, a: Array, b: Array) -> None:
     *_, m, k = a.shape
     n = b.shape[-1]
     a, b, count, sa, sb = _batched(a, b)
-    grid = (min(-(-n // _TILE), _MAX_GRID), min(-(-m // _TILE), _MAX_GRID), min(count, _MAX_GRID))
+    grid = (min(-(-n // _TILE), MAX_GRID_Y), min(-(-m // _TILE), MAX_GRID_Y), min(count, MAX_GRID_Y))
     launch(out, f"int_gemm<{out.dtype.c_type}>", grid, (_TILE, _TILE, 1),
            [ptr(out), ptr(a), ptr(b), *i64(m, n, k, count, sa, a.strides[-2], a.strides[-1],
                                          sb, b.strides[-2], b.strides[-1])])

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
@@ -32,7 +32,7 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.fusion import active
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.runtime.compiler import kernel_source
-from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
+from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims
 from rocm_array_plugins.elementwise import deferred, fused
 from rocm_array_plugins.elementwise import own as elementwise
 
@@ -58,7 +58,6 @@ _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 i
 _BLOCKS_PER_CU = 8  # blocks a reduction aims for: enough loads in flight to fill the memory system
 _MIN_CHUNK = 8192  # elements a chunk of a cut reduction gets at least
 _SCAN_TILE = _SCAN_BLOCK * _SCAN_ITEMS
-_MAX_GRID_Y = 65535
 
 
 # -- small shared helpers (the sort module uses them too) ---------------------------------------
@@ -240,7 +239,7 @@ def _rows(device: Device, rows: int, length: int) -> _Rows:
     props = device.runtime.properties
     target = props.compute_units * _BLOCKS_PER_CU
     chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
-    return _Rows(chunk, splits, (splits, min(rows, _MAX_GRID_Y), 1),
+    return _Rows(chunk, splits, (splits, min(rows, MAX_GRID_Y), 1),
                  (_block_for(min(chunk, 16 * BLOCK), props.wave_size), 1, 1), _block_for(splits, props.wave_size))
 
 
@@ -256,7 +255,7 @@ _DONE: dict[Any, Array] = {}
 
 def _done(device: Device) -> Array:
     """The counter of ``device``, made at its first use: before the launch's partials buffer, which
-    the caller holds until the launch is queued. (A buffer dropped before its launch is back on the
+    ``_fold_all`` holds until the launch is queued. (A buffer dropped before its launch is back on the
     free list: a counter made after it took the same block, the blocks wrote their partials over
     it, and every later full reduction of that process was wrong: 6 tests on an H100.)"""
     done = _DONE.get(device.runtime)
@@ -264,6 +263,15 @@ def _done(device: Device) -> Array:
         done = _DONE[device.runtime] = memory.empty((1,), dtypes.uint32, device)
         device.runtime.memset(address(done), 0, 4)  # (not memory.full: a first sum compiles no fill kernel)
     return done
+
+
+def _fold_all(device: Device, cut: _Rows, out: Array, source: Any, length: int, param: ctypes.c_double,
+              launch: Callable[[list[Any]], None]) -> None:
+    """Queue a one-launch full reduction (reduce_all or reduce_all_of, through ``launch``) of
+    ``length`` elements of ``source`` into ``out``: the counter first, then the partials' buffer,
+    held until the launch is queued (see ``_done``)."""
+    done, part = _done(device), _acc_buffer(device, cut.splits)
+    launch([ptr(out), ptr(part), ptr(done), source, *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param])
 
 
 def _combine_rows(row: Reduction, name: str, out: Array, part: Array, rows: int, cut: _Rows,
@@ -286,10 +294,8 @@ def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: i
                          [ptr(out), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(0), param])
         return
     if _folds(rows, cut) and kind == "reduce_inner":
-        done, part = _done(device), _acc_buffer(device, cut.splits)  # (in this order, held: see _done)
-        REDUCTION.launch(device, name(kind="reduce_all"), group, cut.grid, cut.block,
-                         [ptr(out), ptr(part), ptr(done), ptr(x), *i64(length, cut.chunk), ctypes.c_int32(cut.fold),
-                          param])
+        _fold_all(device, cut, out, ptr(x), length, param,
+                  lambda args: REDUCTION.launch(device, name(kind="reduce_all"), group, cut.grid, cut.block, args))
         return
     second = name(kind="reduce_partial_rows")
     REDUCTION.prepare(device, (fn, second), group)
@@ -316,7 +322,7 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
     # A column chunk of a few dozen rows per thread row already keeps the loads streaming.
     chunk, splits = (_split(length, -(-target // col_blocks), 32 * block[1]) if col_blocks < target
                      else (length, 1))
-    splits = min(splits, _MAX_GRID_Y)
+    splits = min(splits, MAX_GRID_Y)
     chunk = -(-length // splits)
     fn = name(kind="reduce_outer_vector" if vector else "reduce_outer")
     shared = BLOCK * _ACC_BYTES
@@ -379,9 +385,7 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     out = memory.empty((rows,), out_dtype, device)
     rt = device.runtime
     if one:
-        done, part = _done(device), _acc_buffer(device, cut.splits)  # (in this order, held: see _done)
-        rt.launch(function, cut.grid, cut.block,
-                  [ptr(out), ptr(part), ptr(done), src, *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param])
+        _fold_all(device, cut, out, src, length, param, lambda args: rt.launch(function, cut.grid, cut.block, args))
         return out
     first = [src, *i64(rows, length, cut.chunk)]
     if cut.splits == 1:
@@ -401,7 +405,7 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     name = _scan_name((x.dtype, c, out.dtype), map_, combine)
     group = group or (name,)
     tiles = -(-length // _SCAN_TILE)
-    grid, block = (min(tiles, 2**31 - 1), min(rows, _MAX_GRID_Y), 1), (_SCAN_BLOCK, 1, 1)
+    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (_SCAN_BLOCK, 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
     if tiles == 1:
         REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(None)])

@@ -18,7 +18,7 @@ import numpy as np
 from ..dtypes import DType
 
 __all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of",
-           "scalar_arg", "scalar_value", "grid_1d", "BLOCK"]
+           "scalar_arg", "scalar_value", "grid_1d", "BLOCK", "MAX_GRID_X", "MAX_GRID_Y"]
 
 #: RA_MAX_DIMS in kernels/common/indexing.h.
 MAX_DIMS = 8
@@ -26,6 +26,8 @@ MAX_DIMS = 8
 BLOCK = 256
 #: Blocks per compute unit a grid-stride kernel is given (enough to hide memory latency).
 BLOCKS_PER_CU = 32
+#: The most blocks a grid has along x, and along y or z (CUDA's and HIP's limits).
+MAX_GRID_X, MAX_GRID_Y = 2**31 - 1, 65535
 
 
 @functools.lru_cache(maxsize=1024)  # every new array asks; most programs use few shapes
