@@ -330,6 +330,16 @@ def test_preload_loads_each_library_on_a_thread_and_leaves_failures_to_the_call(
     assert loaded[1:] == [("dnn", "rocm_array preload fake")]
 
 
+def test_preload_names_a_kind_it_does_not_know(monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """A misspelt ``ROCM_ARRAY_PRELOAD`` entry is a warning naming it and the kinds, not a silent skip."""
+    monkeypatch.setenv(vendor.PRELOAD_VAR, "blsa")
+    with caplog.at_level(logging.WARNING, logger="rocm_array"):
+        assert vendor.preload("fake") is None
+    assert "ROCM_ARRAY_PRELOAD='blsa': blsa is not a vendor library kind" in caplog.text
+    assert "blas, fft, dnn" in caplog.text
+
+
 def test_discovery_preloads_only_where_devices_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Discovery starts the preload of a platform whose driver counts devices, before opening them."""
     from rocm_array import runtime

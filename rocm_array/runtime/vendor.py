@@ -163,13 +163,19 @@ def preload(platform: str) -> threading.Thread | None:
     wait for the dynamic loader. ``ROCM_ARRAY_PRELOAD`` names the kinds (comma-separated; default
     ``blas,fft``; ``0``: none, and None is returned). Failures are left to the library's first call,
     which reports them."""
+    from ..log import logger
+
     setting = os.environ.get(PRELOAD_VAR, ",".join(PRELOADED)).strip()
-    kinds = [k.strip() for k in setting.split(",") if k.strip() in KINDS] if setting != "0" else []
+    names = [k.strip() for k in setting.split(",") if k.strip()] if setting != "0" else []
+    unknown = [k for k in names if k not in KINDS]
+    if unknown:
+        logger.warning("%s=%r: %s is not a vendor library kind (expected some of %s, comma-separated, or 0); "
+                       "not preloaded", PRELOAD_VAR, setting, ", ".join(unknown), ", ".join(KINDS))
+    kinds = [k for k in names if k in KINDS]
     if not kinds:
         return None
 
     def run() -> None:
-        from ..log import logger
         for kind in kinds:
             t0 = time.perf_counter()
             try:
