@@ -23,19 +23,68 @@ if TYPE_CHECKING:
 __all__ = ["Cudnn", "open_library"]
 
 
-def _preload_cudnn() -> None:
-    """Load libcudnn.so.9 from a pip ``nvidia-cudnn-*`` package on sys.path, if the loader would not
-    find it (the binding then finds it by its soname)."""
+def _import_frontend() -> Any:
+    """The cudnn-frontend module, with one cuDNN in the process: the one PyTorch would use.
+
+    The frontend (1.x) opens a cuDNN at import: ``LD_LIBRARY_PATH``'s, else the pip wheel's
+    (``nvidia-cudnn-cu*``, PyTorch's bundled copy), else the loader's; PyTorch's own order is the
+    same, so both share it. Only a frontend that opened none (older ones open it at the first call,
+    by soname) gets ``_load_cudnn``'s. Loading the loader's copy first had put two cuDNNs in one
+    process (a system 9.14 beside the wheel's 9.19, on an H200 host), and, before PyTorch was
+    imported, made PyTorch refuse cuDNN."""
     try:
-        ctypes.CDLL("libcudnn.so.9", mode=ctypes.RTLD_GLOBAL)
-        return
+        import cudnn
+    except ModuleNotFoundError:
+        raise
+    except (ImportError, OSError):  # a frontend linked against libcudnn.so.9 needs it open first
+        _load_cudnn()
+        import cudnn
+    try:
+        ctypes.CDLL("libcudnn.so.9", mode=os.RTLD_NOLOAD)  # (by soname: whichever copy is open)
     except OSError:
-        pass
+        _load_cudnn()
+    return cudnn
+
+
+def _load_cudnn() -> None:
+    """Open libcudnn.so.9 for the frontend to find by soname: a pip ``nvidia-cudnn-*`` package's on
+    sys.path first (what ``rocm_array[nvidia]`` installs and PyTorch bundles), else the loader's."""
     for base in sys.path:
-        for found in sorted(glob.glob(os.path.join(base, "nvidia", "**", "libcudnn.so.9"), recursive=True)):
+        for found in sorted(glob.glob(os.path.join(base, "nvidia", "cudnn*", "lib", "libcudnn.so.9"))):
             ctypes.CDLL(found, mode=ctypes.RTLD_GLOBAL)
             return
-    raise OSError("libcudnn.so.9 not found (install nvidia-cudnn-cu12 or -cu13)")
+    try:
+        ctypes.CDLL("libcudnn.so.9", mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        raise OSError("libcudnn.so.9 not found (install nvidia-cudnn-cu13 or -cu12)") from None
+
+
+#: The sub-libraries a first convolution opens (cuDNN 9 opens them itself, at the first graph): opened
+#: at discovery with the frontend, a warm process's first conv2d (8x64x56x56, 3x3) took 55-63 ms on an
+#: H200 against 88-96 ms left to the call (PyTorch: 66-76 ms in the same runs).
+SUBLIBRARIES = ("libcudnn_graph.so.9", "libcudnn_heuristic.so.9", "libcudnn_engines_precompiled.so.9",
+                "libcudnn_engines_runtime_compiled.so.9")
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def load() -> None:
+    """Import the frontend with its cuDNN and open the sub-libraries a first convolution needs, from
+    the folder of that cuDNN (``vendor.preload``: needs no device). A missing one is left to cuDNN."""
+    _import_frontend()
+    lib = ctypes.CDLL("libcudnn.so.9", mode=os.RTLD_NOLOAD)
+    info = _DlInfo()
+    if not ctypes.CDLL(None).dladdr(ctypes.cast(lib.cudnnGetVersion, ctypes.c_void_p), ctypes.byref(info)):
+        return
+    folder = os.path.dirname(os.fsdecode(info.dli_fname or b""))
+    for name in SUBLIBRARIES:
+        try:
+            ctypes.CDLL(os.path.join(folder, name))
+        except OSError:
+            pass
 
 
 class Cudnn:
@@ -44,9 +93,7 @@ class Cudnn:
     name = "cuDNN"
 
     def __init__(self, rt: GpuRuntime) -> None:
-        _preload_cudnn()
-        import cudnn
-
+        cudnn = _import_frontend()
         self._c = cudnn
         self._rt = rt
         rt.driver.activate()

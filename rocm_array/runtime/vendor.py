@@ -149,10 +149,10 @@ def why(kind: str, rt: Runtime) -> str:
 
 
 PRELOAD_VAR = "ROCM_ARRAY_PRELOAD"
-#: The kinds preloaded by default. Not cuDNN (nor MIOpen): its soname is the one PyTorch's bundled
-#: copy has, and the first loaded wins the process; loaded at discovery, a cuDNN 9.14 made PyTorch
-#: (built against 9.19) refuse cuDNN in the same process. It loads at a first convolution, as before.
-PRELOADED = ("blas", "fft")
+#: The kinds preloaded by default: all. cuDNN's is the copy the frontend opens, the one PyTorch uses
+#: (``dnn_nvidia._import_frontend``); when the loader's copy was opened first, a system cuDNN 9.14 made
+#: PyTorch (built against 9.19) refuse cuDNN in the same process.
+PRELOADED = ("blas", "fft", "dnn")
 _PRELOADS: list[threading.Thread] = []
 
 
@@ -161,7 +161,7 @@ def preload(platform: str) -> threading.Thread | None:
     on AMD, hip-python's modules load them at import) and return the thread. Discovery calls it
     before opening the devices, which takes about 250 ms on an H100, so a first matmul or fft does not
     wait for the dynamic loader. ``ROCM_ARRAY_PRELOAD`` names the kinds (comma-separated; default
-    ``blas,fft``; ``0``: none, and None is returned). Failures are left to the library's first call,
+    ``blas,fft,dnn``; ``0``: none, and None is returned). Failures are left to the library's first call,
     which reports them."""
     from ..log import logger
 
