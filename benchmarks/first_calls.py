@@ -65,6 +65,9 @@ FAMILIES: dict[str, tuple[Inputs, dict[str, Op]]] = {
                          "torch": lambda L, m: L.ns.softmax(m, -1)}),
 }
 
+#: The families whose first call is mostly a vendor library's (cuBLAS, cuSOLVER, cuFFT, cuDNN) setup.
+VENDOR_FAMILIES = ("matmul", "solve", "fft", "conv2d")
+
 
 def op(family: str, lib: str) -> tuple[Inputs, Op | None]:
     inputs, ops = FAMILIES[family]

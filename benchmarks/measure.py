@@ -222,9 +222,9 @@ def _first_call(warm: bool) -> Callable[[Library, Case, HostData, Settings], Res
         with tempfile.TemporaryDirectory(prefix=f"bench-{lib.name}-") as tmp:
             env = {var: tmp} if var else {}
             args = ["first_call", lib.name, case.family]
-            if warm:
+            if warm and var:
                 _child(args, env)  # fills the disk cache
-            for i in range((case.processes or settings.process_repeats) if var else 1):
+            for i in range(case.processes or settings.process_repeats):
                 if not warm and var:
                     env = {var: os.path.join(tmp, str(i))}
                 runs.append(_child(args, env))
