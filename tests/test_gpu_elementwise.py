@@ -133,16 +133,33 @@ def test_complex_scalar_promotes_a_real_array(dev: str) -> None:
     np.testing.assert_allclose(host(got), a * 2j)
 
 
-def test_operands_across_the_output_layout_are_read_through_a_copy(dev: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_operands_across_the_output_layout_are_read_through_tiles_or_a_copy(dev: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """An operand across a row-major result (a transpose) is read through binary_tiles' shared-memory
+    tiles by a binary function, whatever its size (tails, negative strides, both operands, a scalar,
+    in place); a unary function past ACROSS_MIN reads a transposed copy."""
     monkeypatch.setattr(gpu, "ACROSS_MIN", 1 << 12)  # (the real threshold is hundreds of MiB)
+    launched: list[str] = []  # the layouts whose kernels were looked up
+    names = gpu.ufunc_names
+    monkeypatch.setattr(gpu, "ufunc_names", lambda fn, dtype, layout: (launched.append(layout),
+                                                                       names(fn, dtype, layout))[1])
     a, b = _rand((300, 400), seed=11), _rand((400, 300), seed=12)
     x, y = xp.asarray(a, device=dev), xp.asarray(b, device=dev)
-    np.testing.assert_array_equal(host(x.T + y), a.T + b)
-    np.testing.assert_array_equal(host(y - x.T), b - a.T)
-    np.testing.assert_array_equal(host(x.T[::-1, 1:] * y[::-1, 1:]), a.T[::-1, 1:] * b[::-1, 1:])
-    np.testing.assert_array_equal(host(xp.maximum(x.T, x.T)), a.T)
-    y += x.T  # in place: into the left operand's buffer, the copy read
-    np.testing.assert_array_equal(host(y), b + a.T)
+    cases = [(lambda: x.T + y, a.T + b), (lambda: y - x.T, b - a.T),
+             (lambda: x.T[::-1, 1:] * y[::-1, 1:], a.T[::-1, 1:] * b[::-1, 1:]),
+             (lambda: xp.maximum(x.T, x.T), a.T), (lambda: x.T + 2.5, a.T + np.float32(2.5)),
+             (lambda: 3 - x.T, np.float32(3) - a.T)]
+    with fusion_off():
+        for run, want in cases:
+            launched.clear()
+            got = run()
+            assert launched[-1:] == ["tiles"], launched
+            np.testing.assert_array_equal(host(got), want)
+        launched.clear()
+        y += x.T  # in place: into the left operand's buffer
+        assert launched[-1:] == ["tiles"], launched
+        np.testing.assert_array_equal(host(y), b + a.T)
+        np.testing.assert_allclose(host(xp.exp(x.T)), np.exp(a.T), rtol=1e-6)  # (a unary one: a copy first)
 
 
 def test_inplace_writes_into_the_left_operand(dev: str) -> None:

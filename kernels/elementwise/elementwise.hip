@@ -8,7 +8,9 @@
 // - *_strided: any strides (0 for broadcast operands), ra_geometry addressing, 32-bit
 //   index arithmetic where the host says counts and extents allow it (`narrow`);
 // - binary_rows: a row-major 2-D result whose operands are each full, a row or a column
-//   broadcast (a matrix plus a vector): 16-byte accesses, no index division.
+//   broadcast (a matrix plus a vector): 16-byte accesses, no index division;
+// - binary_tiles: a row-major 2-D result with an operand across it (a transpose), read through
+//   shared-memory tiles.
 // A binary kernel's S says which operand is a Python scalar passed by value (0: none,
 // 1: the first, 2: the second): no device memory and no fill for it.
 #include "common/portability.h"
@@ -223,6 +225,60 @@ __global__ void binary_rows(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T*
     }
   }
 }
+
+// A row-major (rows, cols) result where operand k of the bits of `tiled` runs across it (fast
+// along the rows, a transpose: a.T + b): each TILE x TILE tile of it goes through shared memory,
+// read coalesced along its rows and used along the result's; the other operands are read at
+// (r, c) through their strides, into registers before the barrier, so that both operands' loads
+// are in flight at once (read after it, as copy_transpose's one stream is, the kernel took 2.45 ms
+// for a 16384^2 float32 a.T + b on an H200, against 1.49 ms for a transposing copy and an add).
+// RA_TILE and RA_TILE_ROWS as for copy_transpose: the elementwise family's options
+// (rocm_array/runtime/layout.py); the programs that include this file for its functors (fused
+// expressions) are compiled without them, and without this kernel.
+#ifdef RA_TILE
+template <typename Op, typename T, typename O, int S>
+__global__ void __launch_bounds__(RA_TILE * RA_TILE_ROWS)
+binary_tiles(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b, T s, ra_index_t rows,
+             ra_index_t cols, ra_index_t a_row, ra_index_t a_col, ra_index_t b_row, ra_index_t b_col, int tiled) {
+  constexpr int K = RA_TILE / RA_TILE_ROWS;  // the rows of a tile each thread handles
+  __shared__ T ta[RA_TILE][RA_TILE + 1];
+  __shared__ T tb[RA_TILE][RA_TILE + 1];
+  const RaBinary<Op, T, O> f;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const bool tile_a = S != 1 && (tiled & 1), tile_b = S != 2 && (tiled & 2);
+  for (ra_index_t c0 = (ra_index_t)blockIdx.x * RA_TILE; c0 < cols; c0 += (ra_index_t)gridDim.x * RA_TILE) {
+    for (ra_index_t r0 = (ra_index_t)blockIdx.y * RA_TILE; r0 < rows; r0 += (ra_index_t)gridDim.y * RA_TILE) {
+      T xa[K], xb[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const int j = ty + k * RA_TILE_ROWS;
+        const ra_index_t tr = r0 + tx, tc = c0 + j;  // (tr, tc) of the tiled operands into [j][tx]
+        if (tr < rows && tc < cols) {
+          if (tile_a) ta[j][tx] = a[tr * a_row + tc * a_col];
+          if (tile_b) tb[j][tx] = b[tr * b_row + tc * b_col];
+        }
+        const ra_index_t r = r0 + j, c = c0 + tx;  // (r, c) of the others, this thread's result
+        if (r < rows && c < cols) {
+          if (S != 1 && !tile_a) xa[k] = a[r * a_row + c * a_col];
+          if (S != 2 && !tile_b) xb[k] = b[r * b_row + c * b_col];
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const int j = ty + k * RA_TILE_ROWS;
+        const ra_index_t r = r0 + j, c = c0 + tx;
+        if (r < rows && c < cols) {
+          const T x = S == 1 ? s : tile_a ? ta[tx][j] : xa[k];
+          const T y = S == 2 ? s : tile_b ? tb[tx][j] : xb[k];
+          out[r * cols + c] = f(x, y);
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+#endif  // RA_TILE
 
 // ---- where ----------------------------------------------------------------------------------
 template <typename T>

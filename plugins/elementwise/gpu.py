@@ -23,19 +23,21 @@ from rocm_array.broadcast import broadcast_view
 from rocm_array.devices import Device
 from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, address, grid_1d, ptr
+from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.fusion import active
-from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, crosses, ctype_of, geometry,
-                                      merge_dims, scalar_arg, scalar_value)
+from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS, crosses,
+                                      ctype_of, geometry, merge_dims, scalar_arg, scalar_value)
 
 from . import backs
 from .deferred import defer, defer_contiguous
 from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
-ELEMENTWISE = Family("elementwise/elementwise.hip")
-LAYOUTS = ("contiguous", "strided")  # and "rows", binary rows' only (_rows)
+ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS})
+LAYOUTS = ("contiguous", "strided")
+#: The layouts of binary rows only: a matrix and a row or column (_rows), a transposed operand (_tiles).
+BINARY_LAYOUTS = ("rows", "tiles")
 _INTEGERS = tuple(d for d in ALL if d.kind in "iu")
 _COMPLEX = tuple(d for d in ALL if d.kind == "c")
 
@@ -65,7 +67,7 @@ FILL_NAMES = _fill_names()
 def kernel_sources() -> list[KernelSource]:
     return ELEMENTWISE.sources([*(ufunc_names(u, d, layout) for u in UFUNCS for d in ALL
                                   if d in CATEGORIES[u.category]
-                                  for layout in (*LAYOUTS, *(("rows",) if u.arity == 2 else ()))),
+                                  for layout in (*LAYOUTS, *(BINARY_LAYOUTS if u.arity == 2 else ()))),
                                 FILL_NAMES])
 
 
@@ -144,8 +146,9 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
             s, value = i + 1, scalar_value(dtype, a.value)
             ptrs.append(0)
             continue
-        if a._dtype is not dtype or (target is not None and _overlaps(target, a)) or _across(a, out):
-            # Another dtype, a partial overlap with the output, or a layout across the output's: read a copy.
+        if a._dtype is not dtype or (target is not None and _overlaps(target, a)) or (fn.arity == 1 and _across(a, out)):
+            # Another dtype, a partial overlap with the output, or a layout across the output's (a binary
+            # row reads that through binary_tiles): read a copy.
             a = arrays[i] = memory.copy(a, dtype)
         # (a fresh output is contiguous: an operand of its shape and strides is too)
         if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
@@ -202,7 +205,8 @@ def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: in
                      for v in views]
             _strided(fn, dtype, parts[0], parts[1:], s, value)  # type: ignore[arg-type]
         return
-    if fn.arity == 2 and _rows(fn, dtype, out, ops, s, value, merged, strides):
+    if fn.arity == 2 and (_rows(fn, dtype, out, ops, s, value, merged, strides) or
+                          _tiles(fn, dtype, out, ops, s, value, merged, strides)):
         return
     names = ufunc_names(fn, dtype, "strided")
     n = out.size
@@ -239,6 +243,26 @@ def _rows(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, 
     ELEMENTWISE.launch(device, names[s], names, (min(across, MAX_GRID_X), down, 1), _THREADS,
                        [ptr(out), *(ptr(a) for a in ops), value, ctypes.c_int64(rows), ctypes.c_int64(cols),
                         ctypes.c_int(kinds)])
+    return True
+
+
+def _tiles(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
+           merged: Sequence[int], strides: Sequence[Sequence[int]]) -> bool:
+    """Launch binary_tiles if the merged geometry is a row-major matrix and an operand runs across
+    it (fast along the rows: a transpose); False (nothing launched) otherwise. That operand is read
+    through a shared-memory tile, coalesced, where the strided kernel reads a memory sector per
+    element and a copy first costs a temporary and two more passes."""
+    if len(merged) != 2 or tuple(strides[0]) != (merged[1], 1):
+        return False
+    tiled = sum(1 << k for k, (a, st) in enumerate(zip(ops, strides[1:])) if a is not None and crosses(strides[0], st))
+    if not tiled:
+        return False
+    rows, cols = merged
+    names = ufunc_names(fn, dtype, "tiles")
+    grid = (min(-(-cols // TILE), MAX_GRID_Y), min(-(-rows // TILE), MAX_GRID_Y), 1)
+    ELEMENTWISE.launch(out.device, names[s], names, grid, (TILE, TILE_ROWS, 1),
+                       [ptr(out), *(ptr(a) for a in ops), value, *i64(rows, cols, *strides[1], *strides[2]),
+                        ctypes.c_int(tiled)])
     return True
 
 

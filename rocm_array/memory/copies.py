@@ -18,7 +18,7 @@ from ..broadcast import broadcast_view
 from ..dtypes import ALL, DType
 from ..hookspecs import KernelSource
 from ..launch import BLOCK, Family, address, grid_1d, i64, ptr
-from ..runtime.layout import MAX_DIMS, MAX_GRID_Y, crosses, geometry, merge_dims, scalar_arg
+from ..runtime.layout import MAX_DIMS, MAX_GRID_Y, TILE, TILE_ROWS, crosses, geometry, merge_dims, scalar_arg
 from . import empty
 
 if TYPE_CHECKING:
@@ -26,9 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COPIES", "kernel_sources", "fill", "copy"]
 
-_TILE, _TILE_ROWS = 32, 8
-#: The transpose's tile (a block of _TILE x _TILE_ROWS threads moves _TILE x _TILE elements).
-COPIES = Family("copy/copy.hip", {"RA_TILE": _TILE, "RA_TILE_ROWS": _TILE_ROWS})
+COPIES = Family("copy/copy.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS})
 
 
 @functools.lru_cache(maxsize=1)
@@ -117,8 +115,8 @@ def copy(dst: Array, src: Array) -> None:
             shape, ds, ss = shape[::-1], ds[::-1], ss[::-1]
         if crosses(ds, ss):
             rows, cols = shape
-            grid = (min(-(-cols // _TILE), MAX_GRID_Y), min(-(-rows // _TILE), MAX_GRID_Y), 1)
-            _launch_copy("copy_transpose", dst, src, grid, (_TILE, _TILE_ROWS, 1),
+            grid = (min(-(-cols // TILE), MAX_GRID_Y), min(-(-rows // TILE), MAX_GRID_Y), 1)
+            _launch_copy("copy_transpose", dst, src, grid, (TILE, TILE_ROWS, 1),
                          [dp, sp, *i64(rows, cols, ss[0], ss[1], ds[0], ds[1])])
             return
     n = 1

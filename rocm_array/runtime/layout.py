@@ -18,7 +18,8 @@ import numpy as np
 from ..dtypes import DType
 
 __all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of",
-           "scalar_arg", "scalar_value", "grid_1d", "BLOCK", "MAX_GRID_X", "MAX_GRID_Y"]
+           "scalar_arg", "scalar_value", "grid_1d", "BLOCK", "BLOCKS_PER_CU", "TILE", "TILE_ROWS", "MAX_GRID_X",
+           "MAX_GRID_Y"]
 
 #: RA_MAX_DIMS in kernels/common/indexing.h.
 MAX_DIMS = 8
@@ -26,7 +27,10 @@ MAX_DIMS = 8
 BLOCK = 256
 #: Blocks per compute unit a grid-stride kernel is given (enough to hide memory latency).
 BLOCKS_PER_CU = 32
-#: The most blocks a grid has along x, and along y or z (CUDA's and HIP's limits).
+#: The transposing kernels' tile (RA_TILE, RA_TILE_ROWS: a block of TILE x TILE_ROWS threads moves a
+#: TILE x TILE tile through shared memory): copy_transpose and binary_tiles.
+TILE, TILE_ROWS = 32, 8
+#: The most blocks a grid has along x and along y (CUDA's and HIP's limits).
 MAX_GRID_X, MAX_GRID_Y = 2**31 - 1, 65535
 
 
