@@ -37,10 +37,31 @@ def test_small_blocks_are_reused_without_a_driver_call(runtime: GpuRuntime) -> N
 
 def test_large_blocks_go_back_to_the_driver(runtime: GpuRuntime) -> None:
     d = runtime.driver
-    big = runtime.allocate(gpu.SMALL_LIMIT + 1)
+    big = runtime.allocate(gpu.MID_LIMIT + 1)
     ptr = big.ptr
     del big
-    assert d.frees == [ptr] and d.mallocs == [gpu.SMALL_LIMIT + 1]
+    assert d.frees == [ptr] and d.mallocs == [gpu.MID_LIMIT + 1]
+
+
+def test_mid_size_blocks_are_kept_by_size_class_up_to_a_total(runtime: GpuRuntime,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past SMALL_LIMIT a block is rounded up to an eighth of its power of two and kept when freed,
+    while the kept ones total at most MID_KEEP; more goes back to the pool, and release_memory
+    gives all back."""
+    d = runtime.driver
+    a = runtime.allocate((3 << 20) + 1)  # 3 MiB and a byte: in the 3.25 MiB class (256 KiB steps)
+    ptr = a.ptr
+    del a
+    assert d.frees == [] and d.mallocs == [13 << 18]
+    b = runtime.allocate(3_355_443)  # 3.2 MiB: the same class
+    assert b.ptr == ptr and b.nbytes == 3_355_443 and len(d.mallocs) == 1
+    monkeypatch.setattr(gpu, "MID_KEEP", 4 << 20)
+    c = runtime.allocate(2 << 20)
+    kept, returned = b.ptr, c.ptr
+    del b, c  # 3.25 MiB kept; 2 MiB more would pass 4 MiB: back to the pool
+    assert d.frees == [returned]
+    runtime.release_memory()
+    assert d.frees == [returned, kept]
 
 
 def test_blocks_freed_together_are_all_kept_for_reuse(runtime: GpuRuntime) -> None:

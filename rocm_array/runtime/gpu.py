@@ -9,6 +9,7 @@ stream ordering. Arrays are built above it, in ``rocm_array.memory``.
 from __future__ import annotations
 
 import ctypes
+import functools
 import gc
 import threading
 from typing import Any, Sequence
@@ -62,6 +63,13 @@ class Event:
 #: Blocks of at most this many bytes are kept for reuse when freed, by size rounded up to SMALL_STEP.
 SMALL_LIMIT = 1 << 20
 SMALL_STEP = 512
+#: Larger blocks up to MID_LIMIT are kept too, by size rounded up to an eighth of its power of two
+#: (at most 12.5% more), while the kept ones total at most MID_KEEP bytes; the others go back to the
+#: driver's pool, whose allocation and free are operations on the stream: a batched product's 8 MiB
+#: result (512 products of 64x64 float32) made through the pool took 15.3 us on an H200, reused
+#: 14.5 us (CuPy and PyTorch, whose pools keep every block: 14.3 us).
+MID_LIMIT = 64 << 20
+MID_KEEP = 1 << 30
 
 
 class GpuRuntime:
@@ -76,6 +84,7 @@ class GpuRuntime:
         self._staging = Staging(driver)
         self._index = self.properties.index
         self._bins: dict[int, list[int]] = {}
+        self._kept = 0  # bytes on the mid-size free lists
         self._modules: dict[str, dict[str, Any]] = {}
         self._kernels: dict[tuple[str, str, tuple[str, ...]], Any] = {}
         self._lock = threading.Lock()
@@ -89,13 +98,13 @@ class GpuRuntime:
     def allocate(self, nbytes: int) -> DeviceBuffer:
         """A new buffer; on exhaustion: collect garbage, trim the pool, retry once, then MemoryError.
 
-        Small blocks come from this runtime's free lists when one of their size was freed: a
-        small op then makes no allocation call to the driver. The driver's stream-ordered pool
-        does the same, but each call into it costs about a microsecond from Python, a large
-        part of a small op. Reuse needs no wait: a freed block was last used by work queued on
-        the runtime's one stream, and its next user's work is queued after that. Like CuPy's
-        pool, the lists keep what they get until ``release_memory`` or an allocation that finds
-        the device full gives it back.
+        Blocks up to MID_LIMIT come from this runtime's free lists when one of their size class was
+        freed: the op then makes no allocation call to the driver. The driver's stream-ordered pool
+        does the same, but each call into it costs about a microsecond from Python, a large part of
+        a small op, and is queued on the stream. Reuse needs no wait: a freed block was last used by
+        work queued on the runtime's one stream, and its next user's work is queued after that. Like
+        CuPy's pool, the lists keep what they get (the mid-size ones up to MID_KEEP bytes) until
+        ``release_memory`` or an allocation that finds the device full gives it back.
         """
         index = self._index
         if nbytes == 0:
@@ -110,7 +119,25 @@ class GpuRuntime:
             except IndexError:
                 ptr = self._malloc(size)
             return DeviceBuffer(ptr, nbytes, index, free.append)
+        if nbytes <= MID_LIMIT:
+            step = 1 << (nbytes.bit_length() - 4)  # an eighth of the power of two below
+            size = -(-nbytes // step) * step
+            free = self._bins.setdefault(size, [])
+            try:
+                ptr = free.pop()
+                self._kept -= size
+            except IndexError:
+                ptr = self._malloc(size)
+            return DeviceBuffer(ptr, nbytes, index, functools.partial(self._keep, free, size))
         return DeviceBuffer(self._malloc(nbytes), nbytes, index, self.driver.free_async)
+
+    def _keep(self, free: list[int], size: int, ptr: int) -> None:
+        """A freed mid-size block: onto its free list, or back to the pool past MID_KEEP."""
+        if self._kept + size > MID_KEEP:
+            self.driver.free_async(ptr)
+            return
+        self._kept += size
+        free.append(ptr)
 
     def _malloc(self, nbytes: int) -> int:
         d = self.driver
@@ -136,6 +163,7 @@ class GpuRuntime:
         for free in list(self._bins.values()):
             while free:
                 self.driver.free_async(free.pop())
+        self._kept = 0
         self.driver.synchronize()  # frees queued on the stream complete first
         self.driver.pool_trim(0)
 
