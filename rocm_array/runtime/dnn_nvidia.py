@@ -80,11 +80,24 @@ def load() -> None:
     if not ctypes.CDLL(None).dladdr(ctypes.cast(lib.cudnnGetVersion, ctypes.c_void_p), ctypes.byref(info)):
         return
     folder = os.path.dirname(os.fsdecode(info.dli_fname or b""))
-    for name in SUBLIBRARIES:
-        try:
-            ctypes.CDLL(os.path.join(folder, name))
-        except OSError:
-            pass
+    for name in SUBLIBRARIES:  # (a missing one gives a null handle: cuDNN opens, or misses, it later)
+        _dlopen(os.fsencode(os.path.join(folder, name)), os.RTLD_NOW | os.RTLD_LOCAL)
+
+
+def _libc_dlopen() -> Any:
+    """The C library's dlopen as a foreign function, which runs without Python's lock: ctypes.CDLL
+    holds it while the loader maps a file, so the preload thread's opening of the engines (up to
+    75 ms) would stop the main thread's Python."""
+    for name in (None, "libdl.so.2"):  # (dlopen moved into libc in glibc 2.34)
+        lib = ctypes.CDLL(name)
+        if hasattr(lib, "dlopen"):
+            fn = lib.dlopen
+            fn.argtypes, fn.restype = [ctypes.c_char_p, ctypes.c_int], ctypes.c_void_p
+            return fn
+    raise OSError("no dlopen in the C library")
+
+
+_dlopen = _libc_dlopen()
 
 
 class Cudnn:
