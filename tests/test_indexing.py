@@ -104,6 +104,31 @@ def test_mask_getitem(device, dtype):
     np.testing.assert_array_equal(host(x[xp.asarray(row, device=device)]), ref[row])
 
 
+def test_a_mask_gather_reuses_its_axes_and_fills_no_flag(device, monkeypatch):
+    """A gather by a mask's positions (in bounds: the flag is never read) fills no flag, and the
+    sizes and strides it reads are uploaded once for a shape: a second mask of the same array
+    uploads only its blocks' starts."""
+    if not device.startswith("gpu"):
+        pytest.skip("the gpu back's driver calls")
+    from rocm_array_plugins.elementwise import gpu_indexing
+
+    monkeypatch.setattr(gpu_indexing, "_AXES", {})  # (another test may have used this shape)
+    x, ref = grid((64, 8), device, xp.float32)
+    driver = xp.asarray(0, device=device).device.runtime.driver
+    uploads = []
+    memcpy = driver.memcpy
+    monkeypatch.setattr(driver, "memcpy", lambda d, s, n, kind: (uploads.append(kind), memcpy(d, s, n, kind))[1])
+    memset = driver.memset_d8
+    monkeypatch.setattr(driver, "memset_d8", lambda p, v, n: (uploads.append("memset"), memset(p, v, n))[1])
+    for k in range(3):
+        m = np.arange(64) % 3 == k
+        mask = xp.asarray(m, device=device)
+        uploads.clear()
+        np.testing.assert_array_equal(host(x[mask]), ref[m])
+        assert uploads.count("htod") == (1 if k else 2), (k, uploads)  # the starts (and the axes once)
+        assert "memset" not in uploads, uploads
+
+
 def test_mask_rules(device):
     x, ref = grid((2, 3), device)
     assert x[xp.asarray(True, device=device)].shape == (1, 2, 3)

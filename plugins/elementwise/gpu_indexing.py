@@ -14,6 +14,7 @@ import numpy as np
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
+from rocm_array.devices import Device
 from rocm_array.dtypes import ALL
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, grid_1d, ptr
@@ -51,8 +52,8 @@ def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: 
         idx = memory.empty((k, m), dtypes.int64, v.device)
         for a, i in enumerate(indices):
             memory.copy_into(idx._view(shape, contiguous_strides(shape), a * m), i)
-    axes = memory.from_host(np.array([*v.shape[:k], *v.strides[:k]], np.int64), dtypes.int64, v.device)
-    bad = memory.full((), 0, dtypes.int32, v.device)
+    axes = _axes(v.device, (*v.shape[:k], *v.strides[:k]))
+    bad = _UNREAD[v.device] if in_bounds else memory.full((), 0, dtypes.int32, v.device)
     offsets = memory.empty((m,), dtypes.int64, v.device)
     _launch(v, _OFFSETS, grid_1d(m, v.device), _THREADS,
             [ptr(offsets), ptr(idx), ctypes.c_int64(m), ctypes.c_int(k), ptr(axes), ptr(bad)])
@@ -60,6 +61,33 @@ def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: 
     if axis:
         raise IndexError(f"an index is out of bounds for axis {axis - 1} of size {v.shape[axis - 1]}")
     return offsets
+
+
+#: Per device: the sizes and strides index_offsets reads, by value (a few dozen kept), and a flag
+#: for indices known to be in bounds, which the kernel never sets and nobody reads. Uploading the
+#: one and filling the other took a mask's gather two more driver calls and a launch (a fit of
+#: scikit-learn's LDA indexes with eight masks).
+_AXES: dict[tuple[Device, tuple[int, ...]], Array] = {}
+_AXES_KEPT = 64
+
+
+class _Unread(dict[Device, Array]):
+    def __missing__(self, device: Device) -> Array:
+        flag = self[device] = memory.empty((), dtypes.int32, device)
+        return flag
+
+
+_UNREAD = _Unread()
+
+
+def _axes(device: Device, values: tuple[int, ...]) -> Array:
+    key = (device, values)
+    axes = _AXES.get(key)
+    if axes is None:
+        if len(_AXES) >= _AXES_KEPT:
+            del _AXES[next(iter(_AXES))]
+        axes = _AXES[key] = memory.from_host(np.array(values, np.int64), dtypes.int64, device)
+    return axes
 
 
 def _rest(v: Array, k: int) -> tuple[Array, int, object]:
