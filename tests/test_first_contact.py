@@ -352,3 +352,59 @@ def test_discovery_preloads_only_where_devices_are_counted(monkeypatch: pytest.M
     assert runtime.discover()[0] == [] and started == []
     monkeypatch.setattr(nvidia, "count_devices", lambda: 1)
     assert runtime.discover()[0] == [] and started == ["nvidia"]
+
+
+class _FakeBlas:
+    """A BLAS that records its products and whether it was published (``library`` returned it) before
+    its first one ended."""
+
+    def __init__(self) -> None:
+        self.products: list[tuple[Any, ...]] = []
+
+    def gemm(self, dtype: Any, *args: Any) -> None:
+        assert not vendor._OPEN.get(("blas", id(self.rt), 0)), "published before its first product"
+        self.products.append((dtype.name, *args[2:5]))
+
+
+def _fake_blas(monkeypatch: pytest.MonkeyPatch) -> tuple[GpuRuntime, list[_FakeBlas]]:
+    import types
+
+    rt = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
+    opened: list[_FakeBlas] = []
+
+    def open_library(r: GpuRuntime) -> _FakeBlas:
+        lib = _FakeBlas()
+        lib.rt = r  # type: ignore[attr-defined]
+        opened.append(lib)
+        return lib
+
+    monkeypatch.setitem(sys.modules, "rocm_array.runtime.blas_nvidia", types.SimpleNamespace(open_library=open_library))
+    monkeypatch.setattr(vendor, "_OPEN", {})
+    monkeypatch.setattr(vendor, "_WHY", {})
+    return rt, opened
+
+
+def test_warm_runs_a_first_product_before_the_library_is_published(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``vendor.warm`` opens the first GPU's BLAS on a thread and runs a 16x16 float32 product on it;
+    ``library`` returns that same object afterwards (no second handle), never before the product."""
+    rt, opened = _fake_blas(monkeypatch)
+    monkeypatch.delenv(vendor.PRELOAD_VAR, raising=False)
+    thread = vendor.warm(rt)
+    assert thread is not None
+    thread.join(timeout=30)
+    assert len(opened) == 1 and opened[0].products == [("float32", 16, 16, 16)]
+    assert vendor.library("blas", rt) is opened[0] and len(opened) == 1
+
+
+def test_warm_leaves_an_opened_library_alone_and_follows_the_preload_setting(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library the program opened first gets no product from ``warm``; without ``blas`` in
+    ``ROCM_ARRAY_PRELOAD`` nothing is started."""
+    rt, opened = _fake_blas(monkeypatch)
+    lib = vendor.library("blas", rt)
+    thread = vendor.warm(rt)
+    assert thread is not None
+    thread.join(timeout=30)
+    assert opened == [lib] and lib.products == []
+    monkeypatch.setenv(vendor.PRELOAD_VAR, "fft,dnn")
+    assert vendor.warm(rt) is None
