@@ -48,9 +48,6 @@ def discover() -> tuple[list[Runtime], list[str]]:
             problems.append(f"{name}: {type(exc).__name__}: {exc}")
             continue
         if found:
-            if name in PLATFORMS:
-                from .vendor import warm
-                warm(found[0])  # the first GPU's BLAS setup, while the program goes on
             return found, problems
         problems.append(f"{name}: the driver reports no devices")
     return [], problems

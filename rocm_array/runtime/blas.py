@@ -22,9 +22,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ..dtypes import DType
-    from .protocol import Runtime
 
-__all__ = ["Blas", "ONE_ZERO", "WORKSPACE", "first_product"]
+__all__ = ["Blas", "ONE_ZERO", "WORKSPACE"]
 
 #: The BLAS handle's workspace (what NVIDIA recommends on Hopper), from the project's allocator.
 WORKSPACE = 32 * 2**20
@@ -65,13 +64,3 @@ class Blas(Protocol):
 
     def geev(self, dtype: DType, n: int, a: int, lda: int, w: int, vr: int, ldvr: int, info: int) -> None:
         """Eigenvalues (complex ``w``) and, when ``vr`` is not 0, right eigenvectors of a complex matrix."""
-
-
-def first_product(lib: Blas, rt: Runtime) -> None:
-    """A 16x16 float32 product of scratch memory of ``rt`` (its values unused): what a process's
-    first product pays once (``vendor.warm``)."""
-    from .. import dtypes
-
-    n = 16
-    a, b, c = (rt.allocate(n * n * 4) for _ in range(3))
-    lib.gemm(dtypes.float32, "N", "N", n, n, n, a.ptr, n, 0, b.ptr, n, 0, c.ptr, n, 0, 1)

@@ -8,9 +8,8 @@ fix, at every call: the cause is kept and the load not retried, except after run
 out of memory, which a later call may not. One cache and one lock serve every kind, so
 all of them are created, kept and reported alike.
 
-``preload(platform)`` loads the libraries' files on a thread while discovery opens the devices (a
-first matmul then does not wait for the loader; ``ROCM_ARRAY_PRELOAD`` chooses, ``0`` turns it off),
-and ``warm(rt)`` runs BLAS's first, tiny product on another once the runtime exists.
+``preload(platform)`` loads BLAS's and FFT's files on a thread while discovery opens the devices (a
+first matmul then does not wait for the loader; ``ROCM_ARRAY_PRELOAD`` chooses, ``0`` turns it off).
 
 Where a back falls back from a vendor library to the project's own kernels, ``fallback`` says so
 once per cause (a ``VendorFallbackWarning``), and ``report`` lists for ``info`` what each GPU
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from .protocol import Runtime
 
 __all__ = ["KINDS", "Library", "VendorUnavailable", "VendorFallbackWarning", "library", "why", "fallback",
-           "report", "preload", "warm", "PRELOAD_VAR", "PRELOADED"]
+           "report", "preload", "PRELOAD_VAR", "PRELOADED"]
 
 
 @dataclass(frozen=True)
@@ -157,28 +156,6 @@ PRELOADED = ("blas", "fft", "dnn")
 _PRELOADS: list[threading.Thread] = []
 
 
-def _preloaded(warn: bool) -> list[str]:
-    """The kinds ``ROCM_ARRAY_PRELOAD`` names (a name that is no kind: a warning when ``warn``)."""
-    setting = os.environ.get(PRELOAD_VAR, ",".join(PRELOADED)).strip()
-    names = [k.strip() for k in setting.split(",") if k.strip()] if setting != "0" else []
-    unknown = [k for k in names if k not in KINDS]
-    if unknown and warn:
-        from ..log import logger
-
-        logger.warning("%s=%r: %s is not a vendor library kind (expected some of %s, comma-separated, or 0); "
-                       "not preloaded", PRELOAD_VAR, setting, ", ".join(unknown), ", ".join(KINDS))
-    return [k for k in names if k in KINDS]
-
-
-def _start(name: str, run: Any) -> threading.Thread:
-    thread = threading.Thread(target=run, name=name, daemon=True)
-    if not _PRELOADS:
-        atexit.register(_join_preloads)
-    _PRELOADS.append(thread)
-    thread.start()
-    return thread
-
-
 def preload(platform: str) -> threading.Thread | None:
     """Load the files of ``platform``'s vendor libraries on a thread (each kind's module ``load()``;
     on AMD, hip-python's modules load them at import) and return the thread. Discovery calls it
@@ -188,7 +165,13 @@ def preload(platform: str) -> threading.Thread | None:
     which reports them."""
     from ..log import logger
 
-    kinds = _preloaded(warn=True)
+    setting = os.environ.get(PRELOAD_VAR, ",".join(PRELOADED)).strip()
+    names = [k.strip() for k in setting.split(",") if k.strip()] if setting != "0" else []
+    unknown = [k for k in names if k not in KINDS]
+    if unknown:
+        logger.warning("%s=%r: %s is not a vendor library kind (expected some of %s, comma-separated, or 0); "
+                       "not preloaded", PRELOAD_VAR, setting, ", ".join(unknown), ", ".join(KINDS))
+    kinds = [k for k in names if k in KINDS]
     if not kinds:
         return None
 
@@ -206,39 +189,12 @@ def preload(platform: str) -> threading.Thread | None:
             logger.debug("preloaded %s on %s in %.0f ms", KINDS[kind][platform].name, platform,
                          (time.perf_counter() - t0) * 1e3)
 
-    return _start(f"rocm_array preload {platform}", run)
-
-
-def warm(rt: Runtime) -> threading.Thread | None:
-    """Where ``blas`` is preloaded: open ``rt``'s BLAS on a thread and run a first, 16x16 product on
-    it, published (``library`` returns it) only after that product. A process's first product pays a
-    one-time setup of the library (cuBLAS on an H100: a 16x16 product first took 65-75 ms, and a
-    1024x1024 one after it 35-40 ms, against 75-85 ms for that one first); discovery calls this once
-    the runtimes exist, so that setup runs while the program goes on. A call that wants the library
-    meanwhile waits for it under the loader's lock; one that opened it first makes this do nothing."""
-    if "blas" not in _preloaded(warn=False):
-        return None
-    return _start(f"rocm_array warm {rt.platform}", lambda: _warm_blas(rt))
-
-
-def _warm_blas(rt: Runtime) -> None:
-    from ..log import logger
-    from .blas import first_product
-
-    key = ("blas", id(rt), rt.driver.stream)
-    t0 = time.perf_counter()
-    with _LOCK:
-        if key in _OPEN or key in _WHY:
-            return
-        try:
-            lib = importlib.import_module(f"{__package__}.blas_{rt.platform}").open_library(rt)
-            first_product(lib, rt)
-        except Exception as exc:  # library() opens it again at the first call, and reports
-            logger.debug("warming %s failed: %s: %s", KINDS["blas"][rt.platform].name, type(exc).__name__, exc)
-            return
-        _OPEN[key] = lib
-    logger.debug("warmed %s on %s in %.0f ms", KINDS["blas"][rt.platform].name, rt.platform,
-                 (time.perf_counter() - t0) * 1e3)
+    thread = threading.Thread(target=run, name=f"rocm_array preload {platform}", daemon=True)
+    if not _PRELOADS:
+        atexit.register(_join_preloads)
+    _PRELOADS.append(thread)
+    thread.start()
+    return thread
 
 
 def _join_preloads() -> None:
