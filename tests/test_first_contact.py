@@ -299,7 +299,7 @@ def test_vendor_bindings_load_without_nvmath_itself() -> None:
 def test_preload_loads_each_library_on_a_thread_and_leaves_failures_to_the_call(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``vendor.preload`` imports the platform module of each kind ``ROCM_ARRAY_PRELOAD`` names
-    (``blas,fft,dnn`` by default) and runs its ``load`` on a thread of its own, in turn; one
+    (``dnn,blas,fft`` by default) and runs its ``load`` on a thread of its own, in turn; one
     that fails is passed over (``library`` reports it at the call), and ``0`` turns it off."""
     import types
 
@@ -322,7 +322,7 @@ def test_preload_loads_each_library_on_a_thread_and_leaves_failures_to_the_call(
     thread = vendor.preload("fake")
     assert thread is not None
     thread.join(timeout=30)
-    assert loaded == [("blas", "rocm_array preload fake"), ("dnn", "rocm_array preload fake")]  # fft failed
+    assert loaded == [("dnn", "rocm_array preload fake"), ("blas", "rocm_array preload fake")]  # fft failed
     monkeypatch.setenv(vendor.PRELOAD_VAR, "dnn")
     thread = vendor.preload("fake")
     assert thread is not None

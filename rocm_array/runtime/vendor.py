@@ -149,10 +149,15 @@ def why(kind: str, rt: Runtime) -> str:
 
 
 PRELOAD_VAR = "ROCM_ARRAY_PRELOAD"
-#: The kinds preloaded by default: all. cuDNN's is the copy the frontend opens, the one PyTorch uses
-#: (``dnn_nvidia._import_frontend``); when the loader's copy was opened first, a system cuDNN 9.14 made
-#: PyTorch (built against 9.19) refuse cuDNN in the same process.
-PRELOADED = ("blas", "fft", "dnn")
+#: The kinds preloaded by default: all, in this order. cuDNN's is the copy the frontend opens, the one
+#: PyTorch uses (``dnn_nvidia._import_frontend``); when the loader's copy was opened first, a system
+#: cuDNN 9.14 made PyTorch (built against 9.19) refuse cuDNN in the same process. cuDNN goes first:
+#: its engines take longest to open (up to 75 ms), and a first call that comes while they open waits
+#: on the loader (a noisy H200 run: a first matmul's median 123 ms with cuDNN preloaded last, 104 ms
+#: with none preloaded). In a quiet run of eight processes each, a first matmul's median was 81 ms
+#: with cuDNN first and 74 ms with it last (CuPy 75.5 ms), and conv2d took 50-53 ms with it first
+#: (PyTorch 59-67 ms).
+PRELOADED = ("dnn", "blas", "fft")
 _PRELOADS: list[threading.Thread] = []
 
 
@@ -161,7 +166,7 @@ def preload(platform: str) -> threading.Thread | None:
     on AMD, hip-python's modules load them at import) and return the thread. Discovery calls it
     before opening the devices, which takes about 250 ms on an H100, so a first matmul or fft does not
     wait for the dynamic loader. ``ROCM_ARRAY_PRELOAD`` names the kinds (comma-separated; default
-    ``blas,fft,dnn``; ``0``: none, and None is returned). Failures are left to the library's first call,
+    ``dnn,blas,fft``; ``0``: none, and None is returned). Failures are left to the library's first call,
     which reports them."""
     from ..log import logger
 
