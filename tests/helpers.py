@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import subprocess
+import sys
 from typing import Any
 
 import ml_dtypes
@@ -102,3 +104,11 @@ def read_argument(params: int, index: int, ctype: Any) -> Any:
     """Argument ``index`` as the driver reads it: through the pointer array at ``params``."""
     address = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))[index]
     return ctype.from_address(address)
+
+
+def run_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter (what it imports is loaded anew); its output, once it has
+    exited with status 0 (else the assertion shows its error output)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout

@@ -4,12 +4,12 @@ copy in the process, the one PyTorch would use (a system copy loaded first made 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import types
 from pathlib import Path
 
 import pytest
+from helpers import run_python
 
 from rocm_array.runtime import dnn_nvidia
 
@@ -91,5 +91,4 @@ def test_load_opens_one_cudnn_with_the_sub_libraries_a_convolution_needs() -> No
             "    wanted = [n for n in dnn_nvidia.SUBLIBRARIES if 'runtime_compiled' not in n]\n"
             "missing = [n for n in wanted if os.path.join(os.path.dirname(mains[0]), n) not in maps]\n"
             "assert not missing, (missing, maps)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    run_python(code)

@@ -23,7 +23,7 @@ from rocm_array.runtime import vendor
 from rocm_array.runtime.compiler import Compiler
 from rocm_array.runtime.gpu import GpuRuntime
 
-from helpers import RecordingDriver, read_argument
+from helpers import RecordingDriver, read_argument, run_python
 
 nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
 
@@ -292,8 +292,7 @@ def test_vendor_bindings_load_without_nvmath_itself() -> None:
             "import nvmath\n"
             "assert nvmath.bindings.cublas is b.cublas and nvmath.bindings.cufft is f.cufft\n"
             "assert b.CudaDataType is nvmath.CudaDataType\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    run_python(code)
 
 
 def test_preload_loads_each_library_on_a_thread_and_leaves_failures_to_the_call(
