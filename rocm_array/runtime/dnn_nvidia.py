@@ -76,28 +76,25 @@ def load() -> None:
     the folder of that cuDNN (``vendor.preload``: needs no device). A missing one is left to cuDNN."""
     _import_frontend()
     lib = ctypes.CDLL("libcudnn.so.9", mode=os.RTLD_NOLOAD)
+    loader = _loader()
     info = _DlInfo()
-    if not ctypes.CDLL(None).dladdr(ctypes.cast(lib.cudnnGetVersion, ctypes.c_void_p), ctypes.byref(info)):
+    if not loader.dladdr(ctypes.cast(lib.cudnnGetVersion, ctypes.c_void_p), ctypes.byref(info)):
         return
     folder = os.path.dirname(os.fsdecode(info.dli_fname or b""))
     for name in SUBLIBRARIES:  # (a missing one gives a null handle: cuDNN opens, or misses, it later)
-        _dlopen(os.fsencode(os.path.join(folder, name)), os.RTLD_NOW | os.RTLD_LOCAL)
+        loader.dlopen(os.fsencode(os.path.join(folder, name)), os.RTLD_NOW | os.RTLD_LOCAL)
 
 
-def _libc_dlopen() -> Any:
-    """The C library's dlopen as a foreign function, which runs without Python's lock: ctypes.CDLL
-    holds it while the loader maps a file, so the preload thread's opening of the engines (up to
-    75 ms) would stop the main thread's Python."""
-    for name in (None, "libdl.so.2"):  # (dlopen moved into libc in glibc 2.34)
+def _loader() -> Any:
+    """The C library's dynamic loader calls (dlopen, dladdr) as foreign functions, which run without
+    Python's lock: ctypes.CDLL holds it while the loader maps a file, so the preload thread's opening
+    of the engines (up to 75 ms) would stop the main thread's Python."""
+    for name in (None, "libdl.so.2"):  # (they moved into libc in glibc 2.34)
         lib = ctypes.CDLL(name)
-        if hasattr(lib, "dlopen"):
-            fn = lib.dlopen
-            fn.argtypes, fn.restype = [ctypes.c_char_p, ctypes.c_int], ctypes.c_void_p
-            return fn
+        if hasattr(lib, "dlopen") and hasattr(lib, "dladdr"):
+            lib.dlopen.argtypes, lib.dlopen.restype = [ctypes.c_char_p, ctypes.c_int], ctypes.c_void_p
+            return lib
     raise OSError("no dlopen in the C library")
-
-
-_dlopen = _libc_dlopen()
 
 
 class Cudnn:

@@ -8,8 +8,9 @@ fix, at every call: the cause is kept and the load not retried, except after run
 out of memory, which a later call may not. One cache and one lock serve every kind, so
 all of them are created, kept and reported alike.
 
-``preload(platform)`` loads BLAS's and FFT's files on a thread while discovery opens the devices (a
-first matmul then does not wait for the loader; ``ROCM_ARRAY_PRELOAD`` chooses, ``0`` turns it off).
+``preload(platform)`` loads the libraries' files (cuDNN, then BLAS, then FFT) on a thread while
+discovery opens the devices (a first call then does not wait for the loader; ``ROCM_ARRAY_PRELOAD``
+chooses, ``0`` turns it off).
 
 Where a back falls back from a vendor library to the project's own kernels, ``fallback`` says so
 once per cause (a ``VendorFallbackWarning``), and ``report`` lists for ``info`` what each GPU
