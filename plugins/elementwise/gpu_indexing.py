@@ -53,7 +53,7 @@ def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: 
         for a, i in enumerate(indices):
             memory.copy_into(idx._view(shape, contiguous_strides(shape), a * m), i)
     axes = _axes(v.device, (*v.shape[:k], *v.strides[:k]))
-    bad = _UNREAD[v.device] if in_bounds else memory.full((), 0, dtypes.int32, v.device)
+    bad = _unread(v.device) if in_bounds else memory.full((), 0, dtypes.int32, v.device)
     offsets = memory.empty((m,), dtypes.int64, v.device)
     _launch(v, _OFFSETS, grid_1d(m, v.device), _THREADS,
             [ptr(offsets), ptr(idx), ctypes.c_int64(m), ctypes.c_int(k), ptr(axes), ptr(bad)])
@@ -71,13 +71,14 @@ _AXES: dict[tuple[Device, tuple[int, ...]], Array] = {}
 _AXES_KEPT = 64
 
 
-class _Unread(dict[Device, Array]):
-    def __missing__(self, device: Device) -> Array:
-        flag = self[device] = memory.empty((), dtypes.int32, device)
-        return flag
+_UNREAD: dict[Device, Array] = {}
 
 
-_UNREAD = _Unread()
+def _unread(device: Device) -> Array:
+    flag = _UNREAD.get(device)
+    if flag is None:
+        flag = _UNREAD[device] = memory.empty((), dtypes.int32, device)
+    return flag
 
 
 def _axes(device: Device, values: tuple[int, ...]) -> Array:
