@@ -4,7 +4,8 @@
   namespace (this distribution's plugins), so a type checker knows every ``xp.*`` and its
   signature, and ``xp.ad`` is an error;
 - ``plugins/<family>/examples.py``: each table row's docstring example, run on ``cpu`` here; the
-  docstring tests (``tests/test_docstrings.py``) run them again and compare.
+  docstring tests (``tests/test_docstrings.py``) run them again and compare;
+- ``kernels/random/normal_icdf.h``: the normal draws' inverse CDF table (plugins/random/icdf.py).
 
 Run from a checkout with the package installed (editable or not): ``python scripts/generate.py``.
 """
@@ -198,12 +199,18 @@ def examples() -> dict[pathlib.Path, str]:
     return out
 
 
+def tables() -> dict[pathlib.Path, str]:
+    from rocm_array_plugins.random import icdf
+
+    return {REPO / "kernels" / icdf.HEADER: icdf.header()}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail when a generated file is not current")
     args = parser.parse_args(argv)
     stale = []
-    for path, text in {**stubs(), **examples()}.items():
+    for path, text in {**stubs(), **examples(), **tables()}.items():
         if path.exists() and path.read_text() == text:
             continue
         stale.append(path.relative_to(REPO))

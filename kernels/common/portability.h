@@ -77,6 +77,13 @@ RA_DEVICE void ra_wave_sync() { __syncwarp(); }
 #endif
 RA_DEVICE bool ra_any(bool p) { return ra_ballot(p) != 0; }
 
+// Leading zero bits of a nonzero 32-bit word.
+#ifdef RA_AMD
+RA_DEVICE int ra_clz(unsigned int x) { return __builtin_clz(x); }
+#else
+RA_DEVICE int ra_clz(unsigned int x) { return __clz((int)x); }
+#endif
+
 // ---- atomics ------------------------------------------------------------------------
 // Native atomicAdd for int, unsigned, unsigned long long, float and double on
 // both platforms; the rest goes through compare-and-swap on the 32- or 64-bit word.

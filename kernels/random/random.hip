@@ -7,9 +7,10 @@
 // both give the same bits: every product, sum, quotient and square root is rounded once
 // (no contraction into fma: the __*_rn intrinsics on NVIDIA, the pragma below on clang), and
 // log, sin and cos are this file's polynomials with the coefficients Python passes (RaRngConsts),
-// not the platform's math library.
+// and the normal draws' inverse CDF is normal_icdf.h's table: not the platform's math library.
 #include "common/portability.h"
 #include "common/types.h"
+#include "random/normal_icdf.h"
 
 #ifdef RA_AMD
 #pragma clang fp contract(off)
@@ -59,24 +60,25 @@ RA_DEVICE RaBlock rng_philox(uint64_t counter, uint64_t stream, uint32_t k0, uin
 }
 
 // ---- the constants of the transforms (plugins/random/streams.py fills them) ----------------------
-template <typename F, int LOG, int SIN, int COS> struct RaRngPoly {
-  F sqrt2, ln2_hi, ln2_lo, half_pi;
-  F log[LOG], sin[SIN], cos[COS];
+template <typename F, int LOG> struct RaRngLog { F sqrt2, ln2_hi, ln2_lo; F log[LOG]; };
+template <typename F, int SIN, int COS> struct RaRngTrig { F half_pi; F sin[SIN], cos[COS]; };
+// Box-Muller's sin and cos serve float64 only: the other floats' normal draws use the table.
+struct RaRngConsts {
+  RaRngLog<float, RA_RNG_LOG32> log32;
+  RaRngLog<double, RA_RNG_LOG64> log64;
+  RaRngTrig<double, RA_RNG_SIN64, RA_RNG_COS64> trig64;
 };
-typedef RaRngPoly<float, RA_RNG_LOG32, RA_RNG_SIN32, RA_RNG_COS32> RaRng32;
-typedef RaRngPoly<double, RA_RNG_LOG64, RA_RNG_SIN64, RA_RNG_COS64> RaRng64;
-struct RaRngConsts { RaRng32 f32; RaRng64 f64; };
 
 template <typename F> struct rng_bits;
 template <> struct rng_bits<float> {
   typedef uint32_t U;
   static constexpr int mantissa = 23, bias = 127;
-  RA_DEVICE static const RaRng32& of(const RaRngConsts& c) { return c.f32; }
+  RA_DEVICE static const RaRngLog<float, RA_RNG_LOG32>& log(const RaRngConsts& c) { return c.log32; }
 };
 template <> struct rng_bits<double> {
   typedef uint64_t U;
   static constexpr int mantissa = 52, bias = 1023;
-  RA_DEVICE static const RaRng64& of(const RaRngConsts& c) { return c.f64; }
+  RA_DEVICE static const RaRngLog<double, RA_RNG_LOG64>& log(const RaRngConsts& c) { return c.log64; }
 };
 
 template <typename F, int N> RA_DEVICE F rng_horner(const F (&c)[N], F z) {
@@ -90,7 +92,7 @@ template <typename F, int N> RA_DEVICE F rng_horner(const F (&c)[N], F z) {
 // log(m) = 2 atanh(s) = 2s + 2s * s^2 * P(s^2), s = (m - 1) / (m + 1).
 template <typename F> RA_DEVICE F rng_log(F u, const RaRngConsts& consts) {
   typedef typename rng_bits<F>::U U;
-  const auto& k = rng_bits<F>::of(consts);
+  const auto& k = rng_bits<F>::log(consts);
   const U bits = ra_bit_cast<U>(u);
   int e = (int)(bits >> rng_bits<F>::mantissa) - rng_bits<F>::bias;
   const U one = (U)rng_bits<F>::bias << rng_bits<F>::mantissa, mask = ((U)1 << rng_bits<F>::mantissa) - 1;
@@ -110,8 +112,9 @@ template <typename F> RA_DEVICE F rng_log(F u, const RaRngConsts& consts) {
 
 // sin and cos of 2 pi t for t in [0, 1): quadrant q = floor(4t), r = 4t - q (both exact), the
 // octant's reflection r -> 1 - r (exact), then Taylor polynomials of x = r pi/2 in [0, pi/4].
-template <typename F> RA_DEVICE void rng_sincos_turns(F t, const RaRngConsts& consts, F* sin_out, F* cos_out) {
-  const auto& k = rng_bits<F>::of(consts);
+RA_DEVICE void rng_sincos_turns(double t, const RaRngConsts& consts, double* sin_out, double* cos_out) {
+  typedef double F;
+  const auto& k = consts.trig64;
   const F t4 = rng_mul(t, F(4));
   const int q = (int)t4;
   F r = rng_sub(t4, (F)q);
@@ -160,19 +163,17 @@ struct uniform_op {  // a + (b - a) u
     for (int i = 0; i < V; ++i) v[i] = rng_add(lo, rng_mul(span, rng_unit<T>::u(blk.w + i * rng_words<T>::value)));
   }
 };
-struct normal_op {  // a + b z, z by Box-Muller on pairs (u1 in (0, 1], t in [0, 1))
+struct normal_op {  // float64: a + b z, z by Box-Muller on pairs (u1 in (0, 1], t in [0, 1))
   template <typename T, int V>
-  RA_DEVICE static void apply(const RaBlock& blk, double a, double b, const RaRngConsts& c, typename rng_unit<T>::F* v) {
-    typedef typename rng_unit<T>::F F;
-    const F loc = (F)a, scale = (F)b;
-    constexpr int W = rng_words<T>::value;
+  RA_DEVICE static void apply(const RaBlock& blk, double a, double b, const RaRngConsts& c, double* v) {
+    static_assert(ra_same<T, double>::value, "the other floats' normal draws are normal_icdf's");
 #pragma unroll
     for (int i = 0; i < V; i += 2) {
-      const F r = rng_sqrt(rng_mul(F(-2), rng_log(rng_unit<T>::u1(blk.w + i * W), c)));
-      F s, co;
-      rng_sincos_turns(rng_unit<T>::u(blk.w + (i + 1) * W), c, &s, &co);
-      v[i] = rng_add(loc, rng_mul(scale, rng_mul(r, co)));
-      v[i + 1] = rng_add(loc, rng_mul(scale, rng_mul(r, s)));
+      const double r = rng_sqrt(rng_mul(-2.0, rng_log(rng_unit<double>::u1(blk.w + 2 * i), c)));
+      double s, co;
+      rng_sincos_turns(rng_unit<double>::u(blk.w + 2 * (i + 1)), c, &s, &co);
+      v[i] = rng_add(a, rng_mul(b, rng_mul(r, co)));
+      v[i + 1] = rng_add(a, rng_mul(b, rng_mul(r, s)));
     }
   }
 };
@@ -213,6 +214,44 @@ __global__ void draw(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint32_t k1,
 #pragma unroll
     for (int j = 0; j < V; ++j) t[j] = T(v[j]);
     rng_store<T, V>(out, n, i, t);
+  }
+}
+
+// ---- normal draws of float, float16 and bfloat16: the inverse CDF table ----------------------------
+// plugins/random/icdf.py says how a word picks a row and what the rows hold; each block copies the
+// table (32 KiB) into shared memory, where the lanes' scattered reads are cheap.
+struct RA_ALIGN(16) RaIcdfRow { float c0, c1, c2, unused; };
+
+// z = Phi^-1((w + 1/2) / 2^32), from the row of p = min(u, 1 - u) = x / 2^33.
+RA_DEVICE float rng_normal_icdf(uint32_t w, const RaIcdfRow* rows) {
+  const uint32_t upper = (uint32_t)((int32_t)w >> 31);  // all ones for the upper half of the words
+  const uint32_t x = ((w << 1) ^ upper) | 1u;           // 2 min(w, ~w) + 1: odd, never 0
+  const int c = ra_clz(x);                              // p's octave
+  const uint32_t y = x << c;                            // the leading one at bit 31
+  const RaIcdfRow k = rows[((uint32_t)c << RA_ICDF_BITS) | ((y >> (31 - RA_ICDF_BITS)) & ((1u << RA_ICDF_BITS) - 1u))];
+  const float t = rng_sub(ra_bit_cast<float>(((y >> (8 - RA_ICDF_BITS)) & 0x7fffffu) | 0x3f800000u), 1.0f);
+  const float z = rng_add(k.c0, rng_mul(t, rng_add(k.c1, rng_mul(t, k.c2))));
+  return ra_bit_cast<float>(ra_bit_cast<uint32_t>(z) ^ (upper & 0x80000000u));
+}
+
+// n values of T (float16, bfloat16, float): a + b z, one value per word, four per block.
+template <typename T>
+__global__ void normal_icdf(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint32_t k1, uint64_t stream,
+                            uint64_t counter, double a, double b) {
+  __shared__ RaIcdfRow rows[RA_ICDF_ROWS];
+  for (int r = (int)threadIdx.x; r < RA_ICDF_ROWS; r += (int)blockDim.x) {
+    const RaIcdfRow row = {ra_icdf[r][0], ra_icdf[r][1], ra_icdf[r][2], 0.0f};
+    rows[r] = row;
+  }
+  __syncthreads();
+  const float loc = (float)a, scale = (float)b;
+  const ra_index_t blocks = (n + 3) / 4;
+  for (ra_index_t i = ra_thread_index(); i < blocks; i += ra_grid_stride()) {
+    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, k0, k1);
+    T t[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) t[j] = T(rng_add(loc, rng_mul(scale, rng_normal_icdf(blk.w[j], rows))));
+    rng_store<T, 4>(out, n, i, t);
   }
 }
 

@@ -16,8 +16,8 @@ from rocm_array.array import Array, wrap_numpy
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 
-from . import backs, streams
-from .streams import PHILOX, Poly
+from . import backs, icdf, streams
+from .streams import PHILOX, Log, Trig
 
 _M32 = np.uint64(0xFFFFFFFF)
 
@@ -57,7 +57,7 @@ def _horner(c: tuple[Any, ...], z: np.ndarray) -> np.ndarray:
     return p
 
 
-def _log(u: np.ndarray, k: Poly) -> np.ndarray:
+def _log(u: np.ndarray, k: Log) -> np.ndarray:
     """random.hip's rng_log: log(u) for normal u in (0, 1]."""
     uint: Any = np.uint32 if k.f is np.float32 else np.uint64
     mantissa, bias = (23, 127) if k.f is np.float32 else (52, 1023)
@@ -78,7 +78,7 @@ def _log(u: np.ndarray, k: Poly) -> np.ndarray:
     return out
 
 
-def _sincos_turns(t: np.ndarray, k: Poly) -> tuple[np.ndarray, np.ndarray]:
+def _sincos_turns(t: np.ndarray, k: Trig) -> tuple[np.ndarray, np.ndarray]:
     """random.hip's rng_sincos_turns: sin and cos of 2 pi t for t in [0, 1)."""
     t4 = t * k.f(4)
     q = t4.astype(np.int32)
@@ -95,33 +95,52 @@ def _sincos_turns(t: np.ndarray, k: Poly) -> tuple[np.ndarray, np.ndarray]:
     return sin, cos
 
 
-def _units(w: np.ndarray, dtype: DType) -> tuple[np.ndarray, np.ndarray, Poly]:
+def _units(w: np.ndarray, dtype: DType) -> tuple[np.ndarray, np.ndarray, Log]:
     """u in [0, 1) and u1 in (0, 1] from each value's words, and the precision computed in."""
     unit: Any
     if dtype.itemsize == 8:
         top = _pairs(w) >> np.uint64(11)
-        k, unit = streams.F64, np.uint64(1)
+        k, unit = streams.LOG64, np.uint64(1)
         scale = k.f(2.0 ** -53)
     else:
         bits = {"float16": 11, "bfloat16": 8}.get(dtype.name, 24)
         top = w >> np.uint32(32 - bits)
-        k, unit = streams.F32, np.uint32(1)
+        k, unit = streams.LOG32, np.uint32(1)
         scale = k.f(2.0 ** -bits)
     return top.astype(k.f) * scale, (top + unit).astype(k.f) * scale, k
+
+
+def _normal_icdf(w: np.ndarray) -> np.ndarray:
+    """random.hip's rng_normal_icdf: Phi^-1((w + 1/2) / 2^32) from icdf.py's table, as float32."""
+    u32 = np.uint32
+    upper = (w.view(np.int32) >> 31).view(u32)
+    x = ((w << u32(1)) ^ upper) | u32(1)
+    c = (32 - np.frexp(x.astype(np.float64))[1]).astype(u32)  # leading zeros: x < 2^(32 - c), exactly
+    y = x << c
+    k = icdf.table()[(c << u32(icdf.BITS)) | ((y >> u32(31 - icdf.BITS)) & u32(icdf.SEGMENTS - 1))]
+    t = (((y >> u32(8 - icdf.BITS)) & u32(0x7FFFFF)) | u32(0x3F800000)).view(np.float32) - np.float32(1)
+    z = k[:, 0] + t * (k[:, 1] + t * k[:, 2])
+    out: np.ndarray = (z.view(u32) ^ (upper & u32(0x80000000))).view(np.float32)
+    return out
 
 
 def draw(op: str, dtype: DType, shape: tuple[int, ...], key: tuple[int, int], stream: int, counter: int,
          a: float, b: float, device: Device) -> Array:
     n = int(np.prod(shape))
-    u, u1, k = _units(_words(key, stream, counter, n, streams.float_words(dtype)), dtype)
+    w = _words(key, stream, counter, n, streams.float_words(dtype))
+    if op == "normal" and dtype.itemsize < 8:
+        f = np.float32
+        v = f(a) + f(b) * _normal_icdf(w)
+        return wrap_numpy(v[:n].astype(dtype.numpy).reshape(shape), dtype)
+    u, u1, k = _units(w, dtype)
     if op == "uniform":
         lo = k.f(a)
         v = lo + (k.f(b) + (-lo)) * u
     elif op == "exponential":
         v = k.f(b) * -_log(u1, k)
-    else:  # normal: Box-Muller on pairs (u1 of the first value, t of the second)
+    else:  # float64 normal: Box-Muller on pairs (u1 of the first value, t of the second)
         r = np.sqrt(k.f(-2) * _log(u1[0::2], k))
-        sin, cos = _sincos_turns(u[1::2], k)
+        sin, cos = _sincos_turns(u[1::2], streams.TRIG64)
         z = np.empty_like(u)
         z[0::2], z[1::2] = r * cos, r * sin
         v = k.f(a) + k.f(b) * z

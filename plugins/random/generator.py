@@ -124,8 +124,9 @@ class Generator:
         return self._draw("uniform", "uniform", lo, hi, size, dtype, device)
 
     def standard_normal(self, size: Size = None, dtype: Any = None, *, device: Any = None) -> Array:
-        """The standard normal distribution, by Box-Muller on pairs of uniforms (16-bit floats
-        computed in float32 and rounded once)."""
+        """The standard normal distribution: float32 and the 16-bit floats by the inverse CDF of
+        a 32-bit word (a table of quadratics computed in float32; the 16-bit floats rounded from
+        it once), float64 by Box-Muller on pairs of 53-bit uniforms."""
         return self._draw("standard_normal", "normal", 0.0, 1.0, size, dtype, device)
 
     def normal(self, loc: float = 0.0, scale: float = 1.0, size: Size = None, dtype: Any = None, *,

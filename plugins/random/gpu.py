@@ -1,8 +1,9 @@
 """The gpu back of the random plugin: kernels/random/random.hip, one Philox block per thread.
 
-Instantiations: ``draw<op, T>`` per transform and float dtype, ``integers<T, wide>`` per integer
-dtype and width, and ``cumulative_weights``; one group per transform (a first ``normal`` call
-compiles the normal draws only).
+Instantiations: ``draw<op, T>`` per transform and float dtype (``normal_icdf<T>`` for the normal
+draws of float32 and the 16-bit floats), ``integers<T, wide>`` per integer dtype and width, and
+``cumulative_weights``; one group per transform (a first ``normal`` call compiles the normal draws
+only).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import functools
 import math
 from typing import Any
 
-from rocm_array import memory
+from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
@@ -28,9 +29,15 @@ OPS = ("uniform", "normal", "exponential")
 _WEIGHTS = "cumulative_weights<double>"
 
 
+def _draw_kernel(op: str, dtype: DType) -> str:
+    if op == "normal" and dtype is not dtypes.float64:
+        return f"normal_icdf<{dtype.c_type}>"
+    return f"draw<{op}_op, {dtype.c_type}>"
+
+
 @functools.lru_cache(maxsize=None)
 def _groups() -> dict[str, tuple[str, ...]]:
-    out = {op: tuple(f"draw<{op}_op, {t.c_type}>" for t in streams.FLOATS) for op in OPS}
+    out = {op: tuple(_draw_kernel(op, t) for t in streams.FLOATS) for op in OPS}
     out["integers"] = tuple(f"integers<{t.c_type}, {w}>" for t in streams.INTEGERS for w in ("false", "true"))
     out["weights"] = (_WEIGHTS,)
     return out
@@ -59,9 +66,11 @@ def draw(op: str, dtype: DType, shape: tuple[int, ...], key: tuple[int, int], st
     out = memory.empty(shape, dtype, device)
     n = math.prod(shape)
     if n:
-        _launch(device, op, f"draw<{op}_op, {dtype.c_type}>", streams.blocks(n, streams.float_words(dtype)),
+        name = _draw_kernel(op, dtype)
+        consts = [] if name.startswith("normal_icdf") else [_consts()]
+        _launch(device, op, name, streams.blocks(n, streams.float_words(dtype)),
                 [ptr(out), *i64(n), *_stream_args(key, stream, counter), ctypes.c_double(a), ctypes.c_double(b),
-                 _consts()])
+                 *consts])
     return out
 
 

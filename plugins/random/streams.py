@@ -24,55 +24,73 @@ PHILOX = {"RA_PHILOX_M0": 0xD2511F53, "RA_PHILOX_M1": 0xCD9E8D57, "RA_PHILOX_W0"
           "RA_PHILOX_W1": 0xBB67AE85, "RA_PHILOX_ROUNDS": 10}
 
 #: Polynomial terms per precision. log: 2 atanh(s) with |s| <= 0.172; sin and cos: Taylor on
-#: [0, pi/4]. Each count makes the truncation error smaller than half an ulp of the result
-#: (float32: 6e-8 relative; float64: 1.1e-16): the first term left out is 2e-9 (float32) and 6e-19
-#: (float64) of log(m), the next sin term (pi/4)^10/11! = 2e-9 and (pi/4)^18/19! = 1e-19, the
-#: next cos term (pi/4)^12/12! = 1e-10 and (pi/4)^20/20! = 3e-21.
-TERMS = {"RA_RNG_LOG32": 4, "RA_RNG_SIN32": 4, "RA_RNG_COS32": 5,
-         "RA_RNG_LOG64": 10, "RA_RNG_SIN64": 8, "RA_RNG_COS64": 9}
+#: [0, pi/4], for float64's Box-Muller only (the other floats' normal draws use icdf.py's table).
+#: Each count makes the truncation error smaller than half an ulp of the result (float32: 6e-8
+#: relative; float64: 1.1e-16): the first term left out is 2e-9 (float32) and 6e-19 (float64) of
+#: log(m), the next sin term (pi/4)^18/19! = 1e-19, the next cos term (pi/4)^20/20! = 3e-21.
+TERMS = {"RA_RNG_LOG32": 4, "RA_RNG_LOG64": 10, "RA_RNG_SIN64": 8, "RA_RNG_COS64": 9}
 
 #: The high part of ln 2 per precision, with trailing zero bits (9 in float32, 32 in float64) so that
 #: e * LN2_HI is exact for every exponent of (0, 1]; the low part is the rest of ln 2.
 _LN2_HI = {np.float32: 0.693145751953125, np.float64: 6.93147180369123816490e-01}
 
 
-class Poly:
-    """The transforms' constants in one precision (float32 or float64), as NumPy scalars."""
+def _array(c: Any, values: tuple[Any, ...]) -> Any:
+    return (c * len(values))(*values)
 
-    def __init__(self, f: Any, log: int, sin: int, cos: int) -> None:
+
+class Log:
+    """log's constants in one precision (float32 or float64), as NumPy scalars."""
+
+    def __init__(self, f: Any, terms: int) -> None:
         self.f = f
         self.sqrt2 = f(math.sqrt(2.0))
         self.ln2_hi = f(_LN2_HI[f])
         self.ln2_lo = f(math.log(2.0) - _LN2_HI[f])
-        self.half_pi = f(math.pi / 2)
-        self.log = tuple(f(1 / (2 * k + 1)) for k in range(1, log + 1))
-        self.sin = tuple(f((-1) ** k / math.factorial(2 * k + 1)) for k in range(1, sin + 1))
-        self.cos = tuple(f((-1) ** k / math.factorial(2 * k)) for k in range(1, cos + 1))
+        self.log = tuple(f(1 / (2 * k + 1)) for k in range(1, terms + 1))
 
     def ctype(self) -> Any:
-        """This precision's struct (``RaRngPoly`` of kernels/random/random.hip)."""
+        """This precision's struct (``RaRngLog`` of kernels/random/random.hip)."""
         c = ctypes.c_float if self.f is np.float32 else ctypes.c_double
 
-        class RaRngPoly(ctypes.Structure):
-            _fields_ = [("sqrt2", c), ("ln2_hi", c), ("ln2_lo", c), ("half_pi", c),
-                        ("log", c * len(self.log)), ("sin", c * len(self.sin)), ("cos", c * len(self.cos))]
+        class RaRngLog(ctypes.Structure):
+            _fields_ = [("sqrt2", c), ("ln2_hi", c), ("ln2_lo", c), ("log", c * len(self.log))]
 
-        return RaRngPoly(self.sqrt2, self.ln2_hi, self.ln2_lo, self.half_pi, (c * len(self.log))(*self.log),
-                         (c * len(self.sin))(*self.sin), (c * len(self.cos))(*self.cos))
+        return RaRngLog(self.sqrt2, self.ln2_hi, self.ln2_lo, _array(c, self.log))
 
 
-F32 = Poly(np.float32, TERMS["RA_RNG_LOG32"], TERMS["RA_RNG_SIN32"], TERMS["RA_RNG_COS32"])
-F64 = Poly(np.float64, TERMS["RA_RNG_LOG64"], TERMS["RA_RNG_SIN64"], TERMS["RA_RNG_COS64"])
+class Trig:
+    """Box-Muller's sin and cos constants (float64)."""
+
+    def __init__(self, sin: int, cos: int) -> None:
+        self.f = np.float64
+        self.half_pi = self.f(math.pi / 2)
+        self.sin = tuple(self.f((-1) ** k / math.factorial(2 * k + 1)) for k in range(1, sin + 1))
+        self.cos = tuple(self.f((-1) ** k / math.factorial(2 * k)) for k in range(1, cos + 1))
+
+    def ctype(self) -> Any:
+        """``RaRngTrig`` of kernels/random/random.hip."""
+        c = ctypes.c_double
+
+        class RaRngTrig(ctypes.Structure):
+            _fields_ = [("half_pi", c), ("sin", c * len(self.sin)), ("cos", c * len(self.cos))]
+
+        return RaRngTrig(self.half_pi, _array(c, self.sin), _array(c, self.cos))
+
+
+LOG32 = Log(np.float32, TERMS["RA_RNG_LOG32"])
+LOG64 = Log(np.float64, TERMS["RA_RNG_LOG64"])
+TRIG64 = Trig(TERMS["RA_RNG_SIN64"], TERMS["RA_RNG_COS64"])
 
 
 def consts() -> Any:
-    """``RaRngConsts``: both precisions' constants, the kernels' last argument."""
-    f32, f64 = F32.ctype(), F64.ctype()
+    """``RaRngConsts``: the transforms' constants, the draw kernels' last argument."""
+    parts = {"log32": LOG32.ctype(), "log64": LOG64.ctype(), "trig64": TRIG64.ctype()}
 
     class RaRngConsts(ctypes.Structure):
-        _fields_ = [("f32", type(f32)), ("f64", type(f64))]
+        _fields_ = [(name, type(v)) for name, v in parts.items()]
 
-    return RaRngConsts(f32, f64)
+    return RaRngConsts(*parts.values())
 
 
 #: The float dtypes a draw gives, and the integer dtypes of ``integers``.
