@@ -285,6 +285,15 @@ def test_fill(gpu: Device, dtype: DType) -> None:
     want = np.zeros((4, 4), dtype.numpy)
     want[::2, ::2] = value
     _equal(_down(x), want)
+    # contiguous targets off the 16-byte vector alignment and of lengths no vector divides: the
+    # element loop takes the head or the tail
+    y = memory.full((70,), 0, dtype, gpu)
+    for start, n in ((1, 37), (0, 67), (3, 64)):
+        memory.fill(y._view((n,), (1,), start), value)
+        want = np.zeros(70, dtype.numpy)
+        want[start:start + n] = value
+        _equal(_down(y), want)
+        memory.fill(y, 0)
 
 
 # -- arrays on the GPU --------------------------------------------------------------------------------

@@ -7,16 +7,28 @@
 #include "common/cast.h"
 #include "common/indexing.h"
 
-template <typename T>
-__global__ void fill(T* RA_RESTRICT dst, ra_index_t n, T value) {
-  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) dst[i] = value;
-}
-
 // Elements per vector access: 16 bytes of the wider of the two types (at least 1).
 template <typename S, typename D> struct RaCopyVec {
   static constexpr int size = sizeof(S) > sizeof(D) ? sizeof(S) : sizeof(D);
   static constexpr int value = size >= 16 ? 1 : 16 / size;
 };
+
+// 16-byte stores where dst is aligned to them: element stores ran at 0.79x PyTorch's fill of
+// 2^28 float32 on an H200 (the loop's index arithmetic, not the memory, was the limit).
+template <typename T>
+__global__ void fill(T* RA_RESTRICT dst, ra_index_t n, T value) {
+  constexpr int V = RaCopyVec<T, T>::value;
+  ra_index_t head = 0;
+  if (V > 1 && (unsigned long long)dst % (V * sizeof(T)) == 0) {  // uniform: one dst for all threads
+    ra_vec<T, V> v;
+#pragma unroll
+    for (int k = 0; k < V; ++k) v.v[k] = value;
+    const ra_index_t nv = n / V;
+    for (ra_index_t i = ra_thread_index(); i < nv; i += ra_grid_stride()) reinterpret_cast<ra_vec<T, V>*>(dst)[i] = v;
+    head = nv * V;
+  }
+  for (ra_index_t i = head + ra_thread_index(); i < n; i += ra_grid_stride()) dst[i] = value;
+}
 
 template <typename S, typename D>
 __global__ void copy_contiguous(D* RA_RESTRICT dst, const S* RA_RESTRICT src, ra_index_t n) {
