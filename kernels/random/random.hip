@@ -37,23 +37,23 @@ RA_DEVICE float rng_sub(float a, float b) { return rng_add(a, -b); }
 RA_DEVICE double rng_sub(double a, double b) { return rng_add(a, -b); }
 
 // ---- Philox4x32-10 -------------------------------------------------------------------------------
-RA_DEVICE uint32_t rng_mulhi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
-
 struct RaBlock { uint32_t w[4]; };
 
-RA_DEVICE RaBlock rng_philox(uint64_t counter, uint64_t stream, uint32_t k0, uint32_t k1) {
+// The round keys, (k0 + r W0, k1 + r W1) for round r, computed once by Python (streams.round_keys):
+// as kernel arguments they are operands of the xors, not additions in every thread's every block.
+struct RaKey { uint32_t k[RA_PHILOX_ROUNDS][2]; };
+
+RA_DEVICE RaBlock rng_philox(uint64_t counter, uint64_t stream, const RaKey& key) {
   uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32);
   uint32_t c2 = (uint32_t)stream, c3 = (uint32_t)(stream >> 32);
 #pragma unroll
   for (int round = 0; round < RA_PHILOX_ROUNDS; ++round) {
-    const uint32_t p0 = (uint32_t)RA_PHILOX_M0 * c0, p1 = (uint32_t)RA_PHILOX_M1 * c2;
-    const uint32_t h0 = rng_mulhi((uint32_t)RA_PHILOX_M0, c0), h1 = rng_mulhi((uint32_t)RA_PHILOX_M1, c2);
-    c0 = h1 ^ c1 ^ k0;
-    c1 = p1;
-    c2 = h0 ^ c3 ^ k1;
-    c3 = p0;
-    k0 += (uint32_t)RA_PHILOX_W0;
-    k1 += (uint32_t)RA_PHILOX_W1;
+    // One 32 x 32 -> 64 product each: separate low and high products made NVRTC multiply twice.
+    const uint64_t p0 = (uint64_t)(uint32_t)RA_PHILOX_M0 * c0, p1 = (uint64_t)(uint32_t)RA_PHILOX_M1 * c2;
+    c0 = (uint32_t)(p1 >> 32) ^ c1 ^ key.k[round][0];
+    c1 = (uint32_t)p1;
+    c2 = (uint32_t)(p0 >> 32) ^ c3 ^ key.k[round][1];
+    c3 = (uint32_t)p0;
   }
   RaBlock b = {{c0, c1, c2, c3}};
   return b;
@@ -202,12 +202,12 @@ template <typename T, int V> RA_DEVICE void rng_store(T* RA_RESTRICT out, ra_ind
 
 // n values of T (float16, bfloat16, float, double) from blocks counter, counter + 1, ...
 template <typename Op, typename T>
-__global__ void draw(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint32_t k1, uint64_t stream,
+__global__ void draw(T* RA_RESTRICT out, ra_index_t n, RaKey key, uint64_t stream,
                      uint64_t counter, double a, double b, RaRngConsts consts) {
   constexpr int V = 4 / rng_words<T>::value;
   const ra_index_t blocks = (n + V - 1) / V;
   for (ra_index_t i = ra_thread_index(); i < blocks; i += ra_grid_stride()) {
-    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, k0, k1);
+    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, key);
     typename rng_unit<T>::F v[V];
     Op::template apply<T, V>(blk, a, b, consts, v);
     T t[V];
@@ -228,7 +228,8 @@ RA_DEVICE float rng_normal_icdf(uint32_t w, const RaIcdfRow* rows) {
   const uint32_t x = ((w << 1) ^ upper) | 1u;           // 2 min(w, ~w) + 1: odd, never 0
   const int c = ra_clz(x);                              // p's octave
   const uint32_t y = x << c;                            // the leading one at bit 31
-  const RaIcdfRow k = rows[((uint32_t)c << RA_ICDF_BITS) | ((y >> (31 - RA_ICDF_BITS)) & ((1u << RA_ICDF_BITS) - 1u))];
+  // y's top 1 + RA_ICDF_BITS bits are 1j: the row is (c << RA_ICDF_BITS) + 1j - 2^RA_ICDF_BITS.
+  const RaIcdfRow k = rows[((uint32_t)c << RA_ICDF_BITS) + (y >> (31 - RA_ICDF_BITS)) - (1u << RA_ICDF_BITS)];
   const float t = rng_sub(ra_bit_cast<float>(((y >> (8 - RA_ICDF_BITS)) & 0x7fffffu) | 0x3f800000u), 1.0f);
   const float z = rng_add(k.c0, rng_mul(t, rng_add(k.c1, rng_mul(t, k.c2))));
   return ra_bit_cast<float>(ra_bit_cast<uint32_t>(z) ^ (upper & 0x80000000u));
@@ -236,7 +237,7 @@ RA_DEVICE float rng_normal_icdf(uint32_t w, const RaIcdfRow* rows) {
 
 // n values of T (float16, bfloat16, float): a + b z, one value per word, four per block.
 template <typename T>
-__global__ void normal_icdf(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint32_t k1, uint64_t stream,
+__global__ void normal_icdf(T* RA_RESTRICT out, ra_index_t n, RaKey key, uint64_t stream,
                             uint64_t counter, double a, double b) {
   __shared__ RaIcdfRow rows[RA_ICDF_ROWS];
   for (int r = (int)threadIdx.x; r < RA_ICDF_ROWS; r += (int)blockDim.x) {
@@ -247,7 +248,7 @@ __global__ void normal_icdf(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint3
   const float loc = (float)a, scale = (float)b;
   const ra_index_t blocks = (n + 3) / 4;
   for (ra_index_t i = ra_thread_index(); i < blocks; i += ra_grid_stride()) {
-    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, k0, k1);
+    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, key);
     T t[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) t[j] = T(rng_add(loc, rng_mul(scale, rng_normal_icdf(blk.w[j], rows))));
@@ -266,12 +267,12 @@ RA_DEVICE uint64_t rng_mulhi64(uint64_t a, uint64_t b) {
 }
 
 template <typename T, bool WIDE>
-__global__ void integers(T* RA_RESTRICT out, ra_index_t n, uint32_t k0, uint32_t k1, uint64_t stream,
+__global__ void integers(T* RA_RESTRICT out, ra_index_t n, RaKey key, uint64_t stream,
                          uint64_t counter, uint64_t low, uint64_t span) {
   constexpr int V = WIDE ? 1 : 2;
   const ra_index_t blocks = (n + V - 1) / V;
   for (ra_index_t i = ra_thread_index(); i < blocks; i += ra_grid_stride()) {
-    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, k0, k1);
+    const RaBlock blk = rng_philox(counter + (uint64_t)i, stream, key);
     T t[V];
 #pragma unroll
     for (int j = 0; j < V; ++j) {

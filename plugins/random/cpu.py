@@ -28,15 +28,11 @@ def philox(key: tuple[int, int], stream: int, counter: int, count: int) -> np.nd
     c0, c1 = (ctr & _M32).astype(np.uint32), (ctr >> np.uint64(32)).astype(np.uint32)
     c2 = np.full(count, stream & 0xFFFFFFFF, np.uint32)
     c3 = np.full(count, stream >> 32, np.uint32)
-    k0, k1 = np.uint32(key[0]), np.uint32(key[1])
     m0, m1 = np.uint64(PHILOX["RA_PHILOX_M0"]), np.uint64(PHILOX["RA_PHILOX_M1"])
-    w0, w1 = np.uint32(PHILOX["RA_PHILOX_W0"]), np.uint32(PHILOX["RA_PHILOX_W1"])
-    with np.errstate(over="ignore"):
-        for _ in range(PHILOX["RA_PHILOX_ROUNDS"]):
-            p0, p1 = c0.astype(np.uint64) * m0, c2.astype(np.uint64) * m1
-            c0, c1, c2, c3 = ((p1 >> np.uint64(32)).astype(np.uint32) ^ c1 ^ k0, (p1 & _M32).astype(np.uint32),
-                              (p0 >> np.uint64(32)).astype(np.uint32) ^ c3 ^ k1, (p0 & _M32).astype(np.uint32))
-            k0, k1 = k0 + w0, k1 + w1
+    for k0, k1 in streams.round_keys(key):
+        p0, p1 = c0.astype(np.uint64) * m0, c2.astype(np.uint64) * m1
+        c0, c1, c2, c3 = ((p1 >> np.uint64(32)).astype(np.uint32) ^ c1 ^ np.uint32(k0), (p1 & _M32).astype(np.uint32),
+                          (p0 >> np.uint64(32)).astype(np.uint32) ^ c3 ^ np.uint32(k1), (p0 & _M32).astype(np.uint32))
     return np.stack([c0, c1, c2, c3], axis=1)
 
 

@@ -24,7 +24,7 @@ from . import backs, streams
 
 __all__ = ["kernel_sources"]
 
-RANDOM = Family("random/random.hip", {**streams.PHILOX, **streams.TERMS})
+RANDOM = Family("random/random.hip", {**streams.KERNEL_PHILOX, **streams.TERMS})
 OPS = ("uniform", "normal", "exponential")
 _WEIGHTS = "cumulative_weights<double>"
 
@@ -54,7 +54,7 @@ def _consts() -> Any:
 
 
 def _stream_args(key: tuple[int, int], stream: int, counter: int) -> list[Any]:
-    return [ctypes.c_uint32(key[0]), ctypes.c_uint32(key[1]), ctypes.c_uint64(stream), ctypes.c_uint64(counter)]
+    return [streams.key_struct(key), ctypes.c_uint64(stream), ctypes.c_uint64(counter)]
 
 
 def _launch(device: Device, group: str, name: str, blocks: int, args: list[Any]) -> None:

@@ -19,9 +19,27 @@ from rocm_array import dtypes
 from rocm_array.dtypes import DType
 
 #: Philox4x32-10 (Salmon, Moraes, Dror and Shaw, SC'11; Random123's constants): multipliers,
-#: Weyl key increments and rounds. The kernels get them as -D options (plugins/random/gpu.py).
+#: Weyl key increments and rounds. The kernels get the multipliers and rounds as -D options
+#: (plugins/random/gpu.py) and the keys of every round as an argument (``round_keys``).
 PHILOX = {"RA_PHILOX_M0": 0xD2511F53, "RA_PHILOX_M1": 0xCD9E8D57, "RA_PHILOX_W0": 0x9E3779B9,
           "RA_PHILOX_W1": 0xBB67AE85, "RA_PHILOX_ROUNDS": 10}
+KERNEL_PHILOX = {k: PHILOX[k] for k in ("RA_PHILOX_M0", "RA_PHILOX_M1", "RA_PHILOX_ROUNDS")}
+
+
+def round_keys(key: tuple[int, int]) -> list[tuple[int, int]]:
+    """The key of each round: (k0 + r W0, k1 + r W1) modulo 2^32, for round r."""
+    w0, w1 = PHILOX["RA_PHILOX_W0"], PHILOX["RA_PHILOX_W1"]
+    return [((key[0] + r * w0) & 0xFFFFFFFF, (key[1] + r * w1) & 0xFFFFFFFF) for r in range(PHILOX["RA_PHILOX_ROUNDS"])]
+
+
+def key_struct(key: tuple[int, int]) -> Any:
+    """``RaKey`` of kernels/random/random.hip: the round keys."""
+    pair = ctypes.c_uint32 * 2
+
+    class RaKey(ctypes.Structure):
+        _fields_ = [("k", pair * PHILOX["RA_PHILOX_ROUNDS"])]
+
+    return RaKey((pair * PHILOX["RA_PHILOX_ROUNDS"])(*(pair(*k) for k in round_keys(key))))
 
 #: Polynomial terms per precision. log: 2 atanh(s) with |s| <= 0.172; sin and cos: Taylor on
 #: [0, pi/4], for float64's Box-Muller only (the other floats' normal draws use icdf.py's table).
