@@ -68,9 +68,9 @@ def draw(op: str, dtype: DType, shape: tuple[int, ...], key: tuple[int, int], st
     if n:
         name = _draw_kernel(op, dtype)
         consts = [] if name.startswith("normal_icdf") else [_consts()]
+        real = ctypes.c_double if dtype is dtypes.float64 else ctypes.c_float  # the precision computed in
         _launch(device, op, name, streams.blocks(n, streams.float_words(dtype)),
-                [ptr(out), *i64(n), *_stream_args(key, stream, counter), ctypes.c_double(a), ctypes.c_double(b),
-                 *consts])
+                [ptr(out), *i64(n), *_stream_args(key, stream, counter), real(a), real(b), *consts])
     return out
 
 
