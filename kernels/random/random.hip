@@ -249,7 +249,7 @@ __global__ void normal_icdf(T* RA_RESTRICT out, ra_index_t n, RaKey key, uint64_
     rows[r] = row;
   }
   __syncthreads();
-  if (a == 0.0f && b == 1.0f) {  // z itself: 0 + 1 z is z for the nonzero z the table gives; 8% faster
+  if (a == 0.0f && b == 1.0f) {  // z itself (0 + 1 z is z for the table's nonzero z): 396 against 403 us
     rng_blocks<T, 4>(out, n, key, stream, counter, [&](const RaBlock& blk, T* t) {
 #pragma unroll
       for (int j = 0; j < 4; ++j) t[j] = T(rng_normal_icdf(blk.w[j], rows));
