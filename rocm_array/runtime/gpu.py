@@ -20,7 +20,7 @@ from .buffer import DeviceBuffer
 from .compiler import Compiler, Program
 from .launcher import Launcher
 from .protocol import DeviceProperties, Driver, DriverOutOfMemory
-from .staging import STAGING_MIN, Staging
+from .staging import SMALL, STAGING_MIN, Staging
 
 __all__ = ["GpuRuntime", "Event"]
 
@@ -189,6 +189,8 @@ class GpuRuntime:
         """Copy device bytes at ``src`` into the C-contiguous host array ``dst``; returns when they are there."""
         if dst.nbytes >= STAGING_MIN:
             self._staging.download(dst, src)
+        elif 0 < dst.nbytes <= SMALL:
+            self._staging.download_small(dst, src)
         elif dst.nbytes:
             self.driver.memcpy(dst.ctypes.data, src, dst.nbytes, "dtoh")
             self.driver.synchronize()
