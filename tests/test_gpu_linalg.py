@@ -1,5 +1,6 @@
 """GPU-only checks of the linalg plugin: IEEE float32 products, library handles made once, operands
-at strides the BLAS takes through its flags or after one copy, integer products, solver errors.
+at strides the BLAS takes through its flags or after one copy, integer products, solver errors,
+tall matrices' QR and SVD by CholeskyQR2 and its fallback.
 
 The device-parametrized tests of test_linalg.py cover the functions against NumPy on every device;
 these look at what only the GPU path has. Skipped without a GPU.
@@ -119,6 +120,54 @@ def test_factorizations_of_wide_and_tall_matrices() -> None:
             q, r = (host(t) for t in xp.linalg.qr(_on(a), mode=mode))
             np.testing.assert_allclose(q @ r, a, atol=1e-10)
             np.testing.assert_allclose(np.triu(r), r)
+
+
+def _check_qr(a: np.ndarray, q: np.ndarray, r: np.ndarray, tol: float) -> None:
+    n = a.shape[1]
+    np.testing.assert_array_equal(r, np.triu(r))
+    np.testing.assert_allclose(q.T.astype(np.float64) @ q, np.eye(n), atol=tol)
+    np.testing.assert_allclose(q.astype(np.float64) @ r, a, atol=tol * np.abs(a).max())
+
+
+@pytest.mark.parametrize("dtype, tol", [("float32", 2e-5), ("float64", 1e-12)])
+def test_tall_qr_and_svd_by_cholesky_qr(dtype: str, tol: float) -> None:
+    """A tall matrix of TALL_MIN elements takes CholeskyQR2: QR, thin SVD, svdvals, and the wide
+    transpose's SVD, all checked against their definitions and NumPy's singular values."""
+    from rocm_array_plugins.linalg import gpu_lapack
+
+    m, n = 16384, gpu_lapack.TALL_MIN // 16384
+    a = np.random.default_rng(8).standard_normal((m, n)).astype(dtype)
+    x = _on(a)
+    assert gpu_lapack._tall(x, getattr(xp, dtype)) and gpu_lapack._cholesky_qr(x, getattr(xp, dtype)) is not None
+    q, r = (host(t) for t in xp.linalg.qr(x))
+    assert q.shape == (m, n) and r.shape == (n, n)
+    _check_qr(a, q, r, tol)
+    expected = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    for y, b in ((x, a), (x.mT, a.T)):
+        u, s, vh = (host(t) for t in xp.linalg.svd(y, full_matrices=False))
+        assert u.shape == (b.shape[0], n) and vh.shape == (n, b.shape[1])
+        np.testing.assert_allclose(s, expected, rtol=tol)
+        np.testing.assert_allclose((u * s) @ vh, b, atol=tol * np.abs(a).max())
+        np.testing.assert_allclose(host(xp.linalg.svdvals(y)), expected, rtol=tol)
+
+
+def test_ill_conditioned_tall_matrix_falls_back_to_householder() -> None:
+    """Condition number 1e6 in float32: CholeskyQR2 declines and qr and svd still factor it."""
+    from rocm_array_plugins.linalg import gpu_lapack
+
+    rng = np.random.default_rng(9)
+    m, n = 16384, 64
+    u0, _ = np.linalg.qr(rng.standard_normal((m, n)))
+    v0, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    sv = np.logspace(0, -6, n)
+    a = ((u0 * sv) @ v0.T).astype(np.float32)
+    x = _on(a)
+    assert gpu_lapack._cholesky_qr(x, xp.float32) is None
+    q, r = (host(t) for t in xp.linalg.qr(x))
+    _check_qr(a, q, r, 2e-5)
+    u, s, vh = (host(t) for t in xp.linalg.svd(x, full_matrices=False))
+    np.testing.assert_allclose((u * s) @ vh, a, atol=2e-5 * np.abs(a).max())
+    np.testing.assert_allclose(s[:8], sv[:8], rtol=1e-4)
 
 
 def test_det_and_slogdet_of_singular_matrices() -> None:
