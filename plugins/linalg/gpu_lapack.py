@@ -169,11 +169,12 @@ def slogdet(x: Array, dtype: DType) -> tuple[Array, ...]:
 #: of at least TALL_MIN elements and at most TALL_COLS columns, go through CholeskyQR2 (Fukaya,
 #: Nakatsukasa, Yanagisawa and Yamamoto, 2014): twice Q <- Q R^-1 with R^T R = Q^T Q, products and
 #: an n x n Cholesky factorization, where the Householder QR (geqrf, orgqr) and gesvd walk the tall
-#: matrix column by column. On an H200, float32: a 200000x26 QR in 1.8 ms against 4.7, 200000x256
-#: in 5.0 against 14.5, with the same orthogonality and residual; scikit-learn's randomized PCA
-#: 31.7 ms against 45.1, its LDA 26.9 against 37.3 (a prototype from the array functions; see
-#: BENCHMARKS.md for the built one).
-TALL, TALL_MIN, TALL_COLS = 4, 1 << 20, 1024
+#: matrix column by column. On an H200, float32, QR and thin SVD (ms, CholeskyQR2 / as before):
+#: 200000x26 0.91 / 4.52 and 1.51 / 5.20; 200000x256 4.36 / 14.3 and 10.3 / 20.8; 20000x256 (4.9 Mi
+#: elements) 2.15 / 5.21 and 8.02 / 11.3; but 65536x32 (2 Mi) 0.90 / 0.90 and 1.64 / 1.48, and
+#: 16384x64 (1 Mi) 1.19 / 1.37 and 2.47 / 2.54: below 4 Mi elements the Householder QR's two calls
+#: cost as much as CholeskyQR2's dozen.
+TALL, TALL_MIN, TALL_COLS = 4, 1 << 22, 1024
 #: CholeskyQR2's Q is kept when max |Q^T Q - I| is at most this many times sqrt(n) eps; beyond,
 #: (a matrix too ill-conditioned for its Gram matrix: condition number past about eps^-1/2), the
 #: Householder QR or gesvd runs instead. Measured in float32: 3.1e-7 (26 columns) and 5.5e-7 (256),
