@@ -107,8 +107,8 @@ class AmdBlas:
         t = _DATA[dtype.name]
         one, zero = ONE_ZERO[dtype.name]
         _check_blas(_GEMM(
-            self._blas, _OP[trans_a], _OP[trans_b], m, n, k, one.ctypes.data, a, t, lda, stride_a,
-            b, t, ldb, stride_b, zero.ctypes.data, c, t, ldc, stride_c, batch, _COMPUTE[dtype.name],
+            self._blas, _OP[trans_a], _OP[trans_b], m, n, k, one, a, t, lda, stride_a,
+            b, t, ldb, stride_b, zero, c, t, ldc, stride_c, batch, _COMPUTE[dtype.name],
             hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT), _GEMM.__name__)
 
     def _typed(self, routine: str, dtype: DType, size_args: tuple[Any, ...], args: tuple[Any, ...],

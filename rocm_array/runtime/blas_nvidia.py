@@ -86,11 +86,11 @@ class NvidiaBlas:
         if batch == 1:
             # One product through cublasGemmEx: a process's first 1024x1024 float32 product took 76 ms
             # on an H100 through it, against 105 ms through the strided-batched call.
-            cublas.gemm_ex(self._blas, _OP[trans_a], _OP[trans_b], m, n, k, one.ctypes.data, a, t, lda, b, t, ldb,
-                           zero.ctypes.data, c, t, ldc, self._compute[dtype.name], cublas.GemmAlgo.DEFAULT)
+            cublas.gemm_ex(self._blas, _OP[trans_a], _OP[trans_b], m, n, k, one, a, t, lda, b, t, ldb,
+                           zero, c, t, ldc, self._compute[dtype.name], cublas.GemmAlgo.DEFAULT)
             return
-        cublas.gemm_strided_batched_ex(self._blas, _OP[trans_a], _OP[trans_b], m, n, k, one.ctypes.data,
-                                       a, t, lda, stride_a, b, t, ldb, stride_b, zero.ctypes.data,
+        cublas.gemm_strided_batched_ex(self._blas, _OP[trans_a], _OP[trans_b], m, n, k, one,
+                                       a, t, lda, stride_a, b, t, ldb, stride_b, zero,
                                        c, t, ldc, stride_c, batch, self._compute[dtype.name],
                                        cublas.GemmAlgo.DEFAULT)
 
@@ -157,8 +157,8 @@ class NvidiaBlas:
         work = self._rt.allocate(max(int(lwork), 1) * dtype.itemsize)
         getattr(cusolverDn, name)(self._solver, *jacobi, work.ptr, lwork, info, self._gesvdj)
         one, zero = ONE_ZERO[dtype.name]
-        getattr(cublas, f"{_LETTER[dtype.name]}geam")(self._blas, _OP["C"], _OP["N"], n, n, one.ctypes.data,
-                                                     v.ptr, n, zero.ctypes.data, v.ptr, n, vt, ldvt)
+        getattr(cublas, f"{_LETTER[dtype.name]}geam")(self._blas, _OP["C"], _OP["N"], n, n, one,
+                                                     v.ptr, n, zero, v.ptr, n, vt, ldvt)
 
     @in_context
     def geev(self, dtype: DType, n: int, a: int, lda: int, w: int, vr: int, ldvr: int, info: int) -> None:
