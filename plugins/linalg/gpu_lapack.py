@@ -175,11 +175,12 @@ def slogdet(x: Array, dtype: DType) -> tuple[Array, ...]:
 #: 16384x64 (1 Mi) 1.19 / 1.37 and 2.47 / 2.54: below 4 Mi elements the Householder QR's two calls
 #: cost as much as CholeskyQR2's dozen.
 TALL, TALL_MIN, TALL_COLS = 4, 1 << 22, 1024
-#: CholeskyQR2's Q is kept when max |Q^T Q - I| is at most this many times sqrt(n) eps; beyond,
-#: (a matrix too ill-conditioned for its Gram matrix: condition number past about eps^-1/2), the
-#: Householder QR or gesvd runs instead. Measured in float32: 3.1e-7 (26 columns) and 5.5e-7 (256),
-#: the Householder QR's 2.3e-7 and 5.0e-7; a condition number of 1e5 made the Cholesky fail.
-ORTHOGONALITY = 64
+#: CholeskyQR2's Q is kept when max |Q^T Q - I| is at most this many times sqrt(n) eps (float32:
+#: 4.9e-6 for 26 columns, 1.5e-5 for 256); beyond (a matrix too ill-conditioned for its Gram matrix:
+#: condition number past about eps^-1/2), the Householder QR or gesvd runs instead. Measured in
+#: float32: 3.1e-7 (200000x26) and 5.5e-7 (200000x256), the Householder QR's 2.3e-7 and 5.0e-7; a
+#: condition number of 1e5 made the Cholesky fail.
+ORTHOGONALITY = 8
 
 
 def _tall(x: Array, dtype: DType) -> bool:
