@@ -32,7 +32,6 @@ import functools
 import math
 import re
 from importlib import resources
-from statistics import NormalDist
 
 import numpy as np
 
@@ -73,6 +72,8 @@ def _quadratic(ts: list[float], ys: list[float]) -> tuple[float, float, float]:
 
 def rows() -> list[tuple[float, float, float]]:
     """The table, row (c << BITS) | j, each coefficient rounded to float32."""
+    from statistics import NormalDist  # the generator's only: importing it cost 2.4 ms of every import
+
     inv = NormalDist().inv_cdf
     out = []
     for c in range(OCTAVES):
