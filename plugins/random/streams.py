@@ -32,14 +32,19 @@ def round_keys(key: tuple[int, int]) -> list[tuple[int, int]]:
     return [((key[0] + r * w0) & 0xFFFFFFFF, (key[1] + r * w1) & 0xFFFFFFFF) for r in range(PHILOX["RA_PHILOX_ROUNDS"])]
 
 
+_PAIR = ctypes.c_uint32 * 2
+_PAIRS = _PAIR * PHILOX["RA_PHILOX_ROUNDS"]
+
+
+class _RaKey(ctypes.Structure):
+    """``RaKey`` of kernels/random/random.hip (defined once: every draw's launch makes one)."""
+
+    _fields_ = [("k", _PAIRS)]
+
+
 def key_struct(key: tuple[int, int]) -> Any:
     """``RaKey`` of kernels/random/random.hip: the round keys."""
-    pair = ctypes.c_uint32 * 2
-
-    class RaKey(ctypes.Structure):
-        _fields_ = [("k", pair * PHILOX["RA_PHILOX_ROUNDS"])]
-
-    return RaKey((pair * PHILOX["RA_PHILOX_ROUNDS"])(*(pair(*k) for k in round_keys(key))))
+    return _RaKey(_PAIRS(*(_PAIR(*k) for k in round_keys(key))))
 
 #: Polynomial terms per precision. log: 2 atanh(s) with |s| <= 0.172; sin and cos: Taylor on
 #: [0, pi/4], for float64's Box-Muller only (the other floats' normal draws use icdf.py's table).
