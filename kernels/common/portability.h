@@ -110,6 +110,44 @@ template <> struct ra_word<16> { typedef unsigned int type __attribute__((ext_ve
 template <> struct ra_word<16> { typedef uint4 type; };
 #endif
 
+// ---- copies to shared memory that may run behind the thread ---------------------------
+// ra_copy16_async(shared, global, valid) copies 16 bytes (16-byte aligned at both ends) from
+// global to shared memory, or writes 16 zero bytes without reading global when !valid.
+// ra_async_commit() closes the thread's copies issued since the last one into a group, and
+// ra_async_wait<N>() returns once at most N of its groups are still in flight. On NVIDIA from
+// sm_80 these are cp.async: the copies go around the registers, so a block can have all its
+// operands in flight at once and work on the first group while the rest arrive. Elsewhere (AMD,
+// the simulator) the copy is made at once and the other two do nothing: the same results. Either
+// way other threads see a copy only after a __syncthreads() that follows the wait.
+#if defined(RA_NVIDIA) && __CUDA_ARCH__ >= 800
+RA_DEVICE void ra_copy16_async(void* shared, const void* global, bool valid) {
+  const unsigned to = (unsigned)__cvta_generic_to_shared(shared);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(global), "r"(valid ? 16 : 0)
+               : "memory");
+}
+RA_DEVICE void ra_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> RA_DEVICE void ra_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#else
+RA_DEVICE void ra_copy16_async(void* shared, const void* global, bool valid) {
+  typedef ra_word<16>::type W;
+  W v{};
+  if (valid) v = *static_cast<const W*>(global);
+  *static_cast<W*>(shared) = v;
+}
+RA_DEVICE void ra_async_commit() {}
+template <int N> RA_DEVICE void ra_async_wait() {}
+#endif
+// ra_async_wait<N>() for an n known only once a loop is unrolled (MAX >= n): the branches fold away.
+template <int MAX> RA_DEVICE void ra_async_wait_at_most(int n) {
+  if constexpr (MAX == 0) {
+    ra_async_wait<0>();
+  } else if (n >= MAX) {
+    ra_async_wait<MAX>();
+  } else {
+    ra_async_wait_at_most<MAX - 1>(n);
+  }
+}
+
 template <typename To, typename From> RA_DEVICE To ra_bit_cast(From v) {
   static_assert(sizeof(To) == sizeof(From), "ra_bit_cast needs types of one size");
   union { From from; To to; } u;

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
-from . import cpu, decompositions, gpu, gpu_lapack, norms, products, solvers
+from . import cpu, decompositions, gpu, gpu_lapack, norms, products, small_gemm, solvers
 from .common import LinAlgError
 
 
@@ -30,7 +30,7 @@ own = Own(rocm_array_functions)
 
 @hookimpl
 def rocm_array_kernels() -> list[KernelSource]:
-    return gpu.kernel_sources()
+    return [*gpu.kernel_sources(), *small_gemm.kernel_sources()]
 
 
 @hookimpl

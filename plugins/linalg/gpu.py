@@ -1,5 +1,6 @@
-"""The gpu backs of the matrix products: strided-batched GEMM of the vendor BLAS, the integer
-GEMM kernel, and vecdot, cross and trace sums.
+"""The gpu backs of the matrix products: strided-batched GEMM of the vendor BLAS, the small
+float32 GEMM kernel where it is faster (``small_gemm``), the integer GEMM kernel, and vecdot,
+cross and trace sums.
 
 Floating-point products (float16, bfloat16, float32, float64, complex64, complex128)
 are one ``gemm`` call of ``rocm_array.runtime.blas`` per product: the batch
@@ -29,7 +30,7 @@ from rocm_array.runtime.layout import MAX_GRID_Y, merge_dims
 from rocm_array_plugins.elementwise import own as elementwise
 from rocm_array_plugins.reduction import own as reduction
 
-from . import backs
+from . import backs, small_gemm
 from .common import drop_axis, insert_axis
 
 __all__ = ["LINALG", "kernel_sources", "product", "matmul", "vecdot", "cross", "sum_last", "cast"]
@@ -118,6 +119,11 @@ def product(a: Array, b: Array, dtype: DType, *, conj_a: bool = False) -> Array:
     if lb is None:
         b = contiguous(b)
         sb, lb = k * n, ("N", max(n, 1))
+    if la[0] == lb[0] == "N" and not conj_a:
+        config = small_gemm.plan(dev, dtype, m, n, k, count, a, la[1], sa, b, lb[1], sb)
+        if config is not None:
+            small_gemm.launch(config, out, a, b, m, n, k, count, la[1], sa, lb[1], sb)
+            return out
     op_a = "C" if conj_a else la[0]
     library("blas", rt).gemm(dtype, lb[0], op_a, n, m, k, address(b), lb[1], sb, address(a), la[1], sa,
                      address(out), n, m * n, count)
