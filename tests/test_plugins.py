@@ -227,6 +227,21 @@ def test_import_survives_a_broken_plugin(fake_plugins: FakePlugins, tmp_path: Pa
            "(RuntimeError: kaboom at import)" in out.stderr
 
 
+@pytest.mark.parametrize("first", ["rocm_array_plugins.reduction.gpu", "rocm_array_plugins.linalg.small_gemm"])
+def test_a_plugin_module_imported_first_leaves_the_namespace_whole(first: str, tmp_path: Path) -> None:
+    """Importing a plugin's module before rocm_array imports rocm_array from inside that plugin's
+    half-initialised package; the namespace is assembled at its first use, with every plugin."""
+    out = run_python(f"""
+        import warnings
+        warnings.simplefilter("error")
+        import {first}
+        import rocm_array as xp
+
+        print(float(xp.sum(xp.ones(3))), xp.linalg.det.__name__)
+        """, tmp_path)
+    assert check(out).split()[:2] == ["3.0", "det"]
+
+
 def test_blocking_a_broken_plugin_silences_it(fake_plugins: FakePlugins, recwarn: pytest.WarningsRecorder) -> None:
     fake_plugins(broken="raise RuntimeError('kaboom at import')")
     assert plugins_of(assemble({BLOCK_VAR: "broken"}))["broken"].status == "blocked"
