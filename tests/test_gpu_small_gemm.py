@@ -86,7 +86,6 @@ def test_plan_takes_small_aligned_float32_products() -> None:
     assert plan(64, 64, 64, lda=66) is None  # rows not 16-byte aligned
 
 
-@pytest.mark.skipif(not gpus(), reason="no GPU")
 @pytest.mark.parametrize("batch,m,n,k", [(512, 64, 64, 64), (200, 48, 48, 40), (7, 48, 16, 40), (3, 64, 8, 64),
                                           (2, 16, 12, 20)])
 def test_matmul_of_small_float32_batches(batch: int, m: int, n: int, k: int) -> None:
