@@ -29,15 +29,17 @@ OPS = ("uniform", "normal", "exponential")
 _WEIGHTS = "cumulative_weights<double>"
 
 
-def _draw_kernel(op: str, dtype: DType) -> str:
+def _draw_kernel(op: str, dtype: DType) -> tuple[str, bool]:
+    """The kernel of ``op``'s draws of ``dtype``, and whether it takes the transforms' constants
+    (the table's normal draws compile theirs in)."""
     if op == "normal" and dtype is not dtypes.float64:
-        return f"normal_icdf<{dtype.c_type}>"
-    return f"draw<{op}_op, {dtype.c_type}>"
+        return f"normal_icdf<{dtype.c_type}>", False
+    return f"draw<{op}_op, {dtype.c_type}>", True
 
 
 @functools.lru_cache(maxsize=None)
 def _groups() -> dict[str, tuple[str, ...]]:
-    out = {op: tuple(_draw_kernel(op, t) for t in streams.FLOATS) for op in OPS}
+    out = {op: tuple(_draw_kernel(op, t)[0] for t in streams.FLOATS) for op in OPS}
     out["integers"] = tuple(f"integers<{t.c_type}, {w}>" for t in streams.INTEGERS for w in ("false", "true"))
     out["weights"] = (_WEIGHTS,)
     return out
@@ -66,8 +68,8 @@ def draw(op: str, dtype: DType, shape: tuple[int, ...], key: tuple[int, int], st
     out = memory.empty(shape, dtype, device)
     n = math.prod(shape)
     if n:
-        name = _draw_kernel(op, dtype)
-        consts = [] if name.startswith("normal_icdf") else [_consts()]
+        name, takes_consts = _draw_kernel(op, dtype)
+        consts = [_consts()] if takes_consts else []
         real = ctypes.c_double if dtype is dtypes.float64 else ctypes.c_float  # the precision computed in
         _launch(device, op, name, streams.blocks(n, streams.float_words(dtype)),
                 [ptr(out), *i64(n), *_stream_args(key, stream, counter), real(a), real(b), *consts])
