@@ -51,8 +51,11 @@ def test_library_handles_are_made_once_on_the_runtime_stream() -> None:
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "float16"])
 def test_matmul_operands_at_any_strides(dtype: str) -> None:
     rng = np.random.default_rng(1)
-    base = rng.integers(-3, 4, (3, 12, 10)).astype(dtype)
-    x = _on(base)
+    base = rng.integers(-3, 4, (3, 12, 10)).astype(np.float64)
+    wide = np.complex128 if dtype.startswith("complex") else np.float64  # the reference's dtype
+    if wide is np.complex128:  # imaginary parts too: a swapped or conjugated operand shows
+        base = base + 1j * rng.integers(-3, 4, base.shape)
+    x = _on(base.astype(dtype))
     cases = [
         (x[:, 1:6, 2:9], x[:, 2:9, 0:4]),  # sub-blocks: leading dimensions larger than the width
         (x.mT[:, :5, :7], x[:, :7, :3]),  # column-major left operand: the transpose flag
@@ -61,10 +64,10 @@ def test_matmul_operands_at_any_strides(dtype: str) -> None:
         (x[:, 0, :6], x[0, :6, :2]),  # stacked vectors
     ]
     for a, b in cases:
-        ref = np.matmul(host(a).astype(np.float64), host(b).astype(np.float64))
+        ref = np.matmul(host(a).astype(wide), host(b).astype(wide))
         out = a @ b
         assert out.dtype == x.dtype and out.shape == ref.shape
-        np.testing.assert_allclose(host(out).astype(np.float64), ref, rtol=1e-2 if dtype == "float16" else 1e-6)
+        np.testing.assert_allclose(host(out).astype(wide), ref, rtol=1e-2 if dtype == "float16" else 1e-6)
 
 
 def test_batched_matmul_broadcasts_batch_dims() -> None:
