@@ -54,7 +54,7 @@ class Library:
 
 _NVIDIA = "pip install rocm_array[nvidia]"
 _ROCM = "ROCm's {} and hip-python: pip install rocm_array[amd] hip-python==<your ROCm version>.*"
-_SIM = Library("a vendor library (the simulator has none: it runs the project's own kernels only)")
+_SIM = Library("no vendor library (the simulator runs the project's own kernels only)")
 #: kind -> platform -> the library.
 KINDS: dict[str, dict[str, Library]] = {
     "blas": {"nvidia": Library("cuBLAS and cuSOLVER", ("nvmath-python", "nvidia-cublas", "nvidia-cusolver"), _NVIDIA),
@@ -127,14 +127,17 @@ def library(kind: str, rt: Runtime) -> Any:
         return lib
     with _LOCK:
         if key not in _OPEN and key not in _WHY:
-            try:
-                module = importlib.import_module(f"{__package__}.{kind}_{rt.platform}")
-                _OPEN[key] = module.open_library(rt)
-            except (MemoryError, DriverOutOfMemory):
-                raise  # the device is full now; a later call may find room
-            except Exception as exc:  # not installed, no library file, an incompatible version, no device
-                _WHY[key] = (f"{KINDS[kind][rt.platform]} is unavailable on {rt.platform} device "
-                             f"{rt.properties.index}: {type(exc).__name__}: {exc}")
+            if KINDS[kind][rt.platform] is _SIM:  # no module to import: say so, not its ImportError
+                _WHY[key] = f"{rt.platform} device {rt.properties.index} has {_SIM.name}"
+            else:
+                try:
+                    module = importlib.import_module(f"{__package__}.{kind}_{rt.platform}")
+                    _OPEN[key] = module.open_library(rt)
+                except (MemoryError, DriverOutOfMemory):
+                    raise  # the device is full now; a later call may find room
+                except Exception as exc:  # not installed, no library file, an incompatible version, no device
+                    _WHY[key] = (f"{KINDS[kind][rt.platform]} is unavailable on {rt.platform} device "
+                                 f"{rt.properties.index}: {type(exc).__name__}: {exc}")
         if key in _WHY:
             raise VendorUnavailable(_WHY[key])
         return _OPEN[key]
