@@ -119,10 +119,20 @@ def test_factorizations_of_wide_and_tall_matrices() -> None:
             k = min(shape)
             np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, atol=1e-10)
             np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), atol=1e-10)
+            _assert_orthonormal(u)  # every column and row: the extra ones of full_matrices too
+            _assert_orthonormal(np.swapaxes(vh, -1, -2))
         for mode in ("reduced", "complete"):
             q, r = (host(t) for t in xp.linalg.qr(_on(a), mode=mode))
             np.testing.assert_allclose(q @ r, a, atol=1e-10)
             np.testing.assert_allclose(np.triu(r), r)
+            _assert_orthonormal(q)  # (q = a, r = I would pass the two lines above)
+
+
+def _assert_orthonormal(q: np.ndarray) -> None:
+    """The columns of each matrix of ``q`` are orthonormal."""
+    k = q.shape[-1]
+    gram = np.conj(np.swapaxes(q, -1, -2)) @ q
+    np.testing.assert_allclose(gram, np.broadcast_to(np.eye(k), gram.shape), atol=1e-10)
 
 
 def _check_qr(a: np.ndarray, q: np.ndarray, r: np.ndarray, tol: float) -> None:

@@ -326,6 +326,12 @@ def _herm(a: np.ndarray) -> np.ndarray:
     return np.conj(np.swapaxes(a, -1, -2))
 
 
+def _assert_identity(g: np.ndarray, dtype: str) -> None:
+    """``g`` (a stack of Gram matrices) is the identity within ``dtype``'s tolerance."""
+    k = g.shape[-1]
+    np.testing.assert_allclose(g, np.broadcast_to(np.eye(k), g.shape), atol=10 * rtol(dtype))
+
+
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
 @pytest.mark.parametrize("dtype", LAPACK_FLOATS)
 @pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3), (0, 2, 3)])
@@ -338,9 +344,7 @@ def test_qr(device: str, dtype: str, shape: tuple[int, ...], mode: str) -> None:
     qh, rh = host(q).astype(np.complex128), host(r).astype(np.complex128)
     np.testing.assert_array_equal(rh, np.triu(rh))
     assert_close(q @ r, wide(a), dtype)
-    k = qh.shape[-1]
-    np.testing.assert_allclose(_herm(qh) @ qh, np.broadcast_to(np.eye(k), qh.shape[:-2] + (k, k)),
-                               atol=10 * rtol(dtype))
+    _assert_identity(_herm(qh) @ qh, dtype)
     with pytest.raises(ValueError):
         xp.linalg.qr(on(a, device), mode="r")
 
@@ -362,6 +366,9 @@ def test_svd_and_svdvals(device: str, dtype: str, shape: tuple[int, ...], full: 
     uh, sh, vhh = (host(t).astype(np.complex128) for t in (u, s, vh))
     np.testing.assert_allclose((uh[..., :k] * sh[..., None, :]) @ vhh[..., :k, :], wide(a),
                                atol=10 * rtol(dtype) * max(1.0, float(np.max(np.abs(a), initial=0))))
+    # Orthonormal columns of U and rows of Vh, all of them: full_matrices' extra ones multiply zeros above.
+    _assert_identity(_herm(uh) @ uh, dtype)
+    _assert_identity(vhh @ _herm(vhh), dtype)
     assert xp.linalg.svd(x)._fields == ("U", "S", "Vh")
 
 
@@ -379,6 +386,7 @@ def test_eigh_and_eigvalsh(device: str, dtype: str, shape: tuple[int, ...]) -> N
     vh = host(v).astype(np.complex128)
     np.testing.assert_allclose(wide(a) @ vh, vh * host(w).astype(np.float64)[..., None, :],
                                atol=20 * rtol(dtype) * max(1.0, float(np.max(np.abs(expected), initial=0))))
+    _assert_identity(_herm(vh) @ vh, dtype)  # (zero vectors would pass the line above)
     assert xp.linalg.eigh(x)._fields == ("eigenvalues", "eigenvectors")
 
 
@@ -393,10 +401,20 @@ def test_eig_and_eigvals(device: str, dtype: str, shape: tuple[int, ...]) -> Non
     wh, vh = host(w).astype(np.complex128), host(v).astype(np.complex128)
     scale = max(1.0, float(np.max(np.abs(wh), initial=0)))
     np.testing.assert_allclose(wide(a) @ vh, vh * wh[..., None, :], atol=20 * rtol(dtype) * scale)
-    key = lambda z: np.sort_complex(np.round(z, 3))  # noqa: E731 - order is unspecified
-    np.testing.assert_allclose(key(host(xp.linalg.eigvals(x)).astype(np.complex128)), key(wh),
+    # Unit eigenvectors (zero ones would pass the line above), and the eigenvalues NumPy finds.
+    np.testing.assert_allclose(np.linalg.norm(vh, axis=-2), 1.0, atol=20 * rtol(dtype))
+    expected = _in_order(np.linalg.eigvals(wide(a)).astype(np.complex128))
+    np.testing.assert_allclose(_in_order(wh), expected, atol=20 * rtol(dtype) * scale)
+    np.testing.assert_allclose(_in_order(host(xp.linalg.eigvals(x)).astype(np.complex128)), expected,
                                atol=20 * rtol(dtype) * scale)
     assert xp.linalg.eig(x)._fields == ("eigenvalues", "eigenvectors")
+
+
+def _in_order(z: np.ndarray) -> np.ndarray:
+    """Eigenvalues sorted along the last axis by real, then imaginary part, each rounded to 3
+    decimals for the order only (the order of eig's results is unspecified)."""
+    order = np.lexsort((np.round(z.imag, 3), np.round(z.real, 3)), axis=-1)
+    return np.take_along_axis(z, order, axis=-1)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
