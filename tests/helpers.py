@@ -27,9 +27,12 @@ def storage(dtype: str | xp.dtypes.DType) -> np.dtype:
 
 
 def small_values(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
-    """Small values in ``dtype``'s storage type: sums of a few products stay exact in every dtype."""
+    """Small values in ``dtype``'s storage type: sums of a few products stay exact in every dtype.
+    Both truth values for bool, and imaginary parts for the complex dtypes."""
     rng = np.random.default_rng(seed)
-    if dtype.startswith("complex"):
+    if dtype == "bool":
+        a = rng.integers(0, 2, shape)
+    elif dtype.startswith("complex"):
         a = rng.integers(-3, 4, shape) + 1j * rng.integers(-3, 4, shape)
     elif dtype.startswith(("int", "uint")):
         a = rng.integers(0 if dtype.startswith("u") else -3, 4, shape)

@@ -40,7 +40,9 @@ def test_contiguous_unaligned_starts_and_tails(dev: str, n: int, start: int) -> 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint16", "float16", "float64", "complex128", "bool"])
 def test_every_itemsize_through_the_vector_path(dev: str, dtype: str) -> None:
-    a = (_rand((1031,), seed=3) * 20).astype(dtype)
+    v = np.floor(_rand((1031,), seed=3) * 20)
+    # Both truth values, and imaginary parts: an all-True input or a real-only compare would pass.
+    a = ((v % 2 == 1) if dtype == "bool" else v + 1j * (v % 3) if dtype == "complex128" else v).astype(dtype)
     x = xp.asarray(a, device=dev)
     want = a == a[::-1]
     np.testing.assert_array_equal(host(xp.equal(x, xp.flip(x))), want)
@@ -67,8 +69,11 @@ def test_a_matrix_and_a_row_or_column_take_the_rows_layout(dev: str, dtype: str,
     monkeypatch.setattr(gpu, "ufunc_names", lambda fn, dtype, layout: (launched.append(layout),
                                                                        names(fn, dtype, layout))[1])
     rows = 1000  # more than twice the grid's rows (a GPU's: its CUs x 32 / blocks across): the loop runs
-    m, row, col = ((_rand(shape, seed=k) * 9).astype(dtype) for k, shape in
-                   enumerate([(rows, cols), (cols,), (rows, 1)]))
+    def values(shape: tuple[int, ...], seed: int) -> np.ndarray:
+        v = _rand(shape, seed=seed) * 9
+        return (v + 1j * _rand(shape, seed=seed + 10) if dtype == "complex128" else v).astype(dtype)
+
+    m, row, col = (values(shape, k) for k, shape in enumerate([(rows, cols), (cols,), (rows, 1)]))
     x, r, c = (xp.asarray(v, device=dev) for v in (m, row, col))
     width = 16 // max(np.dtype(dtype).itemsize, 1)
     rows_ok = cols % width == 0
