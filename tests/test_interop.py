@@ -171,7 +171,12 @@ def test_strict_host_switch() -> None:
 
 
 def test_numpy_functions_stay_on_the_device(device: str) -> None:
-    h = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
+    with_nan = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
+    for h in (with_nan, np.where(np.isnan(with_nan), 2.0, with_nan)):  # (np.sum of a NaN is NaN either way)
+        _stay_on_the_device(h, device)
+
+
+def _stay_on_the_device(h: np.ndarray, device: str) -> None:
     x = xp.asarray(h, device=device)
     for f in (np.sum, np.mean, np.max, np.nanmean, np.nansum, np.nanmax, np.nanmin, np.nanstd, np.nanvar,
               np.exp, np.transpose, np.ravel, lambda a: np.concatenate([a, a], axis=1), np.isnan,
