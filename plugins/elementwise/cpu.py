@@ -27,9 +27,9 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
           out: Array | None = None) -> Array:
     compute = (dtypes.compute_dtype(dtype) if fn.widen_half else dtype).numpy
     args = [(a if isinstance(a, Array) else a.array())._np.astype(compute, copy=False) for a in arrays]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # (a float32 result past float16's range rounds to inf, silently as on a GPU)
         r = np.asarray(fn.numpy(*args))
-    result = wrap_numpy(np.broadcast_to(r, shape).astype(out_dtype.numpy), out_dtype)
+        result = wrap_numpy(np.broadcast_to(r, shape).astype(out_dtype.numpy), out_dtype)
     if out is None:
         return result
     memory.copy_into(out, result)
