@@ -210,7 +210,7 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
     flag = _sole_bool(x, key)
     if flag is not None:
         target = insert_unit(x, 0) if flag else memory.empty((0, *x.shape), x.dtype, x.device)
-        memory.copy_into(target, broadcast_view(value, target.shape))
+        memory.copy_into(target, broadcast_view(value, target.shape, name="__setitem__"))
         return
     mask = _lone(key)
     if (isinstance(mask, Array) and mask.dtype is dtypes.bool and 0 < mask.ndim <= x.ndim
@@ -220,16 +220,17 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
         check_same(x, mask)
         cond = broadcast_view(mask._view(mask.shape + (1,) * (x.ndim - mask.ndim),
                                          mask.strides + (0,) * (x.ndim - mask.ndim), mask.offset), x.shape)
-        memory.copy_into(x, WHERE[x.device.kind](cond, broadcast_view(value, x.shape), x, x.dtype, x.shape))
+        memory.copy_into(x, WHERE[x.device.kind](cond, broadcast_view(value, x.shape, name="__setitem__"), x, x.dtype,
+                                                 x.shape))
         return
     view, adv = _parse(x, key)
     if adv is None:
-        memory.copy_into(view, broadcast_view(value, view.shape))
+        memory.copy_into(view, broadcast_view(value, view.shape, name="__setitem__"))
         return
     k, p = len(adv.shape), adv.place()
     rest = [n for i, n in enumerate(view.shape) if i not in adv.axes]
     result = (*rest[:p], *adv.shape, *rest[p:])
-    value = broadcast_view(value, result)
+    value = broadcast_view(value, result, name="__setitem__")
     # From the result's order to the canonical one: indexed dimensions first.
     value = permuted(value, tuple(range(p, p + k)) + tuple(range(p)) + tuple(range(p + k, len(result))))
     if value.dtype is not x.dtype:

@@ -66,7 +66,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     >>> xp.broadcast_shapes((3, 1), (1, 4))
     (3, 4)
     """
-    return broadcast.broadcast_shapes(*(_check_shape("broadcast_shapes", s) for s in shapes))
+    return broadcast.broadcast_shapes(*(_check_shape("broadcast_shapes", s) for s in shapes), name="broadcast_shapes")
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
@@ -101,7 +101,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     Array([[1, 2, 3],
            [1, 2, 3]], dtype=int64, device=cpu)
     """
-    return broadcast.broadcast_view(_check_array("broadcast_to", x), _check_shape("broadcast_to", shape))
+    return broadcast.broadcast_view(_check_array("broadcast_to", x), _check_shape("broadcast_to", shape), name="broadcast_to")
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
@@ -135,7 +135,7 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """
     for a in arrays:
         _check_array("broadcast_arrays", a)
-    shape = broadcast.broadcast_shapes(*(a.shape for a in arrays))
+    shape = broadcast.broadcast_shapes(*(a.shape for a in arrays), name="broadcast_arrays")
     return tuple(broadcast.broadcast_view(a, shape) for a in arrays)
 
 

@@ -170,7 +170,7 @@ class Ufunc:
                 shape = s0
             else:
                 s1 = arrays[1].shape
-                shape = s0 if s0 == s1 or not s1 else s1 if not s0 else broadcast_shapes(s0, s1)
+                shape = s0 if s0 == s1 or not s1 else s1 if not s0 else broadcast_shapes(s0, s1, name=self.name)
         return arrays, types[0], types[1], shape
 
     def __call__(self, *args: Any) -> Array:

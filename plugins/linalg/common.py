@@ -91,7 +91,4 @@ def move_axis(x: Array, source: int, destination: int) -> Array:
 
 def broadcast_batch(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of stack shapes; ValueError naming ``name`` when they do not fit."""
-    try:
-        return broadcast_shapes(*shapes)
-    except ValueError as e:
-        raise ValueError(f"{name}(): {e}") from None
+    return broadcast_shapes(*shapes, name=name)
