@@ -444,8 +444,30 @@ def test_out_of_range_index_is_an_index_error(device: str, name: str, bad: int) 
         "index_select": lambda: xp.nn.index_select(x, 0, idx[0]),
         "index_add": lambda: xp.nn.index_add(x, 0, idx[0], x[:2]),
     }
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=rf"nn\.{name}\(\)"):  # the function called, not the back's
         calls[name]()
+
+
+def test_gather_and_scatter_of_views_past_a_kernels_dimensions(device: str) -> None:
+    """Nine-dimensional strided and permuted views (their layouts merge to more dimensions than a
+    kernel takes): the same results as NumPy's on every axis."""
+    rng = np.random.default_rng(30)
+    base = rng.standard_normal((6, 2, 2, 3, 2, 2, 2, 3, 2)).astype(np.float32)
+    x = xp.permute_dims(on(base, "float32", device)[::2], (0, 2, 1, 3, 4, 6, 5, 7, 8))
+    h = base[::2].transpose(0, 2, 1, 3, 4, 6, 5, 7, 8)
+    src = rng.standard_normal(h.shape).astype(np.float32)
+    for dim in (0, 4, 8):
+        idx = rng.integers(0, h.shape[dim], h.shape)
+        np.testing.assert_array_equal(host(xp.nn.gather(x, dim, xp.asarray(idx, device=device))),
+                                      np.take_along_axis(h, idx, axis=dim))
+        perm = np.argsort(rng.random(h.shape), axis=dim)  # no repeats along dim
+        want = h.copy()
+        np.put_along_axis(want, perm, src, axis=dim)
+        got = xp.nn.scatter(x, dim, xp.asarray(perm, device=device), on(src, "float32", device))
+        np.testing.assert_array_equal(host(got), want)
+        got = xp.nn.scatter_add(x, dim, xp.asarray(perm, device=device), on(src, "float32", device))
+        np.testing.assert_allclose(host(got), h + np.take_along_axis(src, np.argsort(perm, axis=dim), axis=dim),
+                                   rtol=1e-6)
 
 
 @pytest.mark.parametrize("call, err", [
@@ -457,6 +479,7 @@ def test_out_of_range_index_is_an_index_error(device: str, name: str, bad: int) 
     (lambda x, i: xp.nn.scatter_add(xp.astype(x, xp.bool), 0, i, xp.astype(x, xp.bool)), TypeError),
     (lambda x, i: xp.nn.index_select(x, 0, i), ValueError),
     (lambda x, i: xp.nn.index_add(x, 0, i[0], x), ValueError),
+    (lambda x, i: xp.nn.index_add(x, 0, i[0], x[:2], alpha="a"), TypeError),
 ])
 def test_index_errors(device: str, call, err) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(err):

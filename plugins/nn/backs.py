@@ -20,9 +20,9 @@ CONV = Backs("nn convolutions")
 POOL = Backs("nn pooling")
 #: ``(spec, x, sh, sw) -> out``: nearest-neighbour upsampling over (planes, H, W).
 UPSAMPLE = Backs("nn upsampling")
-#: ``(x, index, dim) -> out``.
+#: ``(x, index, dim, name) -> out``; ``name``: the front's function, for its IndexError.
 GATHER = Backs("nn.gather")
-#: ``(out, src, index, dim, add) -> None``.
+#: ``(out, src, index, dim, add, name) -> None``.
 SCATTER = Backs("nn.scatter")
 
 TABLES = (POINTWISE, SOFTMAX, NORM, CONV, POOL, UPSAMPLE, GATHER, SCATTER)

@@ -124,18 +124,18 @@ def _crop(a: np.ndarray, shape: tuple[int, ...], keep: int | None) -> np.ndarray
     return a[tuple(slice(None) if d == keep else slice(0, n) for d, n in enumerate(shape))]
 
 
-def gather(x: Array, index: Array, dim: int) -> Array:
+def gather(x: Array, index: Array, dim: int, name: str) -> Array:
     idx = index._np
-    _check("gather", idx, x.shape[dim] if x.ndim else 1)
+    _check(name, idx, x.shape[dim] if x.ndim else 1)
     if x.ndim == 0:
         return _out(np.broadcast_to(x._np, idx.shape), x.dtype)
     return _out(np.take_along_axis(_crop(x._np, idx.shape, dim), idx, axis=dim), x.dtype)
 
 
-def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
+def scatter(out: Array, src: Array, index: Array, dim: int, add: bool, name: str) -> None:
     idx = index._np
     o = out._np.reshape(out.shape or (1,))  # a view: out is contiguous
-    _check("scatter", idx, o.shape[dim])
+    _check(name, idx, o.shape[dim])
     values = _crop(src._np, idx.shape, None).reshape(idx.shape or (1,))
     idx = idx.reshape(idx.shape or (1,))
     where: list[Any] = list(np.indices(idx.shape, sparse=True))

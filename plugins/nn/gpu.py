@@ -27,7 +27,7 @@ from rocm_array.devices import Device
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.runtime import dnn, vendor
-from rocm_array.runtime.layout import geometry, merge_dims
+from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
 from rocm_array_plugins.linalg import own as linalg
 
 from . import backs
@@ -279,36 +279,63 @@ def _one_d(*xs: Array) -> list[Array]:
     return [x._view((1,), (1,), x.offset) if x.ndim == 0 else x for x in xs]
 
 
-def gather(x: Array, index: Array, dim: int) -> Array:
+def _at(x: Array, axis: int, i: int) -> Array:
+    """The view of ``x`` at index ``i`` of ``axis`` (that axis dropped)."""
+    keep = [k for k in range(x.ndim) if k != axis]
+    return x._view(tuple(x.shape[k] for k in keep), tuple(x.strides[k] for k in keep),
+                   x.offset + i * x.strides[axis])
+
+
+def _outer(dim: int) -> int:
+    """The axis to loop over when the operands' layouts merge to more dimensions than a kernel
+    takes (views of 9 or more dimensions): any but ``dim``, each pass one dimension fewer."""
+    return 1 if dim == 0 else 0
+
+
+def gather(x: Array, index: Array, dim: int, name: str) -> Array:
+    out = memory.empty(index.shape, x.dtype, x.device)
+    _gather(out, x, index, dim, name)
+    return out
+
+
+def _gather(out: Array, x: Array, index: Array, dim: int, name: str) -> None:
     device = x.device
-    out = memory.empty(index.shape, x.dtype, device)
     xv, iv, ov = _one_d(x, index, out)
     strides = list(xv.strides)
     size, step, strides[dim] = xv.shape[dim], strides[dim], 0
     shape, st = merge_dims(iv.shape, ov.strides, strides, iv.strides)
+    if len(shape) > MAX_DIMS:
+        a = _outer(dim)
+        for i in range(index.shape[a]):
+            _gather(_at(out, a, i), _at(x, a, i), _at(index, a, i), dim - (a < dim), name)
+        return
     n = iv.size
-    _checked(device, "gather", size, lambda err: _launch(
+    _checked(device, name, size, lambda err: _launch(
         device, INDEX, "move", f"gather<{MOVES[x.dtype.itemsize]}>", n,
         [ptr(ov), ptr(xv), ptr(iv), *i64(n), geometry(shape, *st), *i64(size, step), err]))
-    return out
 
 
-def scatter(out: Array, src: Array, index: Array, dim: int, add: bool) -> None:
+def scatter(out: Array, src: Array, index: Array, dim: int, add: bool, name: str) -> None:
     device = out.device
     if add and out.dtype in WIDEN:  # accumulate in a type the atomics take, round once
         wide = WIDEN[out.dtype]
         acc = memory.contiguous(out, wide)
-        scatter(acc, memory.contiguous(src, wide), index, dim, add)
+        scatter(acc, memory.contiguous(src, wide), index, dim, add, name)
         memory.copy_into(out, acc)
         return
     ov, sv, iv = _one_d(out, src, index)
     strides = list(ov.strides)
     size, step, strides[dim] = ov.shape[dim], strides[dim], 0
     shape, st = merge_dims(iv.shape, strides, sv.strides, iv.strides)
-    name = f"scatter<{out.dtype.c_type}, true>" if add else f"scatter<{MOVES[out.dtype.itemsize]}, false>"
+    if len(shape) > MAX_DIMS:
+        a = _outer(dim)
+        for i in range(index.shape[a]):
+            scatter(_at(out, a, i), _at(src, a, i), _at(index, a, i), dim - (a < dim), add, name)
+        return
+    kernel = f"scatter<{out.dtype.c_type}, true>" if add else f"scatter<{MOVES[out.dtype.itemsize]}, false>"
     n = iv.size
-    _checked(device, "scatter", size, lambda err: _launch(
-        device, INDEX, "add" if add else "move", name, n,
+    _checked(device, name, size, lambda err: _launch(
+        device, INDEX, "add" if add else "move", kernel, n,
         [ptr(ov), ptr(sv), ptr(iv), *i64(n), geometry(shape, *st), *i64(size, step), err]))
 
 

@@ -79,7 +79,7 @@ def gather(x: Array, dim: int, index: Array, /) -> Array:
     _fits("gather", "x", idx, x, d)
     if idx.size == 0:
         return memory.empty(idx.shape, x.dtype, x.device)
-    return cast("Array", GATHER[x.device.kind](x, idx, d))
+    return cast("Array", GATHER[x.device.kind](x, idx, d, "gather"))
 
 
 def _scatter(name: str, x: Array, dim: int, index: Array, src: Array, add: bool) -> Array:
@@ -94,7 +94,7 @@ def _scatter(name: str, x: Array, dim: int, index: Array, src: Array, add: bool)
     out = memory.empty(x.shape, x.dtype, x.device)
     memory.copy_into(out, x)
     if idx.size:
-        SCATTER[x.device.kind](out, src, idx, d, add)
+        SCATTER[x.device.kind](out, src, idx, d, add, name)
     return out
 
 
@@ -228,7 +228,7 @@ def index_select(x: Array, dim: int, index: Array, /) -> Array:
     shape = x.shape[:d] + (idx.size,) + x.shape[d + 1:]
     if 0 in shape:
         return memory.empty(shape if index.ndim or x.ndim > 1 else (), x.dtype, x.device)
-    out = GATHER[x.device.kind](x, _along("index_select", idx, shape, d), d)
+    out = GATHER[x.device.kind](x, _along("index_select", idx, shape, d), d, "index_select")
     return cast("Array", out if index.ndim or x.ndim > 1 else out._view((), (), out.offset))
 
 
@@ -275,6 +275,8 @@ def index_add(x: Array, dim: int, index: Array, source: Array, /, *, alpha: int 
     shape = x.shape[:d] + (idx.size,) + x.shape[d + 1:]
     if source.shape != shape:
         raise ValueError(f"nn.index_add(): source has shape {source.shape}, expected {shape}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise TypeError(f"nn.index_add(): alpha must be an int or a float, got {type(alpha).__name__}")
     if alpha != 1:
         source = elementwise("multiply")(source, alpha)
     return _scatter("index_add", x, d, _along("index_add", idx, shape, d), source, True)
