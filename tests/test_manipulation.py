@@ -36,10 +36,15 @@ def test_broadcast(device):
     assert xp.broadcast_shapes((2, 1), (3,), ()) == (2, 3) and xp.broadcast_shapes() == ()
     with pytest.raises(ValueError):
         xp.broadcast_to(x, (3, 2, 1))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"broadcast_shapes\(\): shapes \(2,\), \(3,\) cannot be broadcast"):
         xp.broadcast_shapes((2,), (3,))
     with pytest.raises(TypeError):
         xp.broadcast_to(x, 3)
+    for call in (lambda: xp.broadcast_to(x, (-1, 3, 1)), lambda: xp.broadcast_shapes((-1,), (1,))):
+        with pytest.raises(ValueError, match="negative size"):
+            call()
+    with pytest.raises(ValueError, match=r"add\(\): shapes"):
+        xp.add(x, xp.ones((2, 2), device=device))
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1, None])
