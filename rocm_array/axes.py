@@ -32,9 +32,10 @@ def normalize_axis(axis: object, ndim: int, name: str) -> int:
     return a % ndim
 
 
-def normalize_axes(axes: int | Sequence[int] | None, ndim: int, name: str) -> tuple[int, ...]:
-    """``axes`` (None: all of them; an int: that one) as distinct indices in ``[0, ndim)``."""
-    if axes is None:
+def normalize_axes(axes: int | Sequence[int] | None, ndim: int, name: str, *, none_is_all: bool = True) -> tuple[int, ...]:
+    """``axes`` (None: all of them, unless ``none_is_all`` is False: a TypeError; an int: that
+    one) as distinct indices in ``[0, ndim)``; AxisError out of range or repeated."""
+    if axes is None and none_is_all:
         return tuple(range(ndim))
     if not isinstance(axes, (tuple, list)):
         return (normalize_axis(axes, ndim, name),)

@@ -201,3 +201,23 @@ def test_roll_errors(device):
     with pytest.raises(IndexError):
         xp.roll(x, 1, axis=2)
     assert xp.roll(xp.zeros((0,), device=device), 3).shape == (0,)
+
+
+def test_axis_errors_are_both_index_and_value_errors(device):
+    """Out-of-range and repeated axes raise AxisError (an IndexError and a ValueError, as NumPy's),
+    here as in the reductions, naming the function."""
+    from rocm_array.axes import AxisError
+
+    x, _ = grid((2, 3), device)
+    calls = {"concat": lambda: xp.concat([x, x], axis=3), "stack": lambda: xp.stack([x, x], axis=-4),
+             "unstack": lambda: xp.unstack(x, axis=2), "expand_dims": lambda: xp.expand_dims(x, axis=5),
+             "squeeze": lambda: xp.squeeze(x, axis=(0, 0)), "permute_dims": lambda: xp.permute_dims(x, (0, 0)),
+             "moveaxis": lambda: xp.moveaxis(x, 2, 0), "flip": lambda: xp.flip(x, axis=(0, 0)),
+             "roll": lambda: xp.roll(x, 1, axis=2), "repeat": lambda: xp.repeat(x, 2, axis=-3),
+             "take": lambda: xp.take(x, xp.asarray([0], device=device), axis=2),
+             "take_along_axis": lambda: xp.take_along_axis(x, xp.zeros((2, 3), dtype=xp.int64, device=device), axis=2)}
+    for name, call in calls.items():
+        with pytest.raises(AxisError, match=rf"^{name}\(\): "):
+            call()
+    with pytest.raises(TypeError):
+        xp.permute_dims(x, None)

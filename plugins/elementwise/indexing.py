@@ -19,12 +19,13 @@ import numpy as np
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
+from rocm_array.axes import normalize_axis
 from rocm_array.broadcast import broadcast_shapes, broadcast_view
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
 from .backs import GATHER, MASK_INDICES, SCATTER, WHERE
-from .layout import copy_as, insert_unit, normalize_axis, permuted
+from .layout import copy_as, insert_unit, permuted
 from .ufunc import SCALARS, scalar_array
 
 
@@ -286,14 +287,14 @@ def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array
     if isinstance(x, Array) and _is_int(indices):
         if axis is None and x.ndim != 1:
             raise ValueError(f"take(): axis is required for a {x.ndim}-D array")
-        ax = normalize_axis("take", 0 if axis is None else axis, x.ndim)
+        ax = normalize_axis(0 if axis is None else axis, x.ndim, "take")
         return getitem(x, (slice(None),) * ax + (operator.index(indices),))
     _index_array("take", x, indices)
     if axis is None:
         if x.ndim != 1:
             raise ValueError(f"take(): axis is required for a {x.ndim}-D array")
         axis = 0
-    ax = normalize_axis("take", axis, x.ndim)
+    ax = normalize_axis(axis, x.ndim, "take")
     index = cast(Array, indices)  # (_index_array checked it)
     return _gather(x, _Advanced([ax], [index], index.shape))
 
@@ -339,7 +340,7 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     _index_array("take_along_axis", x, indices)
     if indices.ndim != x.ndim:
         raise ValueError(f"take_along_axis(): indices must have x's {x.ndim} dimensions, not {indices.ndim}")
-    ax = normalize_axis("take_along_axis", axis, x.ndim)
+    ax = normalize_axis(axis, x.ndim, "take_along_axis")
     lead = broadcast_shapes(x.shape[:ax] + (1,) + x.shape[ax + 1:],
                             indices.shape[:ax] + (1,) + indices.shape[ax + 1:])
     out_shape = lead[:ax] + (indices.shape[ax],) + lead[ax + 1:]

@@ -6,34 +6,11 @@ copies through the memory primitives: nothing here depends on the device.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.dtypes import DType
-
-
-def normalize_axis(name: str, axis: Any, ndim: int) -> int:
-    """``axis`` in ``[0, ndim)``; TypeError for a non-integer, IndexError when out of range."""
-    if isinstance(axis, bool):
-        raise TypeError(f"{name}(): axis must be an integer, not bool")
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{name}(): axis must be an integer, got {type(axis).__name__}") from None
-    if not -ndim <= a < ndim:
-        raise IndexError(f"{name}(): axis {a} is out of range for a {ndim}-D array")
-    return a % ndim
-
-
-def normalize_axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
-    """An int or a sequence of ints as distinct axes in ``[0, ndim)``; ValueError for repeats."""
-    seq = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-    out = tuple(normalize_axis(name, a, ndim) for a in seq)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{name}(): repeated axis in {axis}")
-    return out
 
 
 def permuted(x: Array, order: tuple[int, ...]) -> Array:

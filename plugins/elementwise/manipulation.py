@@ -16,11 +16,12 @@ import numpy as np
 
 from rocm_array import broadcast, dtypes, memory
 from rocm_array.array import Array, contiguous_strides
+from rocm_array.axes import normalize_axes, normalize_axis
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
 from .indexing import take
-from .layout import copy_as, insert_unit, normalize_axes, normalize_axis, permuted, pick, slab
+from .layout import copy_as, insert_unit, permuted, pick, slab
 
 
 def _check_array(name: str, x: Any) -> Array:
@@ -193,7 +194,7 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
         arrays = tuple(reshape(a, (-1,)) for a in arrays)
         axis = 0
     ndim = arrays[0].ndim
-    ax = normalize_axis("concat", axis, ndim)
+    ax = normalize_axis(axis, ndim, "concat")
     rest = arrays[0].shape[:ax] + arrays[0].shape[ax + 1:]
     for a in arrays:
         if a.ndim != ndim or a.shape[:ax] + a.shape[ax + 1:] != rest:
@@ -250,7 +251,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
         raise ValueError("stack(): arrays must all have one shape, got " + ", ".join(str(a.shape) for a in arrays))
-    ax = normalize_axis("stack", axis, len(shape) + 1)
+    ax = normalize_axis(axis, len(shape) + 1, "stack")
     dtype = dtypes.result_type(*(a.dtype for a in arrays))
     out = memory.empty(shape[:ax] + (len(arrays),) + shape[ax:], dtype, arrays[0].device)
     for i, a in enumerate(arrays):
@@ -293,7 +294,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     _check_array("unstack", x)
     if x.ndim == 0:
         raise ValueError("unstack() needs an array with at least one dimension")
-    ax = normalize_axis("unstack", axis, x.ndim)
+    ax = normalize_axis(axis, x.ndim, "unstack")
     return tuple(pick(x, ax, i) for i in range(x.shape[ax]))
 
 
@@ -329,9 +330,9 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """
     _check_array("expand_dims", x)
     if isinstance(axis, tuple):
-        new = sorted(normalize_axes("expand_dims", axis, x.ndim + len(axis)))
+        new = sorted(normalize_axes(axis, x.ndim + len(axis), "expand_dims", none_is_all=False))
     else:
-        new = [normalize_axis("expand_dims", axis, x.ndim + 1)]
+        new = [normalize_axis(axis, x.ndim + 1, "expand_dims")]
     for a in new:
         x = insert_unit(x, a)
     return x
@@ -370,7 +371,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     (3,)
     """
     _check_array("squeeze", x)
-    axes = normalize_axes("squeeze", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "squeeze", none_is_all=False)
     for a in axes:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze(): axis {a} has size {x.shape[a]}, not 1")
@@ -409,7 +410,7 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     (4, 2, 3)
     """
     _check_array("permute_dims", x)
-    order = normalize_axes("permute_dims", axes, x.ndim)
+    order = normalize_axes(axes, x.ndim, "permute_dims", none_is_all=False)
     if len(order) != x.ndim:
         raise ValueError(f"permute_dims(): axes {axes} are not a permutation of {x.ndim} axes")
     return permuted(x, order)
@@ -450,8 +451,8 @@ def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[i
     (3, 4, 2)
     """
     _check_array("moveaxis", x)
-    src = normalize_axes("moveaxis", source, x.ndim)
-    dst = normalize_axes("moveaxis", destination, x.ndim)
+    src = normalize_axes(source, x.ndim, "moveaxis", none_is_all=False)
+    dst = normalize_axes(destination, x.ndim, "moveaxis", none_is_all=False)
     if len(src) != len(dst):
         raise ValueError(f"moveaxis(): source {source} and destination {destination} differ in length")
     order = [i for i in range(x.ndim) if i not in src]
@@ -491,7 +492,7 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     Array([3, 2, 1], dtype=int64, device=cpu)
     """
     _check_array("flip", x)
-    axes = range(x.ndim) if axis is None else normalize_axes("flip", axis, x.ndim)
+    axes = normalize_axes(axis, x.ndim, "flip")
     strides, offset = list(x.strides), x.offset
     for a in axes:
         if x.shape[a]:
@@ -680,7 +681,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     if axis is None:
         x, ax = reshape(x, (-1,)), 0
     else:
-        ax = normalize_axis("repeat", axis, x.ndim)
+        ax = normalize_axis(axis, x.ndim, "repeat")
     n = x.shape[ax]
     if isinstance(repeats, Array):
         if repeats.dtype not in dtypes.CATEGORIES["integral"]:
@@ -753,7 +754,7 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ..
     for s, a in zip(shifts, axes):
         if isinstance(s, bool) or not isinstance(s, int):
             raise TypeError(f"roll(): shift must be an int or a tuple of ints, got {shift!r}")
-        a = normalize_axis("roll", a, x.ndim)
+        a = normalize_axis(a, x.ndim, "roll")
         total[a] = total.get(a, 0) + s
     out = copy_as(x)
     for a, s in total.items():
