@@ -156,6 +156,11 @@ def test_rms_norm_default_eps_and_errors(device: str) -> None:
         xp.nn.layer_norm(x, 8, on(np.ones(4), "float32", device))
     with pytest.raises(TypeError):
         xp.nn.layer_norm(xp.ones((2, 8), dtype=xp.int32, device=device), 8)
+    with pytest.raises(TypeError, match="real floating"):  # an integer weight is not promoted
+        xp.nn.layer_norm(x, 8, xp.ones(8, dtype=xp.int32, device=device))
+    for eps, err in (("a", TypeError), (True, TypeError), (-1.0, ValueError)):
+        with pytest.raises(err, match="eps"):
+            xp.nn.layer_norm(x, 8, eps=eps)
 
 
 # -- convolutions -------------------------------------------------------------------------------------------
@@ -272,6 +277,8 @@ def test_conv_promotes_dtypes(device: str) -> None:
     a, w = sample((1, 2, 5, 5), "float32", 18), sample((3, 2, 3, 3), "float64", 19)
     out = xp.nn.conv2d(on(a, "float32", device), on(w, "float64", device))
     close(out, ref_conv(a, w, (1, 1), (0, 0), (1, 1), 1), "float64")
+    with pytest.raises(TypeError, match="real floating"):  # floating dtypes promote; an integer one is refused
+        xp.nn.conv2d(on(a, "int32", device), on(w, "float32", device))
 
 
 # -- pooling and upsampling ----------------------------------------------------------------------------------

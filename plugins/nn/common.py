@@ -36,14 +36,14 @@ def arrays(name: str, **named: object) -> None:
 
 
 def floating(name: str, **named: Array | None) -> DType:
-    """The promoted dtype of the given arrays (None skipped), which must be a real floating dtype."""
+    """The promoted dtype of the given arrays (None skipped), each of which must have a real
+    floating dtype (an integer input is a TypeError, not promoted to the floating one)."""
     given = {k: v for k, v in named.items() if v is not None}
     arrays(name, **given)
-    dt = dtypes.result_type(*(x.dtype for x in given.values()))
-    if dt not in CATEGORIES["real floating"]:
+    if any(x.dtype not in CATEGORIES["real floating"] for x in given.values()):
         raise TypeError(f"nn.{name}() needs real floating arrays, got "
                         + ", ".join(f"{k} of {v.dtype.name}" for k, v in given.items()))
-    return dt
+    return dtypes.result_type(*(x.dtype for x in given.values()))
 
 
 def ints(value: int | Sequence[int], n: int, name: str, what: str, minimum: int) -> tuple[int, ...]:

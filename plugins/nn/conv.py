@@ -121,12 +121,13 @@ def conv1d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: Int
     Returns
     -------
     Array
-        (N, K, ...) with the spatial sizes the arguments give, of x's dtype, on x's device.
+        (N, K, ...) with the spatial sizes the arguments give, of the promoted dtype of x, weight
+        and bias, on x's device.
 
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array (mixed floating dtypes promote).
     ValueError
         Shapes that do not fit (channels, groups, kernel larger than the padded input), non-positive
         stride or dilation, negative padding, or arrays on several devices.
@@ -168,12 +169,13 @@ def conv2d(x: Array, weight: Array, bias: Array | None = None, /, *, stride: Int
     Returns
     -------
     Array
-        (N, K, ...) with the spatial sizes the arguments give, of x's dtype, on x's device.
+        (N, K, ...) with the spatial sizes the arguments give, of the promoted dtype of x, weight
+        and bias, on x's device.
 
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array (mixed floating dtypes promote).
     ValueError
         Shapes that do not fit (channels, groups, kernel larger than the padded input), non-positive
         stride or dilation, negative padding, or arrays on several devices.
@@ -218,12 +220,13 @@ def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, /, *, s
     Returns
     -------
     Array
-        (N, K, ...) with the spatial sizes the arguments give, of x's dtype, on x's device.
+        (N, K, ...) with the spatial sizes the arguments give, of the promoted dtype of x, weight
+        and bias, on x's device.
 
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array (mixed floating dtypes promote).
     ValueError
         Shapes that do not fit (channels, groups, kernel larger than the padded input), non-positive
         stride or dilation, negative padding, or arrays on several devices.
@@ -268,12 +271,13 @@ def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, /, *, s
     Returns
     -------
     Array
-        (N, K, ...) with the spatial sizes the arguments give, of x's dtype, on x's device.
+        (N, K, ...) with the spatial sizes the arguments give, of the promoted dtype of x, weight
+        and bias, on x's device.
 
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array (mixed floating dtypes promote).
     ValueError
         Shapes that do not fit (channels, groups, kernel larger than the padded input), non-positive
         stride or dilation, negative padding, or arrays on several devices.

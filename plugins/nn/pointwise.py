@@ -69,7 +69,7 @@ def relu(x: Array, /) -> Array:
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array.
 
     Notes
     -----
@@ -104,7 +104,7 @@ def gelu(x: Array, /, *, approximate: str = "none") -> Array:
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array.
     ValueError
         An unknown approximate.
 
@@ -141,7 +141,7 @@ def silu(x: Array, /) -> Array:
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array.
 
     Notes
     -----
@@ -174,7 +174,7 @@ def sigmoid(x: Array, /) -> Array:
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array.
 
     Notes
     -----

@@ -90,7 +90,7 @@ def max_pool2d(x: Array, /, kernel_size: IntOrSeq, stride: IntOrSeq | None = Non
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array.
     ValueError
         A window, stride or padding that does not fit.
 
@@ -135,7 +135,7 @@ def avg_pool2d(x: Array, /, kernel_size: IntOrSeq, stride: IntOrSeq | None = Non
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array.
     ValueError
         A window, stride or padding that does not fit.
 

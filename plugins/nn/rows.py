@@ -56,7 +56,7 @@ def softmax(x: Array, /, *, axis: int = -1) -> Array:
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array.
 
     Notes
     -----
@@ -90,7 +90,7 @@ def log_softmax(x: Array, /, *, axis: int = -1) -> Array:
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array.
 
     Notes
     -----
@@ -119,7 +119,9 @@ def _norm(name: str, x: Array, normalized_shape: int | Sequence[int], weight: Ar
             raise ValueError(f"nn.{name}(): {what} has shape {p.shape}, expected {shape}")
     if eps is None:
         eps = float(ml_dtypes.finfo(dt.numpy).eps)  # type: ignore[no-untyped-call]  # (ml_dtypes has no types); as torch.rms_norm: the dtype's epsilon
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0:
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+        raise TypeError(f"nn.{name}(): eps must be a number, got {type(eps).__name__}")
+    if not eps >= 0:
         raise ValueError(f"nn.{name}(): eps must be a non-negative number, got {eps!r}")
     xc = memory.contiguous(x, dt)
     if x.size == 0:
@@ -148,12 +150,13 @@ def layer_norm(x: Array, normalized_shape: int | Sequence[int], /, weight: Array
     Returns
     -------
     Array
-        (x - mean) / sqrt(var + eps) * weight + bias, of x's shape and dtype.
+        (x - mean) / sqrt(var + eps) * weight + bias, of x's shape, in the promoted dtype of
+        x, weight and bias.
 
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array (mixed floating dtypes promote).
     ValueError
         A normalized_shape that is not x's trailing shape, or weight/bias of another shape.
 
@@ -188,12 +191,13 @@ def rms_norm(x: Array, normalized_shape: int | Sequence[int], /, weight: Array |
     Returns
     -------
     Array
-        x / sqrt(mean(x**2) + eps) * weight + bias, of x's shape and dtype.
+        x / sqrt(mean(x**2) + eps) * weight + bias, of x's shape, in the promoted dtype of x,
+        weight and bias.
 
     Raises
     ------
     TypeError
-        An input that is not a real floating array, or arrays of different dtypes.
+        An input that is not a real floating array (mixed floating dtypes promote).
     ValueError
         A normalized_shape that is not x's trailing shape.
 
