@@ -165,6 +165,19 @@ def test_shape_errors(device):
         xp.zeros_like(np.zeros(2))
 
 
+def test_asarray_and_from_dlpack_errors_name_the_function(device):
+    for call, err, words in [
+        (lambda: xp.asarray([[1, 2], [3]], device=device), ValueError, "different lengths"),
+        (lambda: xp.asarray(2**63, device=device), OverflowError, "out of range for int64"),
+        (lambda: xp.asarray([1, 2**64], device=device), OverflowError, "out of range for int64"),
+        (lambda: xp.asarray([300], dtype=xp.uint8, device=device), OverflowError, "out of range for uint8"),
+        (lambda: xp.from_dlpack(5), AttributeError, "not a DLPack producer"),
+    ]:
+        with pytest.raises(err, match=rf"^(asarray|from_dlpack)\(\): .*{words}"):
+            call()
+    assert host(xp.asarray([2**63], dtype=xp.uint64, device=device))[0] == 2**63  # the fix the message names
+
+
 @pytest.mark.parametrize(("args", "kw"), [
     ((5,), {}), ((2, 9), {}), ((10, 0, -3), {}), ((0, 1, 0.1), {}), ((1, 5), {"dtype": xp.float32}),
     ((-3, 3, 2), {"dtype": xp.int8}), ((5, 1), {}), ((0.5, 3.0), {}), ((2**64 - 3, 2**64 - 1), {"dtype": xp.uint64}),
@@ -272,5 +285,5 @@ def test_from_dlpack_arrays(device):
     np.testing.assert_array_equal(host(y), [1, 2, 3])
     z = xp.from_dlpack(x, device="cpu")
     assert str(z.device) == "cpu"
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match=r"from_dlpack\(\): list is not a DLPack producer"):
         xp.from_dlpack([1, 2])

@@ -280,6 +280,7 @@ def test_bad_arguments() -> None:
         (lambda: g.choice(3, 3, replace=False, p=xp.asarray([0.5, 0.5, 0.0])), ValueError, "fewer non-zero"),
         (lambda: g.permutation(2.5), TypeError, "must be an int or an Array"),
         (lambda: g.spawn(-1), ValueError, "non-negative"),
+        (lambda: xp.random.Generator(5), TypeError, "default_rng"),
     ]
     before = g.state
     for call, exc, text in cases:

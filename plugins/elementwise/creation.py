@@ -849,7 +849,15 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
         if (complex in kinds and dt.kind != "c") or (float in kinds and dt.kind not in "fc"):
             raise TypeError(f"asarray(): Python {'complex' if complex in kinds else 'float'} values "
                             f"do not fit dtype {dt.name}")
-        return memory.from_host(np.array(host, dtype=dt.numpy), dt, dev)
+        try:
+            a = np.array(host, dtype=dt.numpy)
+        except OverflowError:
+            raise OverflowError(f"asarray(): a Python int is out of range for {dt.name}; pass a dtype that holds "
+                                f"it (dtype=xp.int64, xp.uint64 or a float dtype)") from None
+        except ValueError:  # (NumPy's word for nested sequences of different lengths)
+            raise ValueError("asarray(): the nested sequences have different lengths; an array needs every "
+                             "sequence at one depth to have the same length") from None
+        return memory.from_host(a, dt, dev)
     if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array__"):
         return _from_array(from_dlpack(obj, device=dev, copy=copy), dtype, None, False if copy is False else None)
     # NumPy arrays and scalars, buffer-protocol objects, objects with __array__.
@@ -904,6 +912,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     """
     if isinstance(x, Array):
         return _from_array(x, None, device, copy)
+    if not hasattr(x, "__dlpack_device__") or not hasattr(x, "__dlpack__"):  # (AttributeError: NumPy's class)
+        raise AttributeError(f"from_dlpack(): {type(x).__name__} is not a DLPack producer (it needs __dlpack__ and "
+                        f"__dlpack_device__); use xp.asarray for other objects")
     kind = _DLPACK_KINDS.get(int(x.__dlpack_device__()[0]))
     if kind is None:
         raise BufferError(f"from_dlpack(): DLPack device {x.__dlpack_device__()} is not supported")

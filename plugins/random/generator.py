@@ -73,6 +73,10 @@ class Generator:
     """
 
     def __init__(self, key: tuple[int, int], stream: int = 0, counter: int = 0, children: int = 0) -> None:
+        if not (isinstance(key, tuple) and len(key) == 2
+                and all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key)):
+            raise TypeError(f"random.Generator(): key must be a tuple of two ints (a Philox key), got {key!r}; "
+                            f"make a generator with xp.random.default_rng(seed)")
         self._key = (int(key[0]) & 0xFFFFFFFF, int(key[1]) & 0xFFFFFFFF)
         self._stream = int(stream) % _U64
         self._counter = int(counter)

@@ -8,11 +8,10 @@ primitives). The back computes one first-order difference, applied n times
 
 from __future__ import annotations
 
-import operator
 
 from rocm_array import memory
 from rocm_array.array import Array
-from rocm_array.axes import normalize_axis
+from rocm_array.axes import integer, normalize_axis
 from rocm_array.hookspecs import Impl
 from rocm_array_plugins.elementwise import own as elementwise
 
@@ -63,9 +62,7 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
     for p in parts:
         check_category("diff", p, "numeric")
     axis = normalize_axis(axis, x.ndim, "diff")
-    if isinstance(n, bool):
-        raise TypeError("diff(): n must be an integer, not bool")
-    n = operator.index(n)
+    n = integer(n, "diff", "n")
     if n < 0:
         raise ValueError(f"diff(): n must be non-negative, got {n}")
     a = elementwise("concat")(parts, axis=axis) if len(parts) > 1 else x
