@@ -157,6 +157,8 @@ def test_full(device):
 def test_shape_errors(device):
     with pytest.raises(ValueError):
         xp.zeros((2, -1), device=device)
+    with pytest.raises(MemoryError, match="out of memory"):  # on every device alike
+        xp.zeros(2**62, device=device)
     with pytest.raises(TypeError):
         xp.zeros((2.0,), device=device)
     with pytest.raises(TypeError):

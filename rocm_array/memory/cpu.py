@@ -18,7 +18,13 @@ _DL_CPU = (1, 0)  # kDLCPU
 
 
 def empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Array:
-    return Array(np.empty(math.prod(shape), dtype.numpy), shape, contiguous_strides(shape), 0, dtype, device)
+    n = math.prod(shape)
+    try:
+        data = np.empty(n, dtype.numpy)
+    except ValueError:  # NumPy's "array is too big": out of memory, as a GPU says it
+        raise MemoryError(f"cpu is out of memory: {n * dtype.itemsize} bytes requested for a {dtype.name} array of "
+                          f"shape {shape}, more than the host can address") from None
+    return Array(data, shape, contiguous_strides(shape), 0, dtype, device)
 
 
 def fill(x: Array, value: bool | int | float | complex) -> None:
