@@ -12,6 +12,8 @@ __all__ = ["Info", "__array_namespace_info__"]
 
 # float16 and bfloat16 are extensions: the standard's dtypes() lists only its own 13.
 _STANDARD = tuple(d for d in ALL if d not in (float16, bfloat16))
+#: The kinds ``dtypes(kind=...)`` takes: the standard's (the other categories are the library's own).
+_KINDS = tuple(k for k in CATEGORIES if k not in ("integer or boolean", "floating-point", "real-valued", "any"))
 
 
 class Info:
@@ -42,8 +44,9 @@ class Info:
             return {d.name: d for d in _STANDARD}
         kinds = kind if isinstance(kind, tuple) else (kind,)
         for k in kinds:
-            if k not in CATEGORIES or k in ("integer or boolean", "floating-point", "real-valued", "any"):
-                raise ValueError(f"unknown dtype kind {k!r}")
+            if k not in _KINDS:
+                raise ValueError(f"dtypes(): unknown dtype kind {k!r}; the kinds are "
+                                 f"{', '.join(map(repr, _KINDS))} (or a tuple of them)")
         return {d.name: d for d in _STANDARD if any(d in CATEGORIES[k] for k in kinds)}
 
 

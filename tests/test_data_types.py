@@ -165,9 +165,11 @@ def test_result_type_bad_inputs() -> None:
     assert xp.result_type(xp.int8, 1.5) is xp.float64  # NumPy's choice where the standard leaves it open
     with pytest.raises(TypeError):
         xp.result_type(xp.bool, 1)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^result_type\(\): uint64 and int64 cannot be promoted"):
         xp.result_type(xp.uint64, xp.int64)
     with pytest.raises(TypeError):
         xp.result_type(xp.int8, "int16")
+    with pytest.raises(ValueError, match=r"^dtypes\(\): unknown dtype kind 'bogus'; the kinds are 'bool'"):
+        xp.__array_namespace_info__().dtypes(kind="bogus")
     with pytest.raises(TypeError):
         xp.result_type(xp.bool, xp.int8)

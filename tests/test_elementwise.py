@@ -404,6 +404,16 @@ def test_clip_bad_inputs(device: str) -> None:
         xp.clip(x, 0.5)
     with pytest.raises(ValueError):
         xp.clip(x, xp.zeros(3, dtype=xp.int8, device=device))
+    with pytest.raises(TypeError, match=r"clip\(\) min must be an array, an int, a float or None"):
+        xp.clip(x, "a")
+
+
+def test_a_python_int_out_of_range_names_the_function_and_the_fix(device: str) -> None:
+    x = xp.asarray([1, 2], dtype=xp.uint8, device=device)
+    for call, name in ((lambda: xp.add(x, 300), "add"), (lambda: x * 256, "multiply"),
+                       (lambda: xp.subtract(-1, x), "subtract")):
+        with pytest.raises(OverflowError, match=rf"^{name}\(\): Python int -?\d+ is out of bounds for uint8 \(0 to 255\)"):
+            call()
 
 
 # -- where -------------------------------------------------------------------------------------------

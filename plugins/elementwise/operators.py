@@ -53,6 +53,8 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
         raise TypeError(f"clip() does not accept {x.dtype.name} input; it needs a real-valued dtype")
     min, max = python_scalar(min), python_scalar(max)
     for what, bound in (("min", min), ("max", max)):
+        if bound is not None and not isinstance(bound, (Array, bool, int, float)):
+            raise TypeError(f"clip() {what} must be an array, an int, a float or None, got {type(bound).__name__}")
         if isinstance(bound, Array) and promote("clip", [x, bound]) != x.dtype:
             raise TypeError(f"clip() {what} of dtype {bound.dtype.name} does not fit x's {x.dtype.name}")
         if isinstance(bound, (float, complex)) and x.dtype.kind in "iu":  # the result keeps x's dtype

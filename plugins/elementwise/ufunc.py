@@ -41,12 +41,14 @@ RESULT_RULES: dict[str, Callable[[DType], DType]] = {
 }
 
 
-def check_bounds(value: bool | int | float | complex, dtype: DType) -> None:
-    """OverflowError when ``value`` is a Python int outside the integer dtype ``dtype``."""
+def check_bounds(value: bool | int | float | complex, dtype: DType, name: str = "") -> None:
+    """OverflowError (naming the function ``name`` when given) when ``value`` is a Python int
+    outside the integer dtype ``dtype``."""
     if dtype.kind in "iu" and not isinstance(value, bool):
         lo, hi = dtypes.int_bounds(dtype)
         if not lo <= value <= hi:  # type: ignore[operator]
-            raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+            raise OverflowError(f"{name + '(): ' if name else ''}Python int {value} is out of bounds for "
+                                f"{dtype.name} ({lo} to {hi}); use a value in range, or an array of a wider dtype")
 
 
 class Scalar:
@@ -255,9 +257,9 @@ def _operands(name: str, args: tuple[Any, ...]) -> list[Array | Scalar]:
         elif isinstance(a, SCALARS):
             try:
                 dtype = dtypes.scalar_dtype(a, like.dtype)
-            except TypeError as e:
-                raise TypeError(f"{name}(): {e}") from None
-            out.append(Scalar(a, dtype, like.device))
+                out.append(Scalar(a, dtype, like.device))
+            except (TypeError, OverflowError) as e:
+                raise type(e)(f"{name}(): {e}") from None
         elif isinstance(a, np.ndarray):
             raise TypeError(f"{name}() got a NumPy array; convert it first with "
                             f"xp.asarray(a, device={str(like.device)!r})")
