@@ -252,6 +252,8 @@ def test_matrix_power(device: str, dtype: str, n: int) -> None:
         xp.linalg.matrix_power(x, 1.5)
     with pytest.raises(TypeError):
         xp.linalg.matrix_power(on(sample("int64", (3, 3)), device), 2)
+    with pytest.raises(xp.linalg.LinAlgError, match=r"^matrix_power\(\): n=-1 needs the inverse"):
+        xp.linalg.matrix_power(on(np.zeros((3, 3), dtype=storage(dtype)), device), -1)
 
 
 # -- factorizations, solves, determinants -----------------------------------------------------

@@ -158,6 +158,8 @@ def test_rms_norm_default_eps_and_errors(device: str) -> None:
         xp.nn.layer_norm(xp.ones((2, 8), dtype=xp.int32, device=device), 8)
     with pytest.raises(TypeError, match="real floating"):  # an integer weight is not promoted
         xp.nn.layer_norm(x, 8, xp.ones(8, dtype=xp.int32, device=device))
+    with pytest.raises(ValueError, match="normalized_shape is empty"):
+        xp.nn.rms_norm(x, ())
     for eps, err in (("a", TypeError), (True, TypeError), (-1.0, ValueError)):
         with pytest.raises(err, match="eps"):
             xp.nn.layer_norm(x, 8, eps=eps)

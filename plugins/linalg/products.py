@@ -21,8 +21,8 @@ from rocm_array.memory import copy_into, empty, full
 from rocm_array_plugins.elementwise import own as elementwise
 
 from .backs import CROSS, MATMUL, SUM_LAST, VECDOT, lapack
-from .common import (broadcast_batch, diagonal_view, drop_axis, floating_matrices, insert_axis, matrices,
-                     move_axis, operands, permute, reshape)
+from .common import (LinAlgError, broadcast_batch, diagonal_view, drop_axis, floating_matrices, insert_axis,
+                     matrices, move_axis, operands, permute, reshape)
 
 
 def _matmul(a: Array, b: Array, dtype: DType) -> Array:
@@ -330,7 +330,10 @@ def matrix_power(x: Array, n: int, /) -> Array:
     n = integer(n, "matrix_power", "n")
     if n == 0:
         return _identity(x.shape, dtype, x)
-    power = x if n > 0 else lapack("inv", [x], dtype, (dtype,))[0]
+    try:
+        power = x if n > 0 else lapack("inv", [x], dtype, (dtype,))[0]
+    except LinAlgError as e:  # (the inverse's own message names inv)
+        raise LinAlgError(f"matrix_power(): n={n} needs the inverse, which failed: {e}") from None
     result = None
     n = abs(n)
     while True:

@@ -111,7 +111,10 @@ def _norm(name: str, x: Array, normalized_shape: int | Sequence[int], weight: Ar
     shape = tuple(integer(n, f"nn.{name}", "normalized_shape")
                   for n in (normalized_shape if isinstance(normalized_shape, (tuple, list)) else [normalized_shape]))
     k = len(shape)
-    if k == 0 or k > x.ndim or x.shape[x.ndim - k:] != shape:
+    if k == 0:
+        raise ValueError(f"nn.{name}(): normalized_shape is empty; give the trailing dimension(s) to normalize, "
+                         f"e.g. {x.shape[-1:] or (1,)}")
+    if k > x.ndim or x.shape[x.ndim - k:] != shape:
         raise ValueError(f"nn.{name}(): normalized_shape {shape} is not the trailing shape of an input "
                          f"of shape {x.shape}")
     for what, p in (("weight", weight), ("bias", bias)):

@@ -65,6 +65,10 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
     n = integer(n, "diff", "n")
     if n < 0:
         raise ValueError(f"diff(): n must be non-negative, got {n}")
+    if any(p.ndim != x.ndim or p.shape[:axis] + p.shape[axis + 1:] != x.shape[:axis] + x.shape[axis + 1:]
+           for p in parts):
+        raise ValueError(f"diff(): prepend and append must have x's shape {x.shape} except along axis {axis}, got "
+                         + ", ".join(str(p.shape) for p in parts if p is not x))
     a = elementwise("concat")(parts, axis=axis) if len(parts) > 1 else x
     for _ in range(n):
         shape = tuple(max(m - 1, 0) if i == axis else m for i, m in enumerate(a.shape))
