@@ -81,11 +81,15 @@ def test_allocation_is_freed_with_last_array(gpu: Device) -> None:
 @pytest.mark.exclusive  # while the request fails, the driver holds the card: nothing may run beside it
 def test_out_of_memory_then_usable(gpu: Device) -> None:
     rt = gpu.runtime
-    too_much = 2 * rt.properties.total_memory
-    with pytest.raises(MemoryError) as info:
-        memory.empty((too_much // 8,), dtypes.float64, gpu)
+    total = rt.properties.total_memory
+    with pytest.raises(MemoryError, match="more than the device's"):  # refused before the driver is asked
+        memory.empty((2**62,), dtypes.float64, gpu)  # (2^65 bytes: past what the bindings take, too)
+    held_now = memory.empty((2**17,), dtypes.float64, gpu)  # so that the whole card cannot be free
+    with pytest.raises(MemoryError) as info:  # the driver refuses; the pool gives back what it reserved
+        memory.empty((total // 8,), dtypes.float64, gpu)
     msg = str(info.value)
-    assert str(too_much // 8 * 8) in msg and "pool" in msg and f"gpu:{gpu.index}" in msg
+    assert str(total // 8 * 8) in msg and "pool" in msg and f"gpu:{gpu.index}" in msg
+    del held_now
     used, held = rt.driver.pool_usage()
     assert held <= used + 64 * 2**20  # nothing left reserved by the failed request
     x = memory.full((1000,), 3, dtypes.int32, gpu)

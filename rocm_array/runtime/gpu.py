@@ -141,6 +141,10 @@ class GpuRuntime:
 
     def _malloc(self, nbytes: int) -> int:
         d = self.driver
+        total = self.properties.total_memory
+        if nbytes > total:  # can never fit (and past 2^64 bytes the bindings would raise OverflowError)
+            raise MemoryError(f"gpu:{self.properties.index} ({self.properties.name}) is out of memory: "
+                              f"{_size(nbytes)} ({nbytes} bytes) requested, more than the device's {_size(total)}")
         try:
             return d.malloc_async(nbytes)
         except DriverOutOfMemory:
