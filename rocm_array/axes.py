@@ -1,13 +1,14 @@
-"""Axis and shape arguments: checking and normalizing ``axis``/``axes`` and ``shape`` (device independent)."""
+"""Checking and normalizing arguments (device independent): integers, bool flags, ``axis``/``axes``
+and ``shape``."""
 
 from __future__ import annotations
 
 import operator
-from typing import Sequence
+from typing import Literal, Sequence, overload
 
 import numpy as np
 
-__all__ = ["AxisError", "integer", "normalize_axis", "normalize_axes", "normalize_shape"]
+__all__ = ["AxisError", "flag", "integer", "normalize_axis", "normalize_axes", "normalize_shape"]
 
 
 class AxisError(ValueError, IndexError):
@@ -22,6 +23,19 @@ def integer(value: object, name: str, what: str) -> int:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         raise TypeError(f"{name}(): {what} must be an integer, not {type(value).__name__}") from None
+
+
+@overload
+def flag(value: object, name: str, what: str) -> bool: ...
+@overload
+def flag(value: object, name: str, what: str, *, none: Literal[True]) -> bool | None: ...
+def flag(value: object, name: str, what: str, *, none: bool = False) -> bool | None:
+    """``value`` of a bool argument (``keepdims``, ``copy``…; None too where ``none``); TypeError
+    naming ``what`` otherwise (a truthy string or int is a mistake, not a yes)."""
+    if isinstance(value, bool) or (none and value is None):
+        return value
+    allowed = "a bool or None" if none else "a bool"
+    raise TypeError(f"{name}(): {what} must be {allowed}, not {type(value).__name__}")
 
 
 def normalize_axis(axis: object, ndim: int, name: str) -> int:

@@ -289,3 +289,22 @@ def test_from_dlpack_arrays(device):
     assert str(z.device) == "cpu"
     with pytest.raises(AttributeError, match=r"from_dlpack\(\): list is not a DLPack producer"):
         xp.from_dlpack([1, 2])
+
+
+def test_bool_arguments_must_be_bools(device):
+    """A string or int where a bool argument belongs is a TypeError naming it (truthy is not yes)."""
+    x = xp.ones((3, 3), device=device)
+    calls = {
+        "asarray": lambda: xp.asarray([1.0], copy="yes", device=device),
+        "astype": lambda: xp.astype(x, xp.float64, copy="no"),
+        "reshape": lambda: xp.reshape(x, (9,), copy=1),
+        "linspace": lambda: xp.linspace(0, 1, 5, endpoint=2, device=device),
+        "sort": lambda: xp.sort(x, stable=1),
+        "sum": lambda: xp.sum(x, keepdims="x"),
+        "random.choice": lambda: xp.random.default_rng(0).choice(3, 2, replace="x", device=device),
+    }
+    for name, call in calls.items():
+        with pytest.raises(TypeError, match=rf"^{name}\(\): \w+ must be a bool"):
+            call()
+    with pytest.raises(TypeError, match=r"arange\(\): dtype must be numeric, not bool"):
+        xp.arange(3, dtype=xp.bool, device=device)

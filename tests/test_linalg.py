@@ -448,6 +448,16 @@ def test_rtol_bad_input(device: str) -> None:
         xp.linalg.matrix_rank(x, rtol="tiny")
 
 
+def test_bool_arguments_must_be_bools(device: str) -> None:
+    x = on(sample("float64", (3, 3)), device)
+    for call, what in ((lambda: xp.linalg.svd(x, full_matrices="no"), "full_matrices"),
+                       (lambda: xp.linalg.cholesky(x, upper=1), "upper"),
+                       (lambda: xp.linalg.matrix_norm(x, keepdims="x"), "keepdims"),
+                       (lambda: xp.linalg.vector_norm(x, keepdims=0), "keepdims")):
+        with pytest.raises(TypeError, match=f"{what} must be a bool"):
+            call()
+
+
 @pytest.mark.parametrize("f", ["cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "slogdet"])
 def test_square_floating_input_is_required(device: str, f: str) -> None:
     fn = getattr(xp.linalg, f)

@@ -16,7 +16,7 @@ from typing import Any, cast
 import numpy as np
 
 from rocm_array import devices, dtypes, memory
-from rocm_array.axes import normalize_shape
+from rocm_array.axes import flag, normalize_shape
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.devices import Device, check_same
 from rocm_array.dtypes import DType
@@ -531,6 +531,8 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         raise ValueError("arange(): step must not be zero")
     exact = all(isinstance(v, int) for v in args)
     dt = _dtype(dtype, dtypes.DEFAULT_INT if exact else dtypes.DEFAULT_FLOAT)
+    if dt.kind not in "iufc":  # (as linspace: a bool range is not a sequence of numbers)
+        raise TypeError(f"arange(): dtype must be numeric, not {dt.name}")
     if not math.isfinite(start) or not math.isfinite(stop) or not math.isfinite(step):
         raise ValueError(f"arange(): arguments must be finite, got {start}, {stop}, {step}")
     n = -((start - stop) // step) if exact else math.ceil((stop - start) / step)
@@ -592,7 +594,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     if dt.kind not in "iufc":
         raise TypeError(f"linspace(): dtype must be numeric, not {dt.name}")
     dev = devices.resolve(device)
-    div = num - 1 if endpoint else num
+    div = num - 1 if flag(endpoint, "linspace", "endpoint") else num
     step = (stop - start) / div if div > 0 else 0.0
     out = SEQUENCE[dev.kind](num, start if isinstance(start, (float, complex)) else float(start), step, dt, dev)
     if endpoint and num > 1:
@@ -836,6 +838,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     """
     if dtype is not None:
         dtype = dtypes.check_dtype(dtype)
+    flag(copy, "asarray", "copy", none=True)
     if isinstance(obj, Array):
         return _from_array(obj, dtype, device, copy)
     dev = devices.resolve(device)
@@ -910,6 +913,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     >>> xp.from_dlpack(np.arange(3.0))
     Array([0., 1., 2.], dtype=float64, device=cpu)
     """
+    flag(copy, "from_dlpack", "copy", none=True)
     if isinstance(x, Array):
         return _from_array(x, None, device, copy)
     if not hasattr(x, "__dlpack_device__") or not hasattr(x, "__dlpack__"):  # (AttributeError: NumPy's class)

@@ -10,6 +10,7 @@ import ml_dtypes
 from rocm_array import devices, dtypes, memory
 from rocm_array.array import Array
 from rocm_array.dtypes import DType
+from rocm_array.axes import flag
 from rocm_array.hookspecs import Impl
 
 from .ufunc import SCALARS
@@ -58,6 +59,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
     dtype = dtypes.check_dtype(dtype)
     if x.dtype.kind == "c" and dtype.kind not in "cb":
         raise TypeError(f"astype() cannot cast {x.dtype.name} to {dtype.name}: take real() or imag() first")
+    copy = flag(copy, "astype", "copy")
     dev = x.device if device is None else devices.parse(device)
     if dtype == x.dtype and dev == x.device and not copy:
         return x

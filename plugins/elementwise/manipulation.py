@@ -16,7 +16,7 @@ import numpy as np
 
 from rocm_array import broadcast, dtypes, memory
 from rocm_array.array import Array, contiguous_strides
-from rocm_array.axes import normalize_axes, normalize_axis
+from rocm_array.axes import flag, normalize_axes, normalize_axis
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
@@ -583,6 +583,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
            [3, 4, 5]], dtype=int64, device=cpu)
     """
     _check_array("reshape", x)
+    flag(copy, "reshape", "copy", none=True)
     shape = _resolve_shape(x, shape)
     strides = None if copy else _view_strides(x, shape)
     if strides is not None:

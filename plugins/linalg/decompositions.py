@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from rocm_array.array import Array
 from rocm_array.dtypes import complex_of, real_of
+from rocm_array.axes import flag
 from rocm_array.hookspecs import Impl
 
 from .backs import lapack
@@ -75,7 +76,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
            [0.5      , 1.6583124]], dtype=float64, device=cpu)
     """
     dtype = floating_matrices("cholesky", x, square=True)
-    return lapack("cholesky", [x], dtype, (dtype,), upper=bool(upper))[0]
+    return lapack("cholesky", [x], dtype, (dtype,), upper=flag(upper, "cholesky", "upper"))[0]
 
 
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
@@ -158,7 +159,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     Array([4.61803399, 2.38196601], dtype=float64, device=cpu)
     """
     dtype = floating_matrices("svd", x)
-    return SVDResult(*lapack("svd", [x], dtype, (dtype, real_of(dtype), dtype), full_matrices=bool(full_matrices)))
+    return SVDResult(*lapack("svd", [x], dtype, (dtype, real_of(dtype), dtype), full_matrices=flag(full_matrices, "svd", "full_matrices")))
 
 
 def svdvals(x: Array, /) -> Array:

@@ -6,7 +6,7 @@ import math
 from typing import Sequence
 
 from rocm_array.array import Array
-from rocm_array.axes import normalize_axes
+from rocm_array.axes import flag, normalize_axes
 from rocm_array.dtypes import real_of
 from rocm_array.hookspecs import Impl
 
@@ -59,7 +59,7 @@ def vector_norm(x: Array, /, *, axis: int | Sequence[int] | None = None, keepdim
         raise TypeError(f"vector_norm(): ord must be a real number, not {type(ord).__name__}")
     if math.isnan(ord):
         raise ValueError("vector_norm(): ord must not be NaN")
-    return lapack("vector_norm", [x], dtype, (real_of(dtype),), axis=axes, keepdims=bool(keepdims), ord=ord)[0]
+    return lapack("vector_norm", [x], dtype, (real_of(dtype),), axis=axes, keepdims=flag(keepdims, "vector_norm", "keepdims"), ord=ord)[0]
 
 
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str | None = "fro") -> Array:
@@ -100,7 +100,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str |
     dtype = floating_matrices("matrix_norm", x)
     if isinstance(ord, bool) or ord not in _MATRIX_ORDS:
         raise ValueError(f"matrix_norm(): ord must be one of {_MATRIX_ORDS}, got {ord!r}")
-    return lapack("matrix_norm", [x], dtype, (real_of(dtype),), keepdims=bool(keepdims), ord=ord)[0]
+    return lapack("matrix_norm", [x], dtype, (real_of(dtype),), keepdims=flag(keepdims, "matrix_norm", "keepdims"), ord=ord)[0]
 
 
 IMPLS: list[Impl] = [Impl(f"linalg.{f.__name__}", f) for f in (vector_norm, matrix_norm)]

@@ -20,7 +20,7 @@ import numpy as np
 
 from rocm_array import devices, dtypes
 from rocm_array.array import Array
-from rocm_array.axes import normalize_axis, normalize_shape
+from rocm_array.axes import flag, normalize_axis, normalize_shape
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 from rocm_array_plugins.elementwise import own as elementwise
@@ -210,6 +210,7 @@ class Generator:
         """
         del shuffle
         shape = _size("choice", size)
+        flag(replace, "random.choice", "replace")
         k = math.prod(shape)
         if isinstance(a, Array):
             if a.ndim == 0:

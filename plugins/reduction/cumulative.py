@@ -13,7 +13,7 @@ import numpy as np
 
 from rocm_array import memory
 from rocm_array.array import Array
-from rocm_array.axes import normalize_axis
+from rocm_array.axes import flag, normalize_axis
 from rocm_array.hookspecs import Impl
 
 from rocm_array.docstrings import RowDoc
@@ -21,7 +21,7 @@ from rocm_array.namespace import by_name
 
 from . import docs
 from .backs import SCAN
-from .front import accumulation_dtype, accumulator, check_array, check_category, check_flag
+from .front import accumulation_dtype, accumulator, check_array, check_category
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Scan:
                  include_initial: bool = False) -> Array:
         name = self.name
         check_category(name, check_array(name, x), "any")  # bool counts (accumulation_dtype)
-        check_flag(name, "include_initial", include_initial)
+        flag(include_initial, name, "include_initial")
         if x.ndim == 0:
             raise ValueError(f"{name}() needs an array of at least one dimension")
         if axis is None:

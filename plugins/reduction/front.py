@@ -17,7 +17,7 @@ from typing import Any, Callable, cast
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
-from rocm_array.axes import normalize_axes, normalize_axis
+from rocm_array.axes import flag, normalize_axes, normalize_axis
 from rocm_array.dtypes import CATEGORIES, DType
 
 from rocm_array.docstrings import RowDoc
@@ -34,13 +34,6 @@ def check_array(name: str, x: Any) -> Array:
     if not isinstance(x, Array):
         raise TypeError(f"{name}() expects an array, got {type(x).__name__}")
     return x
-
-
-def check_flag(name: str, flag: str, value: Any) -> bool:
-    """A bool keyword argument (``keepdims``, ``stable``…); TypeError for anything else."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name}(): {flag} must be a bool, not {type(value).__name__}")
-    return value
 
 
 def check_category(name: str, x: Array, category: str) -> None:
@@ -157,7 +150,7 @@ class Reduction:
             axes: tuple[int, ...] = (normalize_axis(axis, x.ndim, name),)
         else:
             axes = normalize_axes(axis, x.ndim, name)
-        check_flag(name, "keepdims", keepdims)
+        flag(keepdims, name, "keepdims")
         out_dtype = RESULT_RULES[self.result](name, x.dtype, options.pop("dtype", None))
         if "correction" in self.options:
             options["correction"] = _correction(name, options.get("correction", OPTIONS["correction"]))

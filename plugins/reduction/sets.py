@@ -12,11 +12,12 @@ from typing import NamedTuple, cast
 
 from rocm_array import dtypes
 from rocm_array.array import Array
+from rocm_array.axes import flag
 from rocm_array.hookspecs import Impl
 from rocm_array_plugins.elementwise.ufunc import operands
 
 from .backs import ISIN, UNIQUE
-from .front import check_array, check_flag
+from .front import check_array
 
 
 class UniqueAllResult(NamedTuple):
@@ -210,7 +211,7 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     Array([False,  True, False,  True], dtype=bool, device=cpu)
     """
     a1, a2 = operands("isin", (x1, x2))
-    check_flag("isin", "invert", invert)
+    flag(invert, "isin", "invert")
     dtype = dtypes.result_type(a1.dtype, a2.dtype)
     return cast("Array", ISIN[a1.device.kind](a1, a2, dtype, invert))
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 from typing import cast
 
 from rocm_array.array import Array
-from rocm_array.axes import normalize_axis
+from rocm_array.axes import flag, normalize_axis
 from rocm_array.hookspecs import Impl
 
 from .backs import ARGSORT, SORT
-from .front import check_array, check_category, check_flag
+from .front import check_array, check_category
 
 
 def _checked(name: str, x: Array, axis: int, descending: bool, stable: bool) -> tuple[int, bool, bool]:
     check_category(name, check_array(name, x), "real-valued")
-    return (normalize_axis(axis, x.ndim, name), check_flag(name, "descending", descending),
-            check_flag(name, "stable", stable))
+    return (normalize_axis(axis, x.ndim, name), flag(descending, name, "descending"),
+            flag(stable, name, "stable"))
 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
