@@ -215,6 +215,16 @@ def test_take_rules(device):
         xp.take(x, xp.asarray([0], device=device), axis=1)
 
 
+def test_an_index_out_of_bounds_is_named(device):
+    """The offending index is in the message on every device (the GPU reports it from the kernel)."""
+    x, _ = grid((2, 3), device)
+    for call, bad in ((lambda: x[xp.asarray([0, 5], device=device)], 5),
+                      (lambda: x[:, xp.asarray([1, -7], device=device)], -7),
+                      (lambda: xp.take(x, xp.asarray([9], device=device), axis=1), 9)):
+        with pytest.raises(IndexError, match=rf"index {bad} is out of bounds for "):
+            call()
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1])
 def test_take_along_axis(device, axis):
     x, ref = grid((3, 4), device, xp.float64)

@@ -30,3 +30,9 @@ template <int N> RA_DEVICE void ra_offsets(const ra_geometry<N>& g, ra_index_t i
     }
   }
 }
+
+// An out-of-range index for the host's IndexError: the first thread to claim report[0] writes its
+// tag there (nonzero: which axis, say) and the index in report[1], so the two always belong together.
+RA_DEVICE void ra_report_index(unsigned long long* report, unsigned long long tag, long long v) {
+  if (ra_atomic_cas(report, 0ull, tag) == 0ull) report[1] = (unsigned long long)v;
+}

@@ -13,16 +13,16 @@
 // __global__ function is compiled into every program of its file.
 
 // offsets[p] = sum over axes a of (idx[a, p] wrapped into [0, size_a)) * stride_a, where
-// axes = {size_0..size_{k-1}, stride_0..stride_{k-1}}. *bad = 1 + the axis of an index
-// outside [-size, size) (any one of them, when several are).
+// axes = {size_0..size_{k-1}, stride_0..stride_{k-1}}. An index outside [-size, size) is
+// reported (ra_report_index) with the tag 1 + its axis (any one of them, when several are).
 template <typename I>
 __global__ void index_offsets(I* RA_RESTRICT offsets, const I* RA_RESTRICT idx, ra_index_t m,
-                              int k, const I* RA_RESTRICT axes, int* RA_RESTRICT bad) {
+                              int k, const I* RA_RESTRICT axes, unsigned long long* RA_RESTRICT bad) {
   for (ra_index_t p = ra_thread_index(); p < m; p += ra_grid_stride()) {
     I off = 0;
     for (int a = 0; a < k; ++a) {
       const I n = axes[a], v = idx[(ra_index_t)a * m + p];
-      if (v < -n || v >= n) *bad = a + 1;
+      if (v < -n || v >= n) ra_report_index(bad, (unsigned long long)a + 1, (long long)v);
       off += (v < 0 ? v + n : v) * axes[k + a];
     }
     offsets[p] = off;

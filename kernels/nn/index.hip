@@ -13,7 +13,7 @@
 
 template <typename T>
 __global__ void gather(T* RA_RESTRICT out, const T* RA_RESTRICT x, const long long* RA_RESTRICT index,
-                       ra_index_t n, ra_geometry<3> g, ra_index_t size, ra_index_t step, int* error) {
+                       ra_index_t n, ra_geometry<3> g, ra_index_t size, ra_index_t step, unsigned long long* error) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[3];
     ra_offsets<3>(g, i, off);
@@ -25,7 +25,7 @@ __global__ void gather(T* RA_RESTRICT out, const T* RA_RESTRICT x, const long lo
 // ADD: atomically, for the types ra_atomic_add takes (the front widens the others).
 template <typename T, bool ADD>
 __global__ void scatter(T* dst, const T* RA_RESTRICT src, const long long* RA_RESTRICT index,
-                        ra_index_t n, ra_geometry<3> g, ra_index_t size, ra_index_t step, int* error) {
+                        ra_index_t n, ra_geometry<3> g, ra_index_t size, ra_index_t step, unsigned long long* error) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[3];
     ra_offsets<3>(g, i, off);

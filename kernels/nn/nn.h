@@ -1,7 +1,8 @@
 // What the nn kernels share: the accumulation type (float for the 16-bit floats and
-// float itself, double for double) and the device-side index-error flag.
+// float itself, double for double) and the device-side index check.
 #pragma once
 #include "common/types.h"
+#include "common/indexing.h"
 #include "elementwise/math.h"
 
 template <typename T> struct nn_acc { typedef float type; };
@@ -11,10 +12,10 @@ template <> struct nn_acc<double> { typedef double type; };
 RA_DEVICE float nn_erf(float x) { return erff(x); }
 RA_DEVICE double nn_erf(double x) { return erf(x); }
 
-// An out-of-range index sets *error (any thread, any order: only "was there one" is read back).
-RA_DEVICE bool nn_check_index(long long v, ra_index_t n, int* error) {
+// An out-of-range index is reported (common/indexing.h: ra_report_index) and skipped.
+RA_DEVICE bool nn_check_index(long long v, ra_index_t n, unsigned long long* error) {
   if (v < 0 || v >= n) {
-    *error = 1;
+    ra_report_index(error, 1ull, v);
     return false;
   }
   return true;

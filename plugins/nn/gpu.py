@@ -21,6 +21,8 @@ import ctypes
 import functools
 from typing import TYPE_CHECKING, Any, Sequence
 
+import numpy as np
+
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.devices import Device
@@ -266,12 +268,14 @@ def upsample(spec: PoolSpec, x: Array, sh: Any, sw: Any) -> Array:
 
 # -- gather and scatter ---------------------------------------------------------------------------------
 def _checked(device: Device, name: str, size: int, run: Any) -> None:
-    """Run ``run(error)`` with a zeroed device flag; IndexError when a kernel set it."""
-    error = memory.empty((1,), dtypes.int32, device)
-    memory.fill(error, 0)
-    run(ptr(error))
-    if memory.to_host(error)[0]:
-        raise IndexError(f"nn.{name}(): an index is out of range for a dimension of size {size}")
+    """Run ``run(report)`` with a zeroed report (common/indexing.h: ra_report_index); IndexError
+    naming the index when a kernel reported one (the cpu back's message)."""
+    report = memory.empty((2,), dtypes.uint64, device)
+    memory.fill(report, 0)
+    run(ptr(report))
+    tag, value = (int(v) for v in memory.to_host(report).view(np.int64))
+    if tag:
+        raise IndexError(f"nn.{name}(): index {value} is out of range for a dimension of size {size}")
 
 
 def _one_d(*xs: Array) -> list[Array]:
