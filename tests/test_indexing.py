@@ -241,3 +241,45 @@ def test_take_along_axis_broadcasts(device):
                                   np.take_along_axis(ref, np.broadcast_to(idx, (3, 2)), axis=1))
     with pytest.raises(ValueError):
         xp.take_along_axis(x, xp.asarray([0], device=device), axis=0)
+
+
+class _Foreign:
+    """Another library's tensor over an array's memory (as a CuPy or PyTorch one would be)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kw):
+        return self.a.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_writes_from_values_that_alias_the_target(device):
+    """An operand or value sharing the target's memory is read as if copied first (NumPy's
+    results): a prefix view broadcast over its own array, an integer-array key's value that is the
+    target, and one allocation imported twice through DLPack."""
+    a, m = np.array([1.0, 2.0, 3.0, 4.0]), np.array([[2.0, 4.0, 6.0], [3.0, 6.0, 9.0]])
+    x = xp.asarray(a, copy=True, device=device)
+    x += x[:1]
+    np.testing.assert_array_equal(host(x), a + a[:1])
+    y = xp.asarray(m, copy=True, device=device)
+    y /= y[:, :1]  # rows normalized by their first column
+    np.testing.assert_array_equal(host(y), m / m[:, :1])
+    z = xp.asarray(a, copy=True, device=device)
+    z[xp.asarray([1, 2, 3, 0], device=device)] = z
+    want = a.copy()
+    want[[1, 2, 3, 0]] = a
+    np.testing.assert_array_equal(host(z), want)
+    r = xp.asarray(m, copy=True, device=device)
+    r[xp.asarray([1, 0], device=device)] = r
+    np.testing.assert_array_equal(host(r), m[::-1])
+    t = _Foreign(xp.asarray(a, copy=True, device=device))
+    p, q = xp.from_dlpack(t), xp.from_dlpack(t)  # two arrays over one memory
+    p[...] = q[::-1]
+    np.testing.assert_array_equal(host(q), a[::-1])
+    t = _Foreign(xp.asarray(a, copy=True, device=device))
+    p, q = xp.from_dlpack(t), xp.from_dlpack(t)
+    p[1:] += q[:-1]
+    np.testing.assert_array_equal(host(p), [1.0, 3.0, 5.0, 7.0])

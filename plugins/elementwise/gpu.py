@@ -95,8 +95,9 @@ _ZERO_BYTES = {name: bytes(v) for name, v in _ZEROS.items()}
 
 
 def _overlaps(out: Array, a: Array) -> bool:
-    """Whether ``a`` shares memory with ``out`` other than element for element (conservative)."""
-    return a._buf is out._buf and (a._offset != out._offset or a._strides != out._strides)
+    """Whether ``a`` shares memory with ``out`` other than element for element (conservative): a
+    prefix view broadcast over ``out`` (x += x[:1]) does, though it starts where out does."""
+    return memory.overlaps(out, a) and not memory.same_elements(out, a)
 
 
 #: Operands of at least this many bytes that run across the output's layout are copied first: on

@@ -124,6 +124,8 @@ def scatter(v: Array, indices: list[Array], value: Array, in_bounds: bool) -> No
     m = math.prod(shape)
     if m == 0:
         return
+    if memory.overlaps(v, value):  # (x[idx] = x: the kernel would read what it has written)
+        value = memory.copy(value)
     INDEXING.prepare(v.device, (_OFFSETS, f"scatter<{v.dtype.c_type}>"), NAMES)
     offsets = _offsets(v, indices, shape, in_bounds)
     rest_size = math.prod(v.shape[k:])

@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from ..backs import Backs
-from ..runtime.buffer import SHARED
+from ..runtime.buffer import SHARED, DeviceBuffer
 
 if TYPE_CHECKING:
     from ..array import Array
     from ..devices import Device
     from ..dtypes import DType
 
-__all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "from_host", "to_host", "before_write",
+__all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "overlaps", "same_elements", "from_host",
+           "to_host", "before_write",
            "share", "dlpack_device", "to_dlpack", "EMPTY", "FILL", "COPY", "FROM_HOST", "TO_HOST", "DLPACK_DEVICE", "TO_DLPACK"]
 
 #: ``back(shape, dtype, device)``: a new contiguous Array with unspecified contents.
@@ -84,6 +85,44 @@ def contiguous(x: Array, dtype: DType | None = None) -> Array:
     if (dtype is None or x.dtype is dtype) and x.is_contiguous:
         return x
     return copy(x, dtype)
+
+
+def _bases(a: Array, b: Array) -> tuple[int, int] | None:
+    """Where ``a``'s and ``b``'s offsets count from, to compare them: (0, 0) for views of one buffer,
+    the addresses of two device buffers on one device (one allocation can come as two: a tensor
+    imported twice through DLPack), None when they cannot share memory (a deferred result's memory
+    is new; cpu arrays of two buffers are NumPy's to check)."""
+    ab, bb = a._buf, b._buf
+    if ab is bb:
+        return 0, 0
+    if isinstance(ab, DeviceBuffer) and isinstance(bb, DeviceBuffer) and ab.device_index == bb.device_index:
+        return ab.ptr, bb.ptr
+    return None
+
+
+def _span(x: Array) -> tuple[int, int]:
+    """The byte range (from x's buffer's start) that ``x`` touches."""
+    lo = x.offset + sum((n - 1) * s for n, s in zip(x.shape, x.strides) if s < 0)
+    hi = x.offset + sum((n - 1) * s for n, s in zip(x.shape, x.strides) if s > 0) + 1
+    return lo * x.dtype.itemsize, hi * x.dtype.itemsize
+
+
+def overlaps(a: Array, b: Array) -> bool:
+    """Whether ``a`` and ``b`` may touch a common byte (their byte ranges intersect; conservative)."""
+    bases = _bases(a, b)
+    if bases is None or a.size == 0 or b.size == 0:
+        return False
+    (a0, a1), (b0, b1) = _span(a), _span(b)
+    return bases[0] + a0 < bases[1] + b1 and bases[1] + b0 < bases[0] + a1
+
+
+def same_elements(a: Array, b: Array) -> bool:
+    """Whether ``a`` and ``b`` are the same memory element for element (same start, shape, strides
+    and item size): an elementwise write of one from the other is then safe in place."""
+    bases = _bases(a, b)
+    return (bases is not None and a.shape == b.shape and a.strides == b.strides
+            and a.dtype.itemsize == b.dtype.itemsize
+            and bases[0] + a.offset * a.dtype.itemsize == bases[1] + b.offset * b.dtype.itemsize)
 
 
 def from_host(a: Any, dtype: DType, device: Device) -> Array:

@@ -19,7 +19,7 @@ from ..dtypes import ALL, DType
 from ..hookspecs import KernelSource
 from ..launch import BLOCK, Family, address, grid_1d, i64, ptr
 from ..runtime.layout import MAX_DIMS, MAX_GRID_Y, TILE, TILE_ROWS, crosses, geometry, merge_dims, scalar_arg
-from . import empty
+from . import empty, overlaps, same_elements
 
 if TYPE_CHECKING:
     from ..array import Array
@@ -69,27 +69,13 @@ def fill(x: Array, value: bool | int | float | complex) -> None:
                       [ptr(x), ctypes.c_int64(n), arg])
 
 
-def _span(x: Array) -> tuple[int, int]:
-    """The byte range of the buffer ``x`` touches."""
-    lo = x.offset + sum((n - 1) * s for n, s in zip(x.shape, x.strides) if s < 0)
-    hi = x.offset + sum((n - 1) * s for n, s in zip(x.shape, x.strides) if s > 0) + 1
-    return lo * x.dtype.itemsize, hi * x.dtype.itemsize
-
-
-def _overlap(a: Array, b: Array) -> bool:
-    if a._buf is not b._buf:
-        return False
-    (a0, a1), (b0, b1) = _span(a), _span(b)
-    return a0 < b1 and b0 < a1
-
-
 def copy(dst: Array, src: Array) -> None:
     """``dst[...] = src``: src broadcast to dst's shape and cast to dst's dtype, any strides."""
     src = broadcast_view(src, dst.shape)
     if dst.size == 0:
         return
-    if _overlap(dst, src):
-        if (dst.dtype, dst.offset, dst.strides) == (src.dtype, src.offset, src.strides):
+    if overlaps(dst, src):
+        if dst.dtype == src.dtype and same_elements(dst, src):
             return  # the same elements: nothing to do
         tmp = empty(src.shape, src.dtype, src.device)  # copy as if through a temporary
         copy(tmp, src)
