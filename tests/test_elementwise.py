@@ -408,6 +408,14 @@ def test_clip_bad_inputs(device: str) -> None:
         xp.clip(x, "a")
 
 
+def test_numpy_keywords_name_the_function_and_what_to_write(device: str) -> None:
+    x = xp.ones(3, device=device)
+    with pytest.raises(TypeError, match=r"^add\(\) takes no keyword arguments, got out; .*out\[\.\.\.\] = xp\.add"):
+        xp.add(x, x, out=x)
+    with pytest.raises(TypeError, match=r"^sin\(\) takes no keyword arguments, got dtype; .*xp\.astype"):
+        xp.sin(x, dtype=xp.float32)
+
+
 def test_a_python_int_out_of_range_names_the_function_and_the_fix(device: str) -> None:
     x = xp.asarray([1, 2], dtype=xp.uint8, device=device)
     for call, name in ((lambda: xp.add(x, 300), "add"), (lambda: x * 256, "multiply"),

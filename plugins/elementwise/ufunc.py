@@ -175,7 +175,10 @@ class Ufunc:
                 shape = s0 if s0 == s1 or not s1 else s1 if not s0 else broadcast_shapes(s0, s1, name=self.name)
         return arrays, types[0], types[1], shape
 
-    def __call__(self, *args: Any) -> Array:
+    def __call__(self, *args: Any, **kwargs: Any) -> Array:
+        if kwargs:  # (NumPy habits: out=, dtype=; about 17 ns a call to say so by name)
+            raise TypeError(f"{self.name}() takes no keyword arguments, got {', '.join(kwargs)}" + "".join(
+                hint.format(self.name) for word, hint in _KEYWORD_HINTS.items() if word in kwargs))
         # Operands of a kind the back has a lane for (see ``_lane_key``) skip the front's work,
         # done once for their dtypes by the first call, and go straight to the lane.
         key = _lane_key(args, self.arity, self.scalar_check is None)
@@ -201,6 +204,11 @@ class Ufunc:
             raise ValueError(f"in-place {self.name} would change the shape from {out.shape} to {shape}")
         check_same(out, arrays[0])
         return cast("Array", UFUNC[out.device.kind](self, arrays, dtype, out_dtype, shape, out))
+
+
+#: What to write instead of the NumPy keywords the elementwise functions do not take.
+_KEYWORD_HINTS = {"out": "; for out=, write into it: out[...] = xp.{0}(...)",
+                  "dtype": "; for dtype=, convert the inputs first with xp.astype"}
 
 
 def _lane_key(args: tuple[Any, ...], arity: int, scalars: bool = True) -> tuple[Any, ...] | None:
