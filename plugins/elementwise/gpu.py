@@ -315,23 +315,17 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         check_bounds(v, dtype, fn.name)
         return bytes(scalar_value(dtype, v))
 
-    def scalar(v: Any) -> Scalar:
-        try:
-            return Scalar(v, dtype, device)
-        except OverflowError as e:
-            raise OverflowError(f"{fn.name}(): {e}") from None
-
     # (A deferred result's Scalar checks v's bounds at once; an eager one's value(v) does.)
     def scalar_first(v: Any, x: Array) -> Array:
         def now() -> Array:
             return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
-        d = deferred([scalar(v), x], x, now)
+        d = deferred([Scalar(v, dtype, device, fn.name), x], x, now)
         return d if d is not None else now()
 
     def scalar_second(x: Array, v: Any) -> Array:
         def now() -> Array:
             return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
-        d = deferred([x, scalar(v)], x, now)
+        d = deferred([x, Scalar(v, dtype, device, fn.name)], x, now)
         return d if d is not None else now()
 
     return unary if fn.arity == 1 else (binary, scalar_first, scalar_second)[s]

@@ -62,8 +62,8 @@ class Scalar:
     shape: tuple[int, ...] = ()
     ndim = 0
 
-    def __init__(self, value: bool | int | float | complex, dtype: DType, device: Any) -> None:
-        check_bounds(value, dtype)
+    def __init__(self, value: bool | int | float | complex, dtype: DType, device: Any, name: str = "") -> None:
+        check_bounds(value, dtype, name)  # (name: the function it is an operand of, for the message)
         self.value = value
         self.dtype = dtype
         self._device = device
@@ -265,9 +265,9 @@ def _operands(name: str, args: tuple[Any, ...]) -> list[Array | Scalar]:
         elif isinstance(a, SCALARS):
             try:
                 dtype = dtypes.scalar_dtype(a, like.dtype)
-                out.append(Scalar(a, dtype, like.device))
-            except (TypeError, OverflowError) as e:
-                raise type(e)(f"{name}(): {e}") from None
+            except TypeError as e:
+                raise TypeError(f"{name}(): {e}") from None
+            out.append(Scalar(a, dtype, like.device, name))
         elif isinstance(a, np.ndarray):
             raise TypeError(f"{name}() got a NumPy array; convert it first with "
                             f"xp.asarray(a, device={str(like.device)!r})")
