@@ -53,11 +53,11 @@ def _offsets(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: 
         for a, i in enumerate(indices):
             memory.copy_into(idx._view(shape, contiguous_strides(shape), a * m), i)
     axes = _axes(v.device, (*v.shape[:k], *v.strides[:k]))
-    bad = _unread(v.device) if in_bounds else memory.full((2,), 0, dtypes.uint64, v.device)
+    bad = _unread(v.device) if in_bounds else memory.index_report(v.device)
     offsets = memory.empty((m,), dtypes.int64, v.device)
     _launch(v, _OFFSETS, grid_1d(m, v.device), _THREADS,
             [ptr(offsets), ptr(idx), ctypes.c_int64(m), ctypes.c_int(k), ptr(axes), ptr(bad)])
-    tag, value = (0, 0) if in_bounds else (int(x) for x in memory.to_host(bad).view(np.int64))
+    tag, value = (0, 0) if in_bounds else memory.reported_index(bad)
     if tag:  # (the axis of the canonical view, which need not be the caller's: its size, not its number)
         raise IndexError(f"index {value} is out of bounds for an axis of size {v.shape[tag - 1]}")
     return offsets
@@ -77,7 +77,7 @@ _UNREAD: dict[Device, Array] = {}
 def _unread(device: Device) -> Array:
     flag = _UNREAD.get(device)
     if flag is None:
-        flag = _UNREAD[device] = memory.empty((2,), dtypes.uint64, device)
+        flag = _UNREAD[device] = memory.index_report(device, zeroed=False)
     return flag
 
 

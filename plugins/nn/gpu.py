@@ -21,8 +21,6 @@ import ctypes
 import functools
 from typing import TYPE_CHECKING, Any, Sequence
 
-import numpy as np
-
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.devices import Device
@@ -30,6 +28,7 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.runtime import dnn, vendor
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
+from rocm_array_plugins.elementwise.layout import pick
 from rocm_array_plugins.linalg import own as linalg
 
 from . import backs
@@ -270,10 +269,9 @@ def upsample(spec: PoolSpec, x: Array, sh: Any, sw: Any) -> Array:
 def _checked(device: Device, name: str, size: int, run: Any) -> None:
     """Run ``run(report)`` with a zeroed report (common/indexing.h: ra_report_index); IndexError
     naming the index when a kernel reported one (the cpu back's message)."""
-    report = memory.empty((2,), dtypes.uint64, device)
-    memory.fill(report, 0)
+    report = memory.index_report(device)
     run(ptr(report))
-    tag, value = (int(v) for v in memory.to_host(report).view(np.int64))
+    tag, value = memory.reported_index(report)
     if tag:
         raise IndexError(f"nn.{name}(): index {value} is out of range for a dimension of size {size}")
 
@@ -281,13 +279,6 @@ def _checked(device: Device, name: str, size: int, run: Any) -> None:
 def _one_d(*xs: Array) -> list[Array]:
     """0-D arrays as 1-D views of one element (the kernels index at least one dimension)."""
     return [x._view((1,), (1,), x.offset) if x.ndim == 0 else x for x in xs]
-
-
-def _at(x: Array, axis: int, i: int) -> Array:
-    """The view of ``x`` at index ``i`` of ``axis`` (that axis dropped)."""
-    keep = [k for k in range(x.ndim) if k != axis]
-    return x._view(tuple(x.shape[k] for k in keep), tuple(x.strides[k] for k in keep),
-                   x.offset + i * x.strides[axis])
 
 
 def _outer(dim: int) -> int:
@@ -311,7 +302,7 @@ def _gather(out: Array, x: Array, index: Array, dim: int, name: str) -> None:
     if len(shape) > MAX_DIMS:
         a = _outer(dim)
         for i in range(index.shape[a]):
-            _gather(_at(out, a, i), _at(x, a, i), _at(index, a, i), dim - (a < dim), name)
+            _gather(pick(out, a, i), pick(x, a, i), pick(index, a, i), dim - (a < dim), name)
         return
     n = iv.size
     _checked(device, name, size, lambda err: _launch(
@@ -334,7 +325,7 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool, name: str
     if len(shape) > MAX_DIMS:
         a = _outer(dim)
         for i in range(index.shape[a]):
-            scatter(_at(out, a, i), _at(src, a, i), _at(index, a, i), dim - (a < dim), add, name)
+            scatter(pick(out, a, i), pick(src, a, i), pick(index, a, i), dim - (a < dim), add, name)
         return
     kernel = f"scatter<{out.dtype.c_type}, true>" if add else f"scatter<{MOVES[out.dtype.itemsize]}, false>"
     n = iv.size

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .. import dtypes
 from ..backs import Backs
 from ..runtime.buffer import SHARED, DeviceBuffer
 
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from ..devices import Device
     from ..dtypes import DType
 
-__all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "overlaps", "same_elements", "from_host",
+__all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "overlaps", "same_elements", "index_report",
+           "reported_index", "from_host",
            "to_host", "before_write",
            "share", "dlpack_device", "to_dlpack", "EMPTY", "FILL", "COPY", "FROM_HOST", "TO_HOST", "DLPACK_DEVICE", "TO_DLPACK"]
 
@@ -123,6 +125,18 @@ def same_elements(a: Array, b: Array) -> bool:
     return (bases is not None and a.shape == b.shape and a.strides == b.strides
             and a.dtype.itemsize == b.dtype.itemsize
             and bases[0] + a.offset * a.dtype.itemsize == bases[1] + b.offset * b.dtype.itemsize)
+
+
+def index_report(device: Device, zeroed: bool = True) -> Array:
+    """The two words a kernel's ``ra_report_index`` (kernels/common/indexing.h) writes: a tag,
+    nonzero once an index was reported, and that index. Zeroed unless it is never read."""
+    return full((2,), 0, dtypes.uint64, device) if zeroed else empty((2,), dtypes.uint64, device)
+
+
+def reported_index(report: Array) -> tuple[int, int]:
+    """The (tag, index) an ``index_report`` holds after its kernel ran; tag 0: none reported."""
+    tag, value = (int(v) for v in to_host(report).view(np.int64))
+    return tag, value
 
 
 def from_host(a: Any, dtype: DType, device: Device) -> Array:
