@@ -918,7 +918,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         return _from_array(x, None, device, copy)
     if not hasattr(x, "__dlpack_device__") or not hasattr(x, "__dlpack__"):  # (AttributeError: NumPy's class)
         raise AttributeError(f"from_dlpack(): {type(x).__name__} is not a DLPack producer (it needs __dlpack__ and "
-                        f"__dlpack_device__); use xp.asarray for other objects")
+                             f"__dlpack_device__); use xp.asarray for other objects")
     kind = _DLPACK_KINDS.get(int(x.__dlpack_device__()[0]))
     if kind is None:
         raise BufferError(f"from_dlpack(): DLPack device {x.__dlpack_device__()} is not supported")

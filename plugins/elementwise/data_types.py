@@ -239,13 +239,14 @@ def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex
     typed = [a for a in arrays_and_dtypes if not isinstance(a, SCALARS)]
     if not typed:
         raise ValueError("result_type() needs at least one array or dtype")
-    try:
-        out = dtypes.result_type(*(_dtype_of(a, "result_type") for a in typed))
+    kinds = [_dtype_of(a, "result_type") for a in typed]
+    try:  # (the promotion rules' messages name no function)
+        out = dtypes.result_type(*kinds)
         for s in arrays_and_dtypes:
             if isinstance(s, SCALARS):
                 out = dtypes.scalar_dtype(s, out)
     except TypeError as e:
-        raise TypeError(e.args[0] if str(e).startswith("result_type()") else f"result_type(): {e}") from None
+        raise TypeError(f"result_type(): {e}") from None
     return out
 
 
