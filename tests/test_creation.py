@@ -159,6 +159,11 @@ def test_shape_errors(device):
         xp.zeros((2, -1), device=device)
     with pytest.raises(MemoryError, match="out of memory"):  # on every device alike
         xp.zeros(2**62, device=device)
+    huge = xp.broadcast_to(xp.ones(3, device=device), (2**62, 3))  # (a view: no memory)
+    for make in (lambda: xp.arange(2**62, device=device), lambda: xp.linspace(0, 1, 2**62, device=device),
+                 lambda: huge + 1, lambda: xp.where(huge > 0, huge, 0.0)):
+        with pytest.raises(MemoryError, match="out of memory"):  # the result's, not NumPy's ValueError
+            make()
     with pytest.raises(TypeError):
         xp.zeros((2.0,), device=device)
     with pytest.raises(TypeError):

@@ -26,10 +26,12 @@ if TYPE_CHECKING:
 def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
           out: Array | None = None) -> Array:
     compute = (dtypes.compute_dtype(dtype) if fn.widen_half else dtype).numpy
+    # The result first: a shape past the host's memory is then cpu's MemoryError, as a GPU's is,
+    # not NumPy's ValueError from inside the ufunc.
+    result = memory.empty(shape, out_dtype, arrays[0].device)
     args = [(a if isinstance(a, Array) else a.array())._np.astype(compute, copy=False) for a in arrays]
     with np.errstate(all="ignore"):  # (a float32 result past float16's range rounds to inf, silently as on a GPU)
-        r = np.asarray(fn.numpy(*args))
-        result = wrap_numpy(np.broadcast_to(r, shape).astype(out_dtype.numpy), out_dtype)
+        np.copyto(result._np, fn.numpy(*args), casting="unsafe")
     if out is None:
         return result
     memory.copy_into(out, result)
@@ -37,8 +39,10 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
 
 
 def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int, ...]) -> Array:
-    r = np.where(condition._np, x1._np.astype(dtype.numpy, copy=False), x2._np.astype(dtype.numpy, copy=False))
-    return wrap_numpy(np.broadcast_to(r, shape).astype(dtype.numpy), dtype)
+    result = memory.empty(shape, dtype, condition.device)  # (first, as ufunc's)
+    np.copyto(result._np, np.where(condition._np, x1._np.astype(dtype.numpy, copy=False),
+                                   x2._np.astype(dtype.numpy, copy=False)), casting="unsafe")
+    return result
 
 
 # -- where NumPy departs from the standard ---------------------------------------------
@@ -91,6 +95,7 @@ def tanh(x: np.ndarray) -> np.ndarray:
 
 def sequence(n: int, start: int | float | complex, step: int | float | complex,
              dtype: DType, device: Device) -> Array:
+    out = memory.empty((n,), dtype, device)  # (first, as ufunc's)
     r: np.ndarray
     if dtype.kind in "iu" and isinstance(start, int) and isinstance(step, int):
         # Integers are exact in uint64 arithmetic modulo 2**64, then wrapped into the dtype.
@@ -98,7 +103,8 @@ def sequence(n: int, start: int | float | complex, step: int | float | complex,
     else:
         r = start + step * np.arange(n, dtype=np.complex128 if isinstance(start + step, complex) else np.float64)
     with np.errstate(all="ignore"):
-        return wrap_numpy(r.astype(dtype.numpy), dtype)
+        np.copyto(out._np, r, casting="unsafe")
+    return out
 
 
 def triangle(x: Array, k: int, upper: bool) -> Array:

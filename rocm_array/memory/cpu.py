@@ -22,8 +22,8 @@ def empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Array:
     try:
         data = np.empty(n, dtype.numpy)
     except ValueError:  # NumPy's "array is too big": out of memory, as a GPU says it
-        raise MemoryError(f"cpu is out of memory: {n * dtype.itemsize} bytes requested for a {dtype.name} array of "
-                          f"shape {shape}, more than the host can address") from None
+        raise MemoryError(f"cpu is out of memory: {n * dtype.itemsize} bytes requested for an array of shape {shape} "
+                          f"and dtype {dtype.name}, more than the host can address") from None
     return Array(data, shape, contiguous_strides(shape), 0, dtype, device)
 
 
