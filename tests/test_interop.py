@@ -188,6 +188,18 @@ def _stay_on_the_device(h: np.ndarray, device: str) -> None:
         np.testing.assert_allclose(to_numpy(r), f(h), equal_nan=True)
 
 
+def test_numpy_functions_check_axes(device: str) -> None:
+    from rocm_array_plugins.numpy_dispatch.dask import numel
+
+    x = xp.ones((2, 3), device=device)
+    assert to_numpy(numel(x, axis=-1)).tolist() == [3.0, 3.0]
+    assert to_numpy(np.take(x, 1, axis=-1)).tolist() == [1.0, 1.0]
+    for call in (lambda: numel(x, axis=5), lambda: numel(x, axis=(1, -1)), lambda: np.take(x, 1, axis=2),
+                 lambda: np.nanvar(x, axis=(0, 0))):
+        with pytest.raises(xp.AxisError, match=r"^(numel|take|nanvar|sum)\(\): (axis|repeated)"):
+            call()
+
+
 def test_numpy_dispatch_plugin_can_be_turned_off() -> None:
     code = ("import numpy as np, rocm_array as xp\n"
             "x = xp.asarray([1.0])\n"

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from rocm_array import dtypes
 from rocm_array.array import Array
+from rocm_array.axes import normalize_axes
 from rocm_array.namespace import TABLE
 
 from .ufuncs import numpy_dtype
@@ -28,8 +29,7 @@ MODULE = "dask.array.dispatch"
 
 def numel(x: Array, axis: Any = None, keepdims: bool = False, dtype: Any = None, **_: Any) -> Any:
     """The number of elements a reduction over ``axis`` combines, shaped as its result."""
-    axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in (
-        axis if isinstance(axis, (tuple, list)) else (axis,)))
+    axes = normalize_axes(axis, x.ndim, "numel")
     count = math.prod(x.shape[a] for a in axes)
     shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims else \
         tuple(n for i, n in enumerate(x.shape) if i not in axes)

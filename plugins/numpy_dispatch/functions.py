@@ -16,6 +16,7 @@ import numpy as np
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array
+from rocm_array.axes import normalize_axis
 from rocm_array.namespace import TABLE
 
 from . import nan
@@ -382,7 +383,7 @@ def _take(a: Any, indices: Any, axis: int | None = None, out: Any = None, mode: 
     if axis is None:
         x, axis = _flat(x), 0
     if isinstance(indices, (int, np.integer)):
-        return TABLE["Array.__getitem__"](x, (slice(None),) * (axis % x.ndim) + (int(indices),))
+        return TABLE["Array.__getitem__"](x, (slice(None),) * normalize_axis(axis, x.ndim, "take") + (int(indices),))
     i = indices if isinstance(indices, Array) else TABLE["asarray"](np.asarray(indices), device=x.device)
     return finish("take", TABLE["take"](x, i, axis=axis), out, None)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from rocm_array import dtypes
 from rocm_array.array import Array
+from rocm_array.axes import normalize_axes
 from rocm_array.namespace import TABLE
 
 from .ufuncs import finish, numpy_axis, numpy_dtype
@@ -65,8 +66,7 @@ def _spread(name: str) -> Callable[..., Any]:
         var = TABLE["divide"](TABLE["sum"](squares, axis=axis, keepdims=True), TABLE["subtract"](n, float(c)))
         var = TABLE["where"](TABLE["greater"](n, float(c)), var, float("nan"))
         if not keepdims:
-            var = TABLE["squeeze"](var, axis=tuple(range(x.ndim)) if axis is None else
-                                   tuple(i % x.ndim for i in ((axis,) if isinstance(axis, int) else axis)))
+            var = TABLE["squeeze"](var, axis=normalize_axes(axis, x.ndim, f"nan{name}"))
         return finish(f"nan{name}", var if name == "var" else TABLE["sqrt"](var), out, dtype)
     return adapter
 
