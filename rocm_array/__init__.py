@@ -21,7 +21,12 @@ from .dtypes import (
     int8, int16, int32, int64, uint8, uint16, uint32, uint64,
 )
 from .info import __array_namespace_info__
-from .namespace import PluginUnavailableError
+# What users catch or filter, at the names the README gives them (``xp.AxisError``).
+from .axes import AxisError
+from .fusion import FusionFallbackWarning
+from .namespace import PluginConflictError, PluginUnavailableError
+from .plugin_manager import PluginConflictWarning, PluginListWarning, PluginLoadWarning
+from .runtime.vendor import VendorFallbackWarning
 
 __array_api_version__ = "2025.12"
 __version__ = "0.1.0"

@@ -124,7 +124,13 @@ def stubs() -> dict[pathlib.Path, str]:
            "from .dtypes import (",
            *(f"    {d.name} as {d.name}," for d in xp.dtypes.ALL), ")",
            "from .info import __array_namespace_info__ as __array_namespace_info__",
-           "from .namespace import PluginUnavailableError as PluginUnavailableError", "",
+           "from .axes import AxisError as AxisError",
+           "from .fusion import FusionFallbackWarning as FusionFallbackWarning",
+           "from .namespace import PluginConflictError as PluginConflictError, "
+           "PluginUnavailableError as PluginUnavailableError",
+           "from .plugin_manager import PluginConflictWarning as PluginConflictWarning, "
+           "PluginListWarning as PluginListWarning, PluginLoadWarning as PluginLoadWarning",
+           "from .runtime.vendor import VendorFallbackWarning as VendorFallbackWarning", "",
            "__array_api_version__: str", "__version__: str", ""]
     subs: dict[str, list[str]] = {e: [HEADER] for e in EXTENSIONS}
     for name in sorted(funcs):

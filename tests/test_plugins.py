@@ -343,3 +343,15 @@ def test_third_party_plugin_installed_with_pip(tmp_path: Path) -> None:
     assert "axpy provides 2 functions:\n  add, axpy\n" in listing
     blocked = check(run([python, "-m", "rocm_array", "plugins"], tmp_path, {BLOCK_VAR: "axpy"}))
     assert "blocked (blocked by ROCM_ARRAY_DISABLE_PLUGINS; remove 'axpy' from it to enable)" in blocked
+
+
+def test_the_errors_and_warnings_users_catch_are_in_the_namespace() -> None:
+    import rocm_array as xp
+    from rocm_array.axes import AxisError
+    from rocm_array.runtime.vendor import VendorFallbackWarning
+
+    assert xp.AxisError is AxisError and issubclass(xp.AxisError, (IndexError, ValueError))
+    assert xp.VendorFallbackWarning is VendorFallbackWarning
+    assert issubclass(xp.PluginConflictError, xp.PluginUnavailableError)
+    for name in ("PluginLoadWarning", "PluginConflictWarning", "PluginListWarning", "FusionFallbackWarning"):
+        assert issubclass(getattr(xp, name), UserWarning), name
