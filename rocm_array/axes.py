@@ -59,15 +59,21 @@ def normalize_axes(axes: int | Sequence[int] | None, ndim: int, name: str, *, no
     return out
 
 
+def int_tuple(value: object, name: str, what: str = "shape", *, int_ok: bool = False) -> tuple[int, ...]:
+    """``value``, a tuple or list of ints (not bools; also one int when ``int_ok``), as a tuple;
+    TypeError naming ``what`` for anything else. Signs are the caller's to check (reshape takes -1)."""
+    seq = (value,) if int_ok and not isinstance(value, (tuple, list)) else value
+    if isinstance(seq, (tuple, list)) and not any(isinstance(n, (bool, np.bool_)) for n in seq):
+        try:
+            return tuple(operator.index(n) for n in seq)
+        except TypeError:
+            pass
+    raise TypeError(f"{name}(): {what} must be {'an int or ' if int_ok else ''}a tuple of ints, got {value!r}")
+
+
 def normalize_shape(shape: object, name: str) -> tuple[int, ...]:
     """``shape`` (an int or a sequence of ints, not bools) as a tuple; ValueError for a negative size."""
-    seq = shape if isinstance(shape, (tuple, list)) else (shape,)
-    try:
-        if any(isinstance(n, (bool, np.bool_)) for n in seq):
-            raise TypeError
-        out = tuple(operator.index(n) for n in seq)
-    except TypeError:
-        raise TypeError(f"{name}(): shape must be an int or a tuple of ints, got {shape!r}") from None
+    out = int_tuple(shape, name, int_ok=True)
     if any(n < 0 for n in out):
         raise ValueError(f"{name}(): negative dimensions are not allowed, got {shape!r}")
     return out

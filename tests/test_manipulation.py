@@ -38,8 +38,10 @@ def test_broadcast(device):
         xp.broadcast_to(x, (3, 2, 1))
     with pytest.raises(ValueError, match=r"broadcast_shapes\(\): shapes \(2,\), \(3,\) cannot be broadcast"):
         xp.broadcast_shapes((2,), (3,))
-    with pytest.raises(TypeError):
-        xp.broadcast_to(x, 3)
+    for call in (lambda: xp.broadcast_to(x, 3), lambda: xp.broadcast_to(x, (True, 3, 1)),
+                 lambda: xp.reshape(x, (True, 12)), lambda: xp.tile(x, (True,)), lambda: xp.zeros((True,))):
+        with pytest.raises(TypeError, match=r"^\w+\(\): (shape|repetitions) must be"):  # (bools are not sizes)
+            call()
     for call in (lambda: xp.broadcast_to(x, (-1, 3, 1)), lambda: xp.broadcast_shapes((-1,), (1,))):
         with pytest.raises(ValueError, match="negative size"):
             call()

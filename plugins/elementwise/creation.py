@@ -24,7 +24,7 @@ from rocm_array.hookspecs import Impl
 
 from .backs import FROM_DLPACK, SEQUENCE, TRIANGLE
 from .layout import copy_as
-from .ufunc import SCALARS
+from .ufunc import SCALARS, check_bounds
 
 # DLPack device types (dlpack.h) and the device kind whose back imports them.
 _DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}
@@ -65,10 +65,7 @@ def _fill_dtype(name: str, value: Any, dtype: Any) -> DType:
         dt = dtypes.check_dtype(dtype)
         if dtypes.scalar_dtype(value, dt) is not dt:
             raise TypeError(f"{name}(): a {type(value).__name__} fill_value does not fit dtype {dt.name}")
-    if dt.kind in "iu" and not isinstance(value, bool):
-        lo, hi = dtypes.int_bounds(dt)
-        if not lo <= cast(int, value) <= hi:
-            raise OverflowError(f"{name}(): fill_value {value} is out of bounds for {dt.name}")
+    check_bounds(value, dt, name)
     return dt
 
 

@@ -9,14 +9,13 @@ manipulation function needs a back of its own.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, Sequence, cast
 
 import numpy as np
 
 from rocm_array import broadcast, dtypes, memory
 from rocm_array.array import Array, contiguous_strides
-from rocm_array.axes import flag, normalize_axes, normalize_axis
+from rocm_array.axes import flag, int_tuple, normalize_axes, normalize_axis
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
@@ -28,15 +27,6 @@ def _check_array(name: str, x: Any) -> Array:
     if not isinstance(x, Array):
         raise TypeError(f"{name}() expected an array, got {type(x).__name__}")
     return x
-
-
-def _check_shape(name: str, shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (bool, np.bool_)) or not isinstance(shape, (tuple, list)):
-        raise TypeError(f"{name}(): shape must be a tuple of integers, got {shape!r}")
-    try:
-        return tuple(operator.index(n) for n in shape)
-    except TypeError:
-        raise TypeError(f"{name}(): shape must be a tuple of integers, got {shape!r}") from None
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -67,7 +57,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     >>> xp.broadcast_shapes((3, 1), (1, 4))
     (3, 4)
     """
-    return broadcast.broadcast_shapes(*(_check_shape("broadcast_shapes", s) for s in shapes), name="broadcast_shapes")
+    return broadcast.broadcast_shapes(*(int_tuple(s, "broadcast_shapes") for s in shapes), name="broadcast_shapes")
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
@@ -102,7 +92,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     Array([[1, 2, 3],
            [1, 2, 3]], dtype=int64, device=cpu)
     """
-    return broadcast.broadcast_view(_check_array("broadcast_to", x), _check_shape("broadcast_to", shape), name="broadcast_to")
+    return broadcast.broadcast_view(_check_array("broadcast_to", x), int_tuple(shape, "broadcast_to"), name="broadcast_to")
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
@@ -534,7 +524,7 @@ def _view_strides(x: Array, shape: tuple[int, ...]) -> tuple[int, ...] | None:
 
 
 def _resolve_shape(x: Array, shape: Any) -> tuple[int, ...]:
-    shape = _check_shape("reshape", shape if isinstance(shape, (tuple, list)) else (shape,))
+    shape = int_tuple(shape, "reshape", int_ok=True)
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1 or any(n < -1 for n in shape):
         raise ValueError(f"reshape(): invalid shape {shape}")
@@ -628,7 +618,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
            [1, 2, 1, 2]], dtype=int64, device=cpu)
     """
     _check_array("tile", x)
-    reps = _check_shape("tile", repetitions)
+    reps = int_tuple(repetitions, "tile", "repetitions")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile(): repetitions must be non-negative, got {reps}")
     d = max(x.ndim, len(reps))
