@@ -7,6 +7,7 @@ import doctest
 import importlib.util
 import inspect
 import pathlib
+import re
 
 import pytest
 
@@ -57,3 +58,14 @@ def test_generated_files_are_current() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(["--check"]) == 0, "run python scripts/generate.py"
+
+
+def test_every_environment_variable_is_in_the_readme() -> None:
+    root = SCRIPT.parents[1]
+    sources = [p for package in ("rocm_array", "rocm_array_plugins")
+               for p in pathlib.Path(next(iter(importlib.util.find_spec(package).submodule_search_locations))).rglob("*.py")]
+    sources += [*(root / "tests").glob("*.py"), *(root / ".ci").glob("*")]
+    read = {m for p in sources if p.is_file() for m in re.findall(r"ROCM_ARRAY_[A-Z0-9_]+", p.read_text())}
+    table = (root / "README.md").read_text().split("## Environment variables", 1)[1].split("\n## ", 1)[0]
+    missing = sorted(v for v in read if f"| `{v}` |" not in table)
+    assert not missing, f"add these to the README's environment variables: {missing}"
