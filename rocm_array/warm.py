@@ -43,9 +43,10 @@ def programs(families: Sequence[str] = ()) -> list[KernelSource]:
 
 
 def main(argv: Sequence[str]) -> int:
+    """``warm``: compile the programs of ``families`` for one GPU; 1 if any failed or none is a GPU."""
     from rocm_array import devices
 
-    parser = argparse.ArgumentParser(prog="rocm-array warm", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="rocm-array warm", description=" ".join(__doc__.split("\n\n")[0].split()))  # (the first paragraph)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compiles at once (default: the CPUs)")
     parser.add_argument("--device", default=None, help="the GPU to compile for (default: the default device)")
     parser.add_argument("families", nargs="*", help="kernel source path prefixes (default: all)")

@@ -101,14 +101,6 @@ def test_compile_check_is_dispatched_with_its_arguments(monkeypatch: pytest.Monk
     assert seen == [["--arch", "gfx90a", "--help"]]
 
 
-def test_compile_check_missing_leaves_other_commands(monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setitem(sys.modules, "rocm_array.compile_check", None)  # import fails
-    assert main(["compile-check"]) == 2
-    assert "compile-check is not available" in capsys.readouterr().err
-    assert main(["plugins"]) == 0
-
-
 def test_bad_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in ([], ["frobnicate"]):
         with pytest.raises(SystemExit) as exc:
