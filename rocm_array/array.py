@@ -18,7 +18,7 @@ import numpy as np
 
 from . import devices, memory
 from .devices import Device
-from .dtypes import DType, from_numpy, python_scalar
+from .dtypes import SCALARS as _SCALARS, DType, from_numpy, python_scalar
 from .namespace import TABLE
 from .runtime.layout import contiguous_strides
 
@@ -314,7 +314,6 @@ def _unpickle(host: np.ndarray, dtype: str, kind: str, index: int) -> Array:
     return memory.from_host(host, BY_NAME[dtype], device)
 
 
-_SCALARS = (bool, int, float, complex)
 _OPERANDS = (Array, *_SCALARS)
 
 

@@ -92,9 +92,13 @@ ALL: Final[tuple[DType, ...]] = (
 BY_NAME: Final[dict[str, DType]] = {d.name: d for d in ALL}
 _BY_NUMPY: Final[dict[np.dtype, DType]] = {d.numpy: d for d in ALL}
 
+#: The real floating and integer dtypes in order (kernel instantiations follow it).
+REAL_FLOATS: Final[tuple[DType, ...]] = (float16, bfloat16, float32, float64)
+INTEGERS: Final[tuple[DType, ...]] = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+
 _SIGNED = frozenset({int8, int16, int32, int64})
 _UNSIGNED = frozenset({uint8, uint16, uint32, uint64})
-_REAL_FLOAT = frozenset({float16, bfloat16, float32, float64})
+_REAL_FLOAT = frozenset(REAL_FLOATS)
 _COMPLEX = frozenset({complex64, complex128})
 
 #: The standard's dtype kinds (``isdtype``) and the categories functions admit.
@@ -208,6 +212,8 @@ def scalar_dtype(value: object, like: DType) -> DType:
 
 
 _pybool = type(True)
+#: The Python scalar types that mix with arrays (by ``scalar_dtype``'s rules); NumPy also takes them as dtypes.
+SCALARS: Final = (_pybool, int, float, complex)
 
 
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> builtins.bool:
@@ -267,7 +273,7 @@ def check_dtype(dtype: object) -> DType:
     ``"float32"`` too, as the standard's dtype arguments are dtype objects)."""
     if isinstance(dtype, DType):
         return dtype
-    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, (np.generic, *_PYTHON))):
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, (np.generic, *SCALARS))):
         found = _BY_NUMPY.get(np.dtype(dtype))
         if found is not None:
             return found
@@ -275,7 +281,6 @@ def check_dtype(dtype: object) -> DType:
                     f"rocm_array's dtypes (xp.float32…) or a NumPy dtype that has one")
 
 
-_PYTHON = (_pybool, int, float, complex)  # the Python types NumPy takes as dtypes
 
 
 def python_scalar(value: Any) -> Any:

@@ -19,12 +19,12 @@ from rocm_array import devices, dtypes, memory
 from rocm_array.axes import flag, normalize_shape
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.devices import Device, check_same
-from rocm_array.dtypes import DType
+from rocm_array.dtypes import SCALARS, DType
 from rocm_array.hookspecs import Impl
 
 from .backs import FROM_DLPACK, SEQUENCE, TRIANGLE
 from .layout import copy_as
-from .ufunc import SCALARS, check_bounds
+from .ufunc import check_bounds
 
 # DLPack device types (dlpack.h) and the device kind whose back imports them.
 _DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}

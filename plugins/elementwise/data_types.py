@@ -9,11 +9,10 @@ import ml_dtypes
 
 from rocm_array import devices, dtypes, memory
 from rocm_array.array import Array
-from rocm_array.dtypes import DType
+from rocm_array.dtypes import SCALARS, DType
 from rocm_array.axes import flag
 from rocm_array.hookspecs import Impl
 
-from .ufunc import SCALARS
 
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) -> Array:
     """``x`` converted to ``dtype`` (and moved to ``device``).

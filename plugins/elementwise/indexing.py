@@ -22,11 +22,12 @@ from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
 from rocm_array.broadcast import broadcast_shapes, broadcast_view
 from rocm_array.devices import check_same
+from rocm_array.dtypes import SCALARS
 from rocm_array.hookspecs import Impl
 
 from .backs import GATHER, MASK_INDICES, SCATTER, WHERE
 from .layout import copy_as, insert_unit, permuted
-from .ufunc import SCALARS, scalar_array
+from .ufunc import scalar_array
 
 
 # -- key parsing --------------------------------------------------------------------------------

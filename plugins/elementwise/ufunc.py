@@ -20,7 +20,7 @@ from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
-from rocm_array.dtypes import CATEGORIES, DType
+from rocm_array.dtypes import CATEGORIES, SCALARS, DType
 
 from rocm_array.docstrings import RowDoc
 from rocm_array.namespace import by_name
@@ -28,8 +28,6 @@ from rocm_array.namespace import by_name
 from . import docs
 from .backs import LANES, UFUNC
 
-#: The Python scalar types that mix with arrays (the standard's rules are in ``dtypes.scalar_dtype``).
-SCALARS = (bool, int, float, complex)
 
 #: How a row's result dtype follows from the promoted input dtype.
 RESULT_RULES: dict[str, Callable[[DType], DType]] = {

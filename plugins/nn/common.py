@@ -19,8 +19,6 @@ __all__ = ["VENDOR_VAR", "vendor_enabled", "arrays", "floating", "ints", "moved_
 #: cuDNN or MIOpen is present (the tests run both paths this way).
 VENDOR_VAR = "ROCM_ARRAY_NN_VENDOR"
 
-#: The dtype NumPy computes a float dtype in on the cpu device (16-bit floats go through float32).
-
 
 def vendor_enabled() -> bool:
     """Whether the gpu backs may call the vendor library (read at each call, so tests can switch it)."""

@@ -58,8 +58,8 @@ def norm(x: Array, weight: Array | None, bias: Array | None, eps: float, rms: bo
     return _out(y, x.dtype)
 
 
-def _windows(a: np.ndarray, spec: Any, h: int, w: int, pad_value: float) -> np.ndarray:
-    """(N, C, h, w) -> the view (N, C, KH, KW, OH, OW) of its padded windows (im2col without copying)."""
+def _windows(a: np.ndarray, spec: Any, pad_value: float) -> np.ndarray:
+    """(N, C, H, W) -> the view (N, C, KH, KW, OH, OW) of its padded windows (im2col without copying)."""
     p = np.pad(a, ((0, 0), (0, 0), (spec.ph, spec.ph), (spec.pw, spec.pw)), constant_values=pad_value)
     sn, sc, sy, sx = p.strides
     dh, dw = getattr(spec, "dh", 1), getattr(spec, "dw", 1)
@@ -71,7 +71,7 @@ def conv(spec: ConvSpec, x: Array, w: Array) -> Array:
     a, f = _f(x), _f(w)
     g = spec.groups
     if not spec.transposed:
-        win = _windows(a, spec, spec.ih, spec.iw, 0).reshape(spec.n, g, spec.c // g, spec.kh, spec.kw,
+        win = _windows(a, spec, 0).reshape(spec.n, g, spec.c // g, spec.kh, spec.kw,
                                                             spec.oh, spec.ow)
         y = np.einsum("ngcijyx,gkcij->ngkyx", win, f.reshape(g, spec.k // g, spec.c // g, spec.kh, spec.kw),
                       optimize=True)
@@ -93,16 +93,16 @@ def pool(spec: PoolSpec, x: Array, is_max: bool, include_pad: bool) -> Array:
     a = _f(x)[None]
     with np.errstate(all="ignore"):
         if is_max:
-            y = _windows(a, spec, spec.h, spec.w, -np.inf).max(axis=(2, 3))
+            y = _windows(a, spec, -np.inf).max(axis=(2, 3))
         else:
-            total = _windows(a, spec, spec.h, spec.w, 0).sum(axis=(2, 3))
+            total = _windows(a, spec, 0).sum(axis=(2, 3))
             if include_pad:  # the window clipped to the padded input, as torch counts it
                 y0 = np.arange(spec.oh) * spec.sh - spec.ph
                 x0 = np.arange(spec.ow) * spec.sw - spec.pw
                 count = np.outer(np.minimum(y0 + spec.kh, spec.h + spec.ph) - y0,
                                  np.minimum(x0 + spec.kw, spec.w + spec.pw) - x0)
             else:
-                count = _windows(np.ones((1, 1, spec.h, spec.w), a.dtype), spec, spec.h, spec.w, 0).sum(axis=(2, 3))
+                count = _windows(np.ones((1, 1, spec.h, spec.w), a.dtype), spec, 0).sum(axis=(2, 3))
             y = total / count
     return _out(y[0], x.dtype)
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["kernel_sources"]
 
-FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+FLOATS = dtypes.REAL_FLOATS
 #: The widest access of the kernels' ra_vec, in bytes.
 VECTOR_BYTES = 16
 #: What of a row each thread of the rows kernels holds in registers (at 32 scalar loads per thread
@@ -142,7 +142,7 @@ def _row_kernel(device: Device, kernel: str, flag: bool, x: Array, out: Array, a
     128-wide row faster than 8. Grid-striding over rows."""
     rows, n = x.shape
     c, wave = x.dtype.c_type, device.runtime.properties.wave_size
-    v = _row_width(device, x, (out, *params))
+    v = _row_width(x, (out, *params))
     threads = -(-n // (min(HOLD_LOADS, HOLD_BYTES // (v * x.dtype.itemsize)) * v))
     if threads <= wave:
         block = 1 << (threads - 1).bit_length()
@@ -155,7 +155,7 @@ def _row_kernel(device: Device, kernel: str, flag: bool, x: Array, out: Array, a
             block=block, grid=grid, block_y=per_block)
 
 
-def _row_width(device: Device, x: Array, others: Sequence[Array | None]) -> int:
+def _row_width(x: Array, others: Sequence[Array | None]) -> int:
     """The row kernels' vector width for the rows of x: 16 bytes where every row and array is
     aligned to them, else 1."""
     v = VECTOR_BYTES // x.dtype.itemsize
@@ -238,7 +238,7 @@ def pool(spec: PoolSpec, x: Array, is_max: bool, include_pad: bool) -> Array:
     c, flag = x.dtype.c_type, "true" if is_max else "false"
     geo = NnPool.of(spec.planes, spec.h, spec.w, spec.oh, spec.ow, spec.kh, spec.kw, spec.sh, spec.sw,
                     spec.ph, spec.pw)
-    v = _tiled_width(device, spec, x, y)
+    v = _tiled_width(spec, x, y)
     if v:
         _launch(device, POOL, f"{c}/{v}", f"pool2d_tiled<{c}, {flag}, {spec.kh}, {v}>", y.size // v,
                 [ptr(y), ptr(x), geo])
@@ -248,7 +248,7 @@ def pool(spec: PoolSpec, x: Array, is_max: bool, include_pad: bool) -> Array:
     return y
 
 
-def _tiled_width(device: Device, spec: PoolSpec, x: Array, y: Array) -> int:
+def _tiled_width(spec: PoolSpec, x: Array, y: Array) -> int:
     """The vector width pool2d_tiled takes this problem with (0: the general kernel's): windows
     of a built size that neither overlap nor pad, 32-bit indices, vector-aligned rows."""
     if not (spec.kh == spec.kw == spec.sh == spec.sw in TILED and spec.ph == spec.pw == 0 and x.size < 2**31):

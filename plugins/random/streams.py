@@ -117,9 +117,7 @@ def consts() -> Any:
 
 
 #: The float dtypes a draw gives, and the integer dtypes of ``integers``.
-FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
-INTEGERS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
-            dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64)
+FLOATS, INTEGERS = dtypes.REAL_FLOATS, dtypes.INTEGERS
 #: A span of ``integers`` below this takes 64 random bits per value, else 128.
 NARROW_SPAN = 1 << 32
 

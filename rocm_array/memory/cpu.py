@@ -10,11 +10,11 @@ import numpy as np
 from ..array import Array, contiguous_strides, wrap_numpy
 from ..devices import Device
 from ..dtypes import DType
+from ..runtime import dlpack
 from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST
 
 __all__ = ["register"]
 
-_DL_CPU = (1, 0)  # kDLCPU
 
 
 def empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Array:
@@ -59,4 +59,4 @@ def register() -> None:
     """Fill the ``cpu`` column of the memory tables."""
     EMPTY["cpu"], FILL["cpu"], COPY["cpu"] = empty, fill, copy
     FROM_HOST["cpu"], TO_HOST["cpu"] = from_host, to_host
-    DLPACK_DEVICE["cpu"], TO_DLPACK["cpu"] = (lambda device: _DL_CPU), to_dlpack
+    DLPACK_DEVICE["cpu"], TO_DLPACK["cpu"] = (lambda device: (dlpack.DL_CPU, 0)), to_dlpack
