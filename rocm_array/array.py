@@ -62,22 +62,27 @@ class Array:
     # -- metadata -------------------------------------------------------------------
     @property
     def dtype(self) -> DType:
+        """The data type of the elements."""
         return self._dtype
 
     @property
     def device(self) -> Device:
+        """The device the elements are on (``cpu`` or ``gpu:N``)."""
         return self._device
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The size of each dimension."""
         return self._shape
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self._shape)
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         return math.prod(self._shape)
 
     @property
@@ -120,12 +125,14 @@ class Array:
 
     @property
     def T(self) -> Array:
+        """The transpose of a 2-D array, as a view."""
         if self.ndim != 2:
             raise ValueError(f"x.T requires a 2-D array, got {self.ndim}-D; use permute_dims or mT")
         return self._view(self._shape[::-1], self._strides[::-1], self._offset)
 
     @property
     def mT(self) -> Array:
+        """Every matrix of the stack (the last two axes) transposed, as a view."""
         if self.ndim < 2:
             raise ValueError(f"x.mT requires at least 2 dimensions, got {self.ndim}")
         s, t = self._shape, self._strides
@@ -138,6 +145,9 @@ class Array:
         return sys.modules["rocm_array"]  # the package is imported whenever an Array exists
 
     def to_device(self, device: Device | str, /, *, stream: Any = None) -> Array:
+        """The array on ``device`` (``"cpu"``, ``"gpu:0"`` or a Device): itself when it is there
+        already, else a copy. ``stream`` is accepted for the standard and not used: copies are
+        ordered after the work already queued on the array's device."""
         target = devices.parse(device)
         if target == self._device:
             return self

@@ -59,15 +59,25 @@ def normalize_axes(axes: int | Sequence[int] | None, ndim: int, name: str, *, no
     return out
 
 
+#: The most dimensions an array may have (``capabilities()["max dimensions"]``): NumPy's own limit,
+#: which the cpu device's arrays are; GPU arrays keep to it too, so code moves between devices.
+MAX_DIMS = 64
+
+
 def int_tuple(value: object, name: str, what: str = "shape", *, int_ok: bool = False) -> tuple[int, ...]:
     """``value``, a tuple or list of ints (not bools; also one int when ``int_ok``), as a tuple;
-    TypeError naming ``what`` for anything else. Signs are the caller's to check (reshape takes -1)."""
+    TypeError naming ``what`` for anything else, ValueError past MAX_DIMS. Signs are the caller's to
+    check (reshape takes -1)."""
     seq = (value,) if int_ok and not isinstance(value, (tuple, list)) else value
     if isinstance(seq, (tuple, list)) and not any(isinstance(n, (bool, np.bool_)) for n in seq):
         try:
-            return tuple(operator.index(n) for n in seq)
+            out = tuple(operator.index(n) for n in seq)
         except TypeError:
             pass
+        else:
+            if len(out) > MAX_DIMS:
+                raise ValueError(f"{name}(): {what} has {len(out)} dimensions; arrays have at most {MAX_DIMS}")
+            return out
     raise TypeError(f"{name}(): {what} must be {'an int or ' if int_ok else ''}a tuple of ints, got {value!r}")
 
 

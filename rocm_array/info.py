@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import devices
+from .axes import MAX_DIMS
 from .devices import Device
 from .dtypes import ALL, CATEGORIES, DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INDEX, DEFAULT_INT, DType, bfloat16, float16
 
@@ -22,15 +23,22 @@ class Info:
     __module__ = "rocm_array"
 
     def capabilities(self) -> dict[str, Any]:
-        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+        """What the library supports beyond the baseline: boolean indexing, data-dependent output
+        shapes (``unique_*``, ``nonzero``), and the most dimensions an array may have."""
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": MAX_DIMS}
 
     def default_device(self) -> Device:
+        """The device arrays are made on when none is named (``ROCM_ARRAY_DEVICE``, else the first
+        GPU, else ``cpu``)."""
         return devices.default()
 
     def devices(self) -> tuple[Device, ...]:
+        """Every device present: ``cpu``, then the GPUs found (``python -m rocm_array info`` says why
+        one is missing)."""
         return devices.available()
 
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
+        """The dtypes functions give when none is named, by kind; the same on every device."""
         if device is not None:
             devices.parse(device)
         return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX,
@@ -38,6 +46,8 @@ class Info:
 
     def dtypes(self, *, device: Device | None = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+        """The standard's dtypes, by name, of ``kind`` (a kind ``isdtype`` takes, or a tuple of
+        them; None: all); the same on every device."""
         if device is not None:
             devices.parse(device)
         if kind is None:

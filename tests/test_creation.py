@@ -159,6 +159,11 @@ def test_shape_errors(device):
         xp.zeros((2, -1), device=device)
     with pytest.raises(MemoryError, match="out of memory"):  # on every device alike
         xp.zeros(2**62, device=device)
+    most = xp.__array_namespace_info__().capabilities()["max dimensions"]
+    assert xp.ones((1,) * most, device=device).ndim == most
+    for call in (lambda: xp.ones((1,) * (most + 1), device=device), lambda: xp.reshape(xp.ones(1), (1,) * (most + 1))):
+        with pytest.raises(ValueError, match=rf"^(ones|reshape)\(\): shape has {most + 1} dimensions"):
+            call()
     huge = xp.broadcast_to(xp.ones(3, device=device), (2**62, 3))  # (a view: no memory)
     for make in (lambda: xp.arange(2**62, device=device), lambda: xp.linspace(0, 1, 2**62, device=device),
                  lambda: huge + 1, lambda: xp.where(huge > 0, huge, 0.0)):
