@@ -15,7 +15,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
-from .dnn import Pair, Tensor, Unsupported
+from .dnn import Dnn, Pair, Tensor, Unsupported
 
 if TYPE_CHECKING:
     from .gpu import GpuRuntime
@@ -174,5 +174,5 @@ class Cudnn:
         raise Unsupported("pooling: the own kernel is faster than cuDNN's resample")
 
 
-def open_library(rt: GpuRuntime) -> Cudnn:
+def open_library(rt: GpuRuntime) -> Dnn:  # (mypy checks Cudnn against the protocol)
     return Cudnn(rt)
