@@ -525,10 +525,13 @@ __global__ void reduce_partial_columns(void* out, const void* in, ra_index_t col
 // (`totals` non-null), their inclusive scan, then each tile scanned behind its carry
 // (`carry[row * tiles + tile - 1]`).
 // RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread) are compile options (plugins/reduction/gpu.py).
+// The tile sits in shared memory with a gap after every 32 elements (RA_SCAN_AT): a thread's run of
+// RA_SCAN_ITEMS then starts in a bank of its own, where unpadded runs put 8 threads on each bank.
+#define RA_SCAN_AT(i) ((i) + (i) / 32)
 template <typename In, typename C, typename Out, typename Map, typename Combine>
 __global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
                                                             const C* carry, C* totals) {
-  RA_SHARED_ARRAY(C, buf, RA_SCAN_BLOCK * RA_SCAN_ITEMS);
+  RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(RA_SCAN_BLOCK * RA_SCAN_ITEMS));
   const Combine op;
   const C identity = Combine::template identity<C>();
   const int t = threadIdx.x, nt = blockDim.x, tile_n = nt * RA_SCAN_ITEMS;
@@ -539,11 +542,11 @@ __global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* 
       const int n = (int)(len - start < tile_n ? len - start : tile_n);
       __syncthreads();
       for (int i = t; i < tile_n; i += nt)
-        buf[i] = i < n ? Map::template map<C>(in[base + start + i], start + i) : identity;
+        buf[RA_SCAN_AT(i)] = i < n ? Map::template map<C>(in[base + start + i], start + i) : identity;
       __syncthreads();
       C mine = identity;
 #pragma unroll
-      for (int k = 0; k < RA_SCAN_ITEMS; ++k) mine = op(mine, buf[t * RA_SCAN_ITEMS + k]);
+      for (int k = 0; k < RA_SCAN_ITEMS; ++k) mine = op(mine, buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)]);
       C before, total;
       ra_block_scan(mine, op, identity, &before, &total);
       if (totals) {
@@ -553,11 +556,11 @@ __global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* 
       C run = carry && tile > 0 ? op(carry[row * tiles + tile - 1], before) : before;
 #pragma unroll
       for (int k = 0; k < RA_SCAN_ITEMS; ++k) {
-        run = op(run, buf[t * RA_SCAN_ITEMS + k]);
-        buf[t * RA_SCAN_ITEMS + k] = run;
+        run = op(run, buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)]);
+        buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)] = run;
       }
       __syncthreads();
-      for (int i = t; i < n; i += nt) out[base + start + i] = ra_cast<Out>(buf[i]);
+      for (int i = t; i < n; i += nt) out[base + start + i] = ra_cast<Out>(buf[RA_SCAN_AT(i)]);
     }
   }
 }
