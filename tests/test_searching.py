@@ -150,6 +150,11 @@ def test_searchsorted_bad_arguments(device: str) -> None:
         xp.searchsorted(x1, x1, sorter=xp.asarray(np.arange(4.0), device=device))
     with pytest.raises(ValueError):
         xp.searchsorted(x1, x1, sorter=xp.asarray(np.arange(3), device=device))
+    for bad, dtype in ((9, np.int64), (-1, np.int8), (2**40, np.int64), (2**32 + 1, np.uint64)):
+        # (read on the device, an out-of-range position had faulted or given garbage)
+        sorter = xp.asarray(np.array([0, 1, 2, bad], dtype), device=device)
+        with pytest.raises(ValueError, match=rf"^searchsorted\(\): sorter holds {bad}, outside x1's positions 0 to 3"):
+            xp.searchsorted(x1, x1, sorter=sorter)
     with pytest.raises(TypeError):
         xp.searchsorted(x1, xp.asarray(np.zeros(2, np.complex64), device=device))
     with pytest.raises(TypeError):

@@ -99,11 +99,14 @@ def test_diff_views_and_edges(device: str) -> None:
     np.testing.assert_array_equal(host(xp.diff(view, axis=0)), np.diff(a[::2, ::-1], axis=0))
     short = xp.asarray(np.arange(2.0), device=device)
     assert xp.diff(short, n=3).shape == (0,)  # more differences than elements: empty
+    assert xp.diff(short, n=10**20).shape == (0,)  # (at once: the loop had run n times)
     assert xp.diff(xp.asarray(np.zeros((0, 3)), device=device), axis=0).shape == (0, 3)
 
 
 def test_diff_bad_arguments(device: str) -> None:
     x = xp.asarray(np.arange(6.0).reshape(2, 3), device=device)
+    with pytest.raises(TypeError, match=r"^diff\(\) expects an array, got NoneType"):
+        xp.diff(None)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         xp.diff(x, n=-1)
     with pytest.raises(TypeError, match=r"diff\(\): n must be an integer"):

@@ -58,6 +58,7 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
     >>> xp.diff(xp.asarray([1, 4, 9, 16], device="cpu"))
     Array([3, 5, 7], dtype=int64, device=cpu)
     """
+    check_array("diff", x)
     parts = [check_array("diff", p) for p in (prepend, x, append) if p is not None]
     for p in parts:
         check_category("diff", p, "numeric")
@@ -70,7 +71,7 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
         raise ValueError(f"diff(): prepend and append must have x's shape {x.shape} except along axis {axis}, got "
                          + ", ".join(str(p.shape) for p in parts if p is not x))
     a = elementwise("concat")(parts, axis=axis) if len(parts) > 1 else x
-    for _ in range(n):
+    for _ in range(min(n, a.shape[axis])):  # (past the axis' length every difference is empty)
         shape = tuple(max(m - 1, 0) if i == axis else m for i, m in enumerate(a.shape))
         a = DIFF[a.device.kind](a, axis) if 0 not in shape else memory.empty(shape, a.dtype, a.device)
     return a

@@ -12,6 +12,7 @@ from rocm_array_plugins.elementwise.ufunc import operands
 
 from .backs import NONZERO, SEARCHSORTED
 from .front import check_array, check_category
+from .table import REDUCTIONS
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
@@ -101,8 +102,22 @@ def searchsorted(x1: Array, x2: Array | int | float, /, *, side: str = "left",
             raise TypeError(f"searchsorted(): sorter must have an integer dtype, not {sorter.dtype.name}")
         if sorter.shape != x1.shape:
             raise ValueError(f"searchsorted(): sorter's shape {sorter.shape} is not x1's {x1.shape}")
+        _check_sorter(sorter)
     dtype = dtypes.result_type(a1.dtype, a2.dtype)
     return cast("Array", SEARCHSORTED[a1.device.kind](a1, a2, dtype, side, sorter))
 
+
+def _check_sorter(sorter: Array) -> None:
+    """ValueError (NumPy's class) for a sorter position outside x1: the backs read x1 at them. Two
+    reductions and a read on the host, on every device alike."""
+    if sorter.size == 0:
+        return
+    lo, hi = int(_BY_NAME["min"](sorter)), int(_BY_NAME["max"](sorter))
+    if lo < 0 or hi >= sorter.size:
+        raise ValueError(f"searchsorted(): sorter holds {lo if lo < 0 else hi}, outside x1's positions 0 to "
+                         f"{sorter.size - 1}; pass the positions that sort x1 (argsort(x1))")
+
+
+_BY_NAME = {r.name: r for r in REDUCTIONS}
 
 IMPLS = [Impl("nonzero", nonzero), Impl("searchsorted", searchsorted)]
