@@ -161,6 +161,9 @@ class Array:
 
     def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)):
+            raise TypeError(f"__dlpack__(): stream must be an int (the consumer's stream, DLPack's numbering) "
+                            f"or None, got {type(stream).__name__}")
         return memory.to_dlpack(self, stream, max_version, dl_device, copy)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:

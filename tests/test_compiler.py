@@ -214,16 +214,16 @@ def test_copy_kernel_sources_cover_every_pair() -> None:
 class _HostExport:
     """A host-memory Array exported through rocm_array's own capsule code, for NumPy to consume."""
 
-    def __init__(self, x: Array, versioned: bool) -> None:
-        self.x, self.versioned = x, versioned
+    def __init__(self, x: Array, versioned: bool, device: tuple[int, int] = (dlpack.DL_CPU, 0)) -> None:
+        self.x, self.versioned, self.device = x, versioned, device
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return (dlpack.DL_CPU, 0)
+        return self.device
 
     def __dlpack__(self, **kwargs: object) -> object:
         x = self.x
         ptr = x._buf.ptr + x.offset * x.dtype.itemsize
-        return dlpack.export(ptr, x.shape, x.strides, x.dtype, (dlpack.DL_CPU, 0), self.versioned, False, owner=x)
+        return dlpack.export(ptr, x.shape, x.strides, x.dtype, self.device, self.versioned, False, owner=x)
 
 
 def _host_array(a: np.ndarray, dtype: dtypes.DType) -> tuple[Array, np.ndarray]:
@@ -247,8 +247,26 @@ def test_dlpack_unconsumed_capsule_releases() -> None:
     x, _ = _host_array(np.arange(5.0), dtypes.float64)
     before = len(dlpack._exported)
     capsule = _HostExport(x, True).__dlpack__()
+    also = capsule
+    dlpack.sweep()
     assert len(dlpack._exported) == before + 1
     del capsule
+    dlpack.sweep()
+    assert len(dlpack._exported) == before + 1  # (still held)
+    del also
+    dlpack.sweep()  # (the next export's)
+    assert len(dlpack._exported) == before
+
+
+@pytest.mark.parametrize("versioned", [False, True])
+def test_dlpack_capsule_a_consumer_refuses(versioned: bool) -> None:
+    # NumPy refuses another device's capsule; its error is the one raised (the capsule's Python
+    # destructor had cleared it, and Python raised SystemError), and the export is released.
+    x, _ = _host_array(np.arange(5.0), dtypes.float64)
+    before = len(dlpack._exported)
+    with pytest.raises((RuntimeError, BufferError), match="(?i)device"):
+        np.from_dlpack(_HostExport(x, versioned, device=(2, 0)))
+    dlpack.sweep()
     assert len(dlpack._exported) == before
 
 

@@ -209,3 +209,16 @@ def test_numpy_dispatch_plugin_can_be_turned_off() -> None:
     assert r.returncode == 0 and "refused" in r.stdout, r.stderr
     assert "numpy_dispatch" in _run("import rocm_array, sys; sys.argv=['x','plugins']; "
                                     "from rocm_array.__main__ import main; main()").stdout
+
+
+def test_dlpack_stream_argument(device: str) -> None:
+    x = xp.asarray([1.0, 2.0], device=device)
+    assert type(x.__dlpack__()).__name__ == "PyCapsule"  # (the simulator's default stream had been missing)
+    for bad in ("a", 1.5, True):
+        with pytest.raises(TypeError, match=r"^__dlpack__\(\): stream must be an int"):
+            x.__dlpack__(stream=bad)
+    if device == "cpu":
+        assert np.from_dlpack(x).tolist() == [1.0, 2.0]
+    else:
+        with pytest.raises((RuntimeError, BufferError)):  # NumPy's own refusal, not a SystemError
+            np.from_dlpack(x)

@@ -65,6 +65,7 @@ class AmdDriver:
 
     platform = PLATFORM
     dlpack_device_type = DLPACK_DEVICE_TYPE
+    dlpack_default_stream = 0  # ROCm's default stream, as DLPack numbers it
     _current = threading.local()  # the device made current on each thread
 
     def __init__(self, index: int) -> None:

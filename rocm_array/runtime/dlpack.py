@@ -4,8 +4,9 @@ Bytes and layouts only: ``rocm_array.memory`` wraps them as Arrays. Export: a
 ``dltensor_versioned`` capsule (DLPack 1.x, when the consumer asks with
 ``max_version >= (1, 0)``) or a legacy ``dltensor`` one, which keeps ``owner``
 (the exported Array, and so its buffer) alive until the consumer calls the
-deleter, or until the capsule is dropped unconsumed. Import: a producer's capsule
-becomes a buffer over its memory, which calls the producer's deleter when it goes.
+deleter, or until the capsule is found dropped unconsumed (``sweep``). Import: a
+producer's capsule becomes a buffer over its memory, which calls the producer's
+deleter when it goes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import sys
 from typing import Any, NamedTuple
 
 from .. import dtypes
@@ -74,12 +76,13 @@ _api.PyCapsule_GetPointer.restype = ctypes.c_void_p
 _api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _api.PyCapsule_SetName.restype = ctypes.c_int
 _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_is_valid_raw = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_IsValid", _api))
-_get_pointer_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", _api))
-
 #: What each exported tensor keeps alive (its struct, shape/strides arrays, the Array), by struct address.
 _exported: dict[int, tuple[Any, ...]] = {}
+#: The capsules not yet consumed, with their names, by tensor address. The capsules have no
+#: destructor: one written in Python ran while a consumer that refused the capsule (NumPy, for
+#: another device's) had its exception pending, cleared it, and Python then raised SystemError.
+#: ``sweep`` finds the dropped ones instead.
+_unconsumed: dict[int, tuple[Any, bytes]] = {}
 
 
 def _delete(address: int | None) -> None:
@@ -87,16 +90,31 @@ def _delete(address: int | None) -> None:
     _exported.pop(address or 0, None)
 
 
-def _destroy_capsule(capsule: int | None) -> None:
-    """A capsule dropped without being consumed still owns its tensor: delete it."""
-    for name in (_NAME_VERSIONED, _NAME):
-        if _is_valid_raw(capsule, name):
-            _exported.pop(_get_pointer_raw(capsule, name) or 0, None)
-
-
-# The C function pointers of the two (kept here, so they live as long as the module).
+# The C function pointer of the deleter (kept here, so it lives as long as the module).
 _deleter = _DELETER(_delete)
-_capsule_destructor = _DELETER(_destroy_capsule)
+
+
+def _references(entry: tuple[Any, bytes]) -> int:
+    """How many references the first item of ``entry`` has (as counted from here)."""
+    held, _ = entry
+    return sys.getrefcount(held)
+
+
+#: An entry whose object only it holds: its count is a dropped capsule's (measured at each sweep, as
+#: what CPython counts differs between versions).
+_ALONE: tuple[Any, bytes] = (object(), b"")
+
+
+def sweep() -> None:
+    """Forget the capsules a consumer took (renamed ``used_*``: it calls the deleter) and release
+    what the dropped ones kept alive (nobody but ``_unconsumed`` holds them). Runs at each export."""
+    alone = _references(_ALONE)
+    for address, entry in list(_unconsumed.items()):
+        if not _api.PyCapsule_IsValid(entry[0], entry[1]):
+            del _unconsumed[address]
+        elif _references(entry) <= alone:
+            del _unconsumed[address]
+            _exported.pop(address, None)
 
 
 def _dl_dtype(dtype: DType) -> _DataType:
@@ -122,8 +140,11 @@ def export(data: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: D
         managed = _Managed(tensor, None, deleter)
         name = _NAME
     address = ctypes.addressof(managed)
+    sweep()
     _exported[address] = (managed, dims, steps, owner)
-    return _api.PyCapsule_New(address, name, ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+    capsule = _api.PyCapsule_New(address, name, None)
+    _unconsumed[address] = (capsule, name)
+    return capsule
 
 
 def _dtype_of(t: _Tensor) -> DType:

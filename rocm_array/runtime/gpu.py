@@ -24,9 +24,6 @@ from .staging import SMALL, STAGING_MIN, Staging
 
 __all__ = ["GpuRuntime", "Event"]
 
-#: DLPack's stream numbers for the legacy and per-thread default streams on CUDA.
-DLPACK_DEFAULT_STREAM = {"nvidia": 1, "amd": 0}
-
 
 def _size(nbytes: int) -> str:
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
@@ -207,7 +204,7 @@ class GpuRuntime:
         """Make work later queued on a consumer's ``stream`` (a DLPack stream number: None for the
         platform's default, -1 for none) wait for everything queued on this runtime so far."""
         if stream is None:
-            stream = DLPACK_DEFAULT_STREAM[self.platform]
+            stream = self.driver.dlpack_default_stream
         if stream != -1 and stream != self.driver.stream:
             with self._lock:
                 self.driver.event_record(self._sync_event)

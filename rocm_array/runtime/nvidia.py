@@ -56,6 +56,7 @@ class NvidiaDriver:
 
     platform = PLATFORM
     dlpack_device_type = DLPACK_DEVICE_TYPE
+    dlpack_default_stream = 1  # CUDA's legacy default stream, as DLPack numbers it (2: per-thread)
     _current = threading.local()  # the context made current on each thread
 
     def __init__(self, index: int) -> None:

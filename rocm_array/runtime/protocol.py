@@ -51,6 +51,7 @@ class Driver(Protocol):
 
     platform: str
     dlpack_device_type: int  # kDLCUDA (2) or kDLROCM (10)
+    dlpack_default_stream: int  # the number DLPack gives the platform's default stream (CUDA's legacy: 1; ROCm: 0)
     properties: DeviceProperties
     stream: int  # the handle of the stream rocm_array works on
 

@@ -195,6 +195,7 @@ class SimDriver:
 
     platform = PLATFORM
     dlpack_device_type = DLPACK_DEVICE_TYPE
+    dlpack_default_stream = 0  # as ROCm's
     stream = 0  # one implicit stream: every call completes in order
 
     def __init__(self, wave_size: int, reverse: bool, memory: int) -> None:
