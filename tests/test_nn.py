@@ -90,6 +90,16 @@ def test_activation_errors(device: str, call, err) -> None:  # type: ignore[no-u
         call(on(np.ones(3), "float32", device), xp.ones(3, dtype=xp.int32, device=device))
 
 
+@pytest.mark.parametrize("call", [
+    lambda w: xp.nn.relu(None), lambda w: xp.nn.softmax(None), lambda w: xp.nn.layer_norm(None, (3,)),
+    lambda w: xp.nn.max_pool2d(None, 2), lambda w: xp.nn.conv2d(None, w), lambda w: xp.nn.conv2d(w, None),
+])
+def test_none_is_not_an_array(device: str, call) -> None:  # type: ignore[no-untyped-def]
+    # (None had been dropped as an optional operand: an IndexError or AttributeError from inside)
+    with pytest.raises(TypeError, match=r"^nn\.\w+\(\): (x|weight) must be an array, not NoneType"):
+        call(on(np.ones((1, 1, 3, 3)), "float32", device))
+
+
 # -- softmax, log_softmax -------------------------------------------------------------------------------
 def ref_softmax(a: np.ndarray, axis: int, log: bool) -> np.ndarray:
     m = np.max(a, axis=axis, keepdims=True)

@@ -33,10 +33,11 @@ def arrays(name: str, **named: object) -> None:
     check_same(*named.values())
 
 
-def floating(name: str, **named: Array | None) -> DType:
-    """The promoted dtype of the given arrays (None skipped), each of which must have a real
-    floating dtype (an integer input is a TypeError, not promoted to the floating one)."""
-    given = {k: v for k, v in named.items() if v is not None}
+def floating(name: str, optional: tuple[str, ...] = (), **named: Array | None) -> DType:
+    """The promoted dtype of the given arrays (None skipped for the ``optional`` names), each of
+    which must have a real floating dtype (an integer input is a TypeError, not promoted to the
+    floating one)."""
+    given = {k: v for k, v in named.items() if v is not None or k not in optional}
     arrays(name, **given)
     if any(x.dtype not in CATEGORIES["real floating"] for x in given.values()):
         raise TypeError(f"nn.{name}() needs real floating arrays, got "

@@ -56,7 +56,7 @@ class ConvSpec:
 
 def _convolution(name: str, spatial: int, x: Array, weight: Array, bias: Array | None, stride: IntOrSeq,
                  padding: IntOrSeq, dilation: IntOrSeq, groups: int, output_padding: IntOrSeq | None) -> Array:
-    dt = floating(name, x=x, weight=weight, bias=bias)
+    dt = floating(name, ("bias",), x=x, weight=weight, bias=bias)
     transposed = output_padding is not None
     if x.ndim != spatial + 2 or weight.ndim != spatial + 2:
         raise ValueError(f"nn.{name}(): needs a {spatial + 2}-D input and weight, got shapes {x.shape} "

@@ -107,7 +107,7 @@ def log_softmax(x: Array, /, *, axis: int = -1) -> Array:
 
 def _norm(name: str, x: Array, normalized_shape: int | Sequence[int], weight: Array | None,
           bias: Array | None, eps: float | None, rms: bool) -> Array:
-    dt = floating(name, x=x, weight=weight, bias=bias)
+    dt = floating(name, ("weight", "bias"), x=x, weight=weight, bias=bias)
     shape = tuple(integer(n, f"nn.{name}", "normalized_shape")
                   for n in (normalized_shape if isinstance(normalized_shape, (tuple, list)) else [normalized_shape]))
     k = len(shape)
