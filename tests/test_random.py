@@ -187,6 +187,12 @@ def test_shapes_and_empty_draws(device: str) -> None:
     assert g.random((2, 3, 4), dtype=xp.float32, device=device).shape == (2, 3, 4)
     assert g.normal(size=(), device=device).shape == ()
     assert g.random(device=device).dtype == xp.float64
+    state = g.state
+    for draw in (lambda: g.random(10**20, device=device), lambda: g.integers(5, size=(2**40, 2**40), device=device),
+                 lambda: g.permutation(10**20, device=device)):
+        with pytest.raises(MemoryError, match="out of memory"):  # (had been the stream's OverflowError)
+            draw()
+    assert g.state == state  # and the stream did not move
 
 
 def test_permutation_and_choice(device: str) -> None:

@@ -37,8 +37,8 @@ def floating(name: str, optional: tuple[str, ...] = (), **named: Array | None) -
     """The promoted dtype of the given arrays (None skipped for the ``optional`` names), each of
     which must have a real floating dtype (an integer input is a TypeError, not promoted to the
     floating one)."""
-    given = {k: v for k, v in named.items() if v is not None or k not in optional}
-    arrays(name, **given)
+    arrays(name, **{k: v for k, v in named.items() if v is not None or k not in optional})
+    given = {k: v for k, v in named.items() if v is not None}  # (arrays: a None left is optional)
     if any(x.dtype not in CATEGORIES["real floating"] for x in given.values()):
         raise TypeError(f"nn.{name}() needs real floating arrays, got "
                         + ", ".join(f"{k} of {v.dtype.name}" for k, v in given.items()))

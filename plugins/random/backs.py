@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from rocm_array.backs import Backs
 
-#: ``(op, dtype, shape, key, stream, counter, a, b, device) -> out``: ``op`` is "uniform"
-#: (a + (b - a) u), "normal" (a + b z) or "exponential" (b E).
+#: ``(op, out, key, stream, counter, a, b)``, filling ``out`` (which the front allocates, before it
+#: reserves the stream's blocks): ``op`` is "uniform" (a + (b - a) u), "normal" (a + b z) or
+#: "exponential" (b E).
 DRAW = Backs("random draws")
-#: ``(dtype, shape, key, stream, counter, low, span, device) -> out``: integers in [low, low + span].
+#: ``(out, key, stream, counter, low, span)``, filling ``out``: integers in [low, low + span].
 INTEGERS = Backs("random.integers")
 #: ``(p) -> cdf``: the running sum of a 1-D float64 array, in order.
 WEIGHTS = Backs("random.choice's weights")

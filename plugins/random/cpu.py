@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from rocm_array.array import Array, wrap_numpy
-from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 
 from . import backs, icdf, streams
@@ -120,14 +119,18 @@ def _normal_icdf(w: np.ndarray) -> np.ndarray:
     return out
 
 
-def draw(op: str, dtype: DType, shape: tuple[int, ...], key: tuple[int, int], stream: int, counter: int,
-         a: float, b: float, device: Device) -> Array:
-    n = int(np.prod(shape))
-    w = _words(key, stream, counter, n, streams.float_words(dtype))
+def _fill(out: Array, v: np.ndarray) -> None:
+    """out's elements from the first out.size of v (cast as astype casts)."""
+    np.copyto(out._np, v[:out.size].reshape(out.shape), casting="unsafe")
+
+
+def draw(op: str, out: Array, key: tuple[int, int], stream: int, counter: int, a: float, b: float) -> None:
+    dtype = out.dtype
+    w = _words(key, stream, counter, out.size, streams.float_words(dtype))
     if op == "normal" and dtype.itemsize < 8:
         f = np.float32
-        v = f(a) + f(b) * _normal_icdf(w)
-        return wrap_numpy(v[:n].astype(dtype.numpy).reshape(shape), dtype)
+        _fill(out, f(a) + f(b) * _normal_icdf(w))
+        return
     u, u1, k = _units(w, dtype)
     if op == "uniform":
         lo = k.f(a)
@@ -140,7 +143,7 @@ def draw(op: str, dtype: DType, shape: tuple[int, ...], key: tuple[int, int], st
         z = np.empty_like(u)
         z[0::2], z[1::2] = r * cos, r * sin
         v = k.f(a) + k.f(b) * z
-    return wrap_numpy(v[:n].astype(dtype.numpy).reshape(shape), dtype)
+    _fill(out, v)
 
 
 def _mulhi64(a: np.ndarray, b: np.ndarray | np.uint64) -> np.ndarray:
@@ -153,11 +156,9 @@ def _mulhi64(a: np.ndarray, b: np.ndarray | np.uint64) -> np.ndarray:
     return out
 
 
-def integers(dtype: DType, shape: tuple[int, ...], key: tuple[int, int], stream: int, counter: int,
-             low: int, span: int, device: Device) -> Array:
-    n = int(np.prod(shape))
+def integers(out: Array, key: tuple[int, int], stream: int, counter: int, low: int, span: int) -> None:
     words = streams.integer_words(span)
-    x64 = _pairs(_words(key, stream, counter, n, words))
+    x64 = _pairs(_words(key, stream, counter, out.size, words))
     with np.errstate(over="ignore"):
         if words == 2:
             x = _mulhi64(x64, np.uint64(span + 1))
@@ -171,7 +172,7 @@ def integers(dtype: DType, shape: tuple[int, ...], key: tuple[int, int], stream:
                 carry = (top_lo + _mulhi64(lo, r)) < top_lo
                 x = _mulhi64(hi, r) + carry.astype(np.uint64)
         v = np.uint64(low % (1 << 64)) + x
-    return wrap_numpy(v[:n].astype(dtype.numpy).reshape(shape), dtype)
+    _fill(out, v)
 
 
 def cumulative_weights(p: Array) -> Array:

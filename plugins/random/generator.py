@@ -18,7 +18,7 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
-from rocm_array import devices, dtypes
+from rocm_array import devices, dtypes, memory
 from rocm_array.array import Array
 from rocm_array.axes import flag, normalize_axis, normalize_shape
 from rocm_array.dtypes import DType
@@ -108,9 +108,10 @@ class Generator:
 
     def _draw(self, name: str, op: str, a: float, b: float, size: Size, dtype: Any, device: Any) -> Array:
         dt, shape, dev = _float_dtype(name, dtype), _size(name, size), devices.resolve(device)
-        n = math.prod(shape)
-        start = self._reserve(name, streams.blocks(n, streams.float_words(dt)))
-        return cast("Array", backs.DRAW[dev.kind](op, dt, shape, self._key, self._stream, start, a, b, dev))
+        out = memory.empty(shape, dt, dev)  # (first: a size past the device is its MemoryError, the stream unmoved)
+        start = self._reserve(name, streams.blocks(out.size, streams.float_words(dt)))
+        backs.DRAW[dev.kind](op, out, self._key, self._stream, start, a, b)
+        return out
 
     # -- continuous distributions -------------------------------------------------------------------
     def random(self, size: Size = None, dtype: Any = None, *, device: Any = None) -> Array:
@@ -174,8 +175,10 @@ class Generator:
 
     def _integers(self, name: str, dt: DType, shape: tuple[int, ...], low: int, span: int, dev: Any) -> Array:
         """Integers in [low, low + span] (checked), after reserving their blocks."""
-        start = self._reserve(name, streams.blocks(math.prod(shape), streams.integer_words(span)))
-        return cast("Array", backs.INTEGERS[dev.kind](dt, shape, self._key, self._stream, start, low, span, dev))
+        out = memory.empty(shape, dt, dev)  # (first, as _draw's)
+        start = self._reserve(name, streams.blocks(out.size, streams.integer_words(span)))
+        backs.INTEGERS[dev.kind](out, self._key, self._stream, start, low, span)
+        return out
 
     # -- permutations and choices ---------------------------------------------------------------------
     def _order(self, name: str, n: int, device: Any) -> Array:

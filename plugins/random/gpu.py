@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import math
 from typing import Any
 
 from rocm_array import dtypes, memory
@@ -63,30 +62,24 @@ def _launch(device: Device, group: str, name: str, blocks: int, args: list[Any])
     RANDOM.launch(device, name, _groups()[group], grid_1d(blocks, device), (BLOCK, 1, 1), args)
 
 
-def draw(op: str, dtype: DType, shape: tuple[int, ...], key: tuple[int, int], stream: int, counter: int,
-         a: float, b: float, device: Device) -> Array:
-    out = memory.empty(shape, dtype, device)
-    n = math.prod(shape)
+def draw(op: str, out: Array, key: tuple[int, int], stream: int, counter: int, a: float, b: float) -> None:
+    dtype, device, n = out.dtype, out.device, out.size
     if n:
         name, takes_consts = _draw_kernel(op, dtype)
         consts = [_consts()] if takes_consts else []
         real = ctypes.c_double if dtype is dtypes.float64 else ctypes.c_float  # the precision computed in
         _launch(device, op, name, streams.blocks(n, streams.float_words(dtype)),
                 [ptr(out), *i64(n), *_stream_args(key, stream, counter), real(a), real(b), *consts])
-    return out
 
 
-def integers(dtype: DType, shape: tuple[int, ...], key: tuple[int, int], stream: int, counter: int,
-             low: int, span: int, device: Device) -> Array:
-    out = memory.empty(shape, dtype, device)
-    n = math.prod(shape)
+def integers(out: Array, key: tuple[int, int], stream: int, counter: int, low: int, span: int) -> None:
+    dtype, device, n = out.dtype, out.device, out.size
     if n:
         words = streams.integer_words(span)
         wide = "true" if words == 4 else "false"
         _launch(device, "integers", f"integers<{dtype.c_type}, {wide}>", streams.blocks(n, words),
                 [ptr(out), *i64(n), *_stream_args(key, stream, counter), ctypes.c_uint64(low % (1 << 64)),
                  ctypes.c_uint64(span)])
-    return out
 
 
 def cumulative_weights(p: Array) -> Array:
