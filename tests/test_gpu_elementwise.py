@@ -201,9 +201,13 @@ def test_inplace_errors(dev: str) -> None:
 def test_arrays_on_different_devices_are_a_value_error(dev: str) -> None:
     g = xp.ones(3, device=dev)
     c = xp.ones(3, device="cpu")
-    for call in (lambda: xp.add(g, c), lambda: xp.add(c, g), lambda: xp.where(g > 0, g, c)):
-        with pytest.raises(ValueError, match="different devices"):
+    for call in (lambda: xp.add(g, c), lambda: xp.add(c, g), lambda: xp.where(g > 0, g, c),
+                 lambda: xp.asarray([g, c]), lambda: xp.broadcast_arrays(g, c),
+                 lambda: xp.repeat(g, xp.asarray([1, 2, 1], device="cpu"))):
+        with pytest.raises(ValueError, match="different devices"):  # (the last three had mixed them silently)
             call()
+    assert xp.asarray([c, c]).device == c.device and xp.asarray([g, g]).device == g.device
+    assert xp.asarray([g, c], device="cpu").device == c.device  # a device named: the copy is asked for
 
 
 def test_64_bit_indexing(dev: str) -> None:

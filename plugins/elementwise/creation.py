@@ -87,6 +87,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
         The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -126,6 +127,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
         The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -166,6 +168,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: An
         The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -209,6 +212,7 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
         fill_value: bool, int64, float64 or complex128.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -254,6 +258,7 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -294,6 +299,7 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -334,6 +340,7 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) ->
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -377,6 +384,7 @@ def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -422,6 +430,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
         The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -494,6 +503,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         argument is an int, else float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -552,6 +562,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         for a complex end.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
     endpoint : bool, optional
         Whether ``stop`` is the last value (exactly). Default: True.
@@ -739,8 +750,9 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
 
 
 # -- conversion -----------------------------------------------------------------------------------
-def _scan(obj: Any, kinds: set[type], found: list[DType]) -> Any:
-    """``obj`` with Arrays replaced by host arrays; notes the scalar kinds and the array dtypes met."""
+def _scan(obj: Any, kinds: set[type], found: list[DType], held: list[Array]) -> Any:
+    """``obj`` with Arrays replaced by host arrays; notes the scalar kinds, the array dtypes and the
+    Arrays met."""
     if isinstance(obj, np.generic) and not isinstance(obj, SCALARS):
         obj = obj.item()  # a NumPy scalar counts as the Python scalar it holds
     if isinstance(obj, SCALARS):
@@ -749,12 +761,13 @@ def _scan(obj: Any, kinds: set[type], found: list[DType]) -> Any:
         return obj
     if isinstance(obj, Array):
         found.append(obj.dtype)
+        held.append(obj)
         return memory.to_host(obj)
     if isinstance(obj, np.ndarray):
         found.append(dtypes.from_numpy(obj.dtype))
         return obj
     if isinstance(obj, (list, tuple)):
-        return [_scan(o, kinds, found) for o in obj]
+        return [_scan(o, kinds, found, held) for o in obj]
     raise TypeError(f"asarray(): cannot convert a {type(obj).__name__} inside a sequence")
 
 
@@ -799,6 +812,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
         int64, float64 or complex128 for Python values, NumPy's dtype for NumPy arrays.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
     copy : bool or None, optional
         True: always copy. False: never (ValueError when a copy is needed). None: copy only when
@@ -815,7 +829,8 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     TypeError
         Values the dtype cannot hold by kind, or an object that is no array data.
     ValueError
-        copy=False where a copy is needed, ragged sequences, or an unknown device.
+        copy=False where a copy is needed, ragged sequences, arrays of several devices in a sequence
+        with no device named, or an unknown device.
     OverflowError
         A Python int no dtype holds.
 
@@ -838,13 +853,15 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     flag(copy, "asarray", "copy", none=True)
     if isinstance(obj, Array):
         return _from_array(obj, dtype, device, copy)
-    dev = devices.resolve(device)
     if isinstance(obj, (*SCALARS, list, tuple)):
         if copy is False:
             raise ValueError("asarray(copy=False): a Python scalar or sequence always needs a copy")
         kinds: set[type] = set()
         found: list[DType] = []
-        host = _scan(obj, kinds, found)
+        held: list[Array] = []
+        host = _scan(obj, kinds, found, held)
+        # Arrays in the sequence and no device named: they must share one, and the result goes there.
+        dev = check_same(*held) if held and device is None else devices.resolve(device)
         dt = _infer(kinds, found) if dtype is None else dtype
         if (complex in kinds and dt.kind != "c") or (float in kinds and dt.kind not in "fc"):
             raise TypeError(f"asarray(): Python {'complex' if complex in kinds else 'float'} values "
@@ -858,6 +875,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
             raise ValueError("asarray(): the nested sequences have different lengths; an array needs every "
                              "sequence at one depth to have the same length") from None
         return memory.from_host(a, dt, dev)
+    dev = devices.resolve(device)
     if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array__"):
         return _from_array(from_dlpack(obj, device=dev, copy=copy), dtype, None, False if copy is False else None)
     # NumPy arrays and scalars, buffer-protocol objects, objects with __array__.
@@ -884,6 +902,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         An object with ``__dlpack__`` and ``__dlpack_device__``.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
+        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
     copy : bool or None, optional
         As in ``asarray``. Default: None.

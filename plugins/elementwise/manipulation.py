@@ -126,6 +126,8 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """
     for a in arrays:
         _check_array("broadcast_arrays", a)
+    if arrays:
+        check_same(*arrays)
     shape = broadcast.broadcast_shapes(*(a.shape for a in arrays), name="broadcast_arrays")
     return tuple(broadcast.broadcast_view(a, shape) for a in arrays)
 
@@ -675,6 +677,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         ax = normalize_axis(axis, x.ndim, "repeat")
     n = x.shape[ax]
     if isinstance(repeats, Array):
+        check_same(x, repeats)
         if repeats.dtype not in dtypes.CATEGORIES["integral"]:
             raise TypeError(f"repeat(): repeats must have an integer dtype, got {repeats.dtype.name}")
         if repeats.ndim != 1 or repeats.shape[0] not in (1, n):
