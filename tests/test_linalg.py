@@ -507,6 +507,23 @@ def test_vector_norm_bad_input(device: str) -> None:
         xp.linalg.vector_norm(x, axis=(0, 0))
 
 
+def test_norms_of_empty_arrays(device: str) -> None:
+    # Alike on every device (a GPU had refused ord=inf where cpu gave 0): a sum or a largest value of
+    # nothing is 0, a smallest one is undefined.
+    e = xp.zeros((0, 3), dtype=xp.complex64, device=device)
+    for ord in (np.inf, 2, 1, 0):
+        out = xp.linalg.vector_norm(e, axis=0, ord=ord)
+        assert out.dtype == xp.float32 and host(out).tolist() == [0.0] * 3
+    assert xp.linalg.vector_norm(e, keepdims=True).shape == (1, 1)
+    for ord in ("fro", "nuc", 1, 2, np.inf):
+        out = xp.linalg.matrix_norm(xp.zeros((2, 0, 3), device=device), ord=ord, keepdims=True)
+        assert out.shape == (2, 1, 1) and host(out).tolist() == [[[0.0]], [[0.0]]]
+    for call in (lambda: xp.linalg.vector_norm(e, axis=0, ord=-np.inf), lambda: xp.linalg.vector_norm(e, ord=-2),
+                 lambda: xp.linalg.matrix_norm(xp.zeros((0, 0), device=device), ord=-2)):
+        with pytest.raises(ValueError, match=r"^linalg\.(vector|matrix)_norm\(\): ord=-\w+ of an empty"):
+            call()
+
+
 @pytest.mark.parametrize("ord", ["fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])

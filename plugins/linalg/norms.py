@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.axes import flag, normalize_axes
 from rocm_array.dtypes import real_of
@@ -59,7 +60,21 @@ def vector_norm(x: Array, /, *, axis: int | Sequence[int] | None = None, keepdim
         raise TypeError(f"vector_norm(): ord must be a real number, not {type(ord).__name__}")
     if math.isnan(ord):
         raise ValueError("vector_norm(): ord must not be NaN")
-    return lapack("vector_norm", [x], dtype, (real_of(dtype),), axis=axes, keepdims=flag(keepdims, "vector_norm", "keepdims"), ord=ord)[0]
+    keep = flag(keepdims, "vector_norm", "keepdims")
+    if any(x.shape[a] == 0 for a in axes):
+        shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape) if keep or a not in axes)
+        return _empty("vector_norm", ord, ord < 0, shape, x)
+    return lapack("vector_norm", [x], dtype, (real_of(dtype),), axis=axes, keepdims=keep, ord=ord)[0]
+
+
+def _empty(name: str, ord: object, undefined: bool, shape: tuple[int, ...], x: Array) -> Array:
+    """The norm of empty vectors or matrices, alike on every device: 0 (a sum or a largest value of
+    none), or a ValueError for a negative order, whose smallest value of none is undefined."""
+    if undefined:
+        raise ValueError(f"linalg.{name}(): ord={ord!r} of an empty {'vector' if name == 'vector_norm' else 'matrix'} "
+                         f"is undefined (it takes the smallest of no values); use a positive order, or "
+                         f"leave out the zero-size axis")
+    return memory.full(shape, 0, real_of(x.dtype), x.device)
 
 
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str | None = "fro") -> Array:
@@ -100,7 +115,10 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str |
     dtype = floating_matrices("matrix_norm", x)
     if isinstance(ord, bool) or ord not in _MATRIX_ORDS:
         raise ValueError(f"matrix_norm(): ord must be one of {_MATRIX_ORDS}, got {ord!r}")
-    return lapack("matrix_norm", [x], dtype, (real_of(dtype),), keepdims=flag(keepdims, "matrix_norm", "keepdims"), ord=ord)[0]
+    keep = flag(keepdims, "matrix_norm", "keepdims")
+    if x.shape[-2] == 0 or x.shape[-1] == 0:
+        return _empty("matrix_norm", ord, not isinstance(ord, str) and ord < 0, x.shape[:-2] + ((1, 1) if keep else ()), x)
+    return lapack("matrix_norm", [x], dtype, (real_of(dtype),), keepdims=keep, ord=ord)[0]
 
 
 IMPLS: list[Impl] = [Impl(f"linalg.{f.__name__}", f) for f in (vector_norm, matrix_norm)]
