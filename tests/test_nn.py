@@ -341,6 +341,7 @@ def test_avg_pool_excluding_padding_and_nan(device: str) -> None:
     (lambda x: xp.nn.max_pool2d(x, 0), ValueError),
     (lambda x: xp.nn.max_pool2d(x[0, 0], 2), ValueError),
     (lambda x: xp.nn.avg_pool2d(x, 9), ValueError),
+    (lambda x: xp.nn.avg_pool2d(x, 2, count_include_pad="no"), TypeError),
     (lambda x: xp.nn.max_pool2d(xp.ones((1, 1, 4, 4), dtype=xp.int8, device=x.device), 2), TypeError),
 ])
 def test_pool_errors(device: str, call, err) -> None:  # type: ignore[no-untyped-def]

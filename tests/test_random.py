@@ -273,6 +273,7 @@ def test_bad_arguments() -> None:
         (lambda: g.normal(0.0, -1.0, 3), ValueError, "scale must be non-negative"),
         (lambda: g.normal(xp.asarray([0.0]), 1.0, 3), TypeError, "array parameters are not supported"),
         (lambda: g.uniform(0.0, math.inf), ValueError, "must be finite"),
+        (lambda: g.integers(0, 5, endpoint="no"), TypeError, "endpoint must be a bool"),
         (lambda: g.integers(5, 5), ValueError, "low >= high"),
         (lambda: g.integers(0, 300, dtype=xp.uint8), ValueError, "out of bounds for uint8"),
         (lambda: g.integers(0, 3, dtype=xp.float32), TypeError, "integer dtype"),

@@ -18,6 +18,7 @@ import numpy as np
 
 from rocm_array import memory
 from rocm_array.array import Array
+from rocm_array.axes import flag
 from rocm_array.hookspecs import Impl
 
 from .backs import POOL, UPSAMPLE
@@ -152,7 +153,8 @@ def avg_pool2d(x: Array, /, kernel_size: IntOrSeq, stride: IntOrSeq | None = Non
     >>> xp.nn.avg_pool2d(x, 2)
     Array([[[[3.5, 5.5]]]], dtype=float64, device=cpu)
     """
-    return _pool("avg_pool2d", x, kernel_size, stride, padding, False, bool(count_include_pad))
+    return _pool("avg_pool2d", x, kernel_size, stride, padding, False,
+                 flag(count_include_pad, "nn.avg_pool2d", "count_include_pad"))
 
 
 def _upsample(name: str, spatial: int, x: Array, size: IntOrSeq | None,

@@ -163,6 +163,7 @@ class Generator:
         for what, v in (("low", lo), ("high", hi)):
             if isinstance(v, (bool, np.bool_, Array)) or not isinstance(v, numbers.Integral):
                 raise TypeError(f"random.integers(): {what} must be an integer, not {type(v).__name__}")
+        endpoint = flag(endpoint, "random.integers", "endpoint")
         lo, last = operator.index(lo), operator.index(hi) - (0 if endpoint else 1)
         if lo > last:
             raise ValueError(f"random.integers(): low >= high (low={lo}, high={operator.index(hi)}"
