@@ -1,26 +1,24 @@
 """The helper functions: fftfreq, rfftfreq, fftshift, ifftshift.
 
-They need no back of their own: the frequencies are computed on the host and
-copied to the device, and the shifts are strided copies (``memory.copy_into``),
-so they run on every device.
+They need no back of their own: the frequencies are the elementwise plugin's
+integer sequence (arange) times 1 / (n d), as NumPy computes them, and the shifts
+are strided copies (``memory.copy_into``), so they run on every device.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import Callable, Sequence, cast
 
 from rocm_array import devices, dtypes
 from rocm_array.array import Array
 from rocm_array.axes import integer, normalize_axes
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import Impl
-from rocm_array.memory import copy_into, empty, from_host
+from rocm_array.memory import copy_into, empty
+from rocm_array_plugins.elementwise import own as elementwise
 
 
-def _frequencies(name: str, values: Callable[[int, float], np.ndarray], n: int, d: float,
-                 dtype: DType | None, device: object) -> Array:
+def _frequencies(name: str, n: int, d: float, dtype: DType | None, device: object) -> Array:
     n = integer(n, f"fft.{name}", "n")
     if n < 1:
         raise ValueError(f"fft.{name}(): n must be at least 1, got {n}")
@@ -31,7 +29,13 @@ def _frequencies(name: str, values: Callable[[int, float], np.ndarray], n: int, 
     dt = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.check_dtype(dtype)
     if dt not in CATEGORIES["real floating"]:
         raise TypeError(f"fft.{name}(): dtype must be a real floating dtype, not {dt.name}")
-    return from_host(values(n, float(d)).astype(dt.numpy), dt, devices.resolve(device))
+    dev = devices.resolve(device)
+    arange = elementwise("arange")
+    # NumPy's: the integers 0, 1, ... (then -(n // 2), ..., -1 for fftfreq) times 1 / (n d) in float64.
+    index = arange(n // 2 + 1 if name == "rfftfreq" else (n - 1) // 2 + 1, dtype=dtypes.int64, device=dev)
+    if name == "fftfreq" and n > 1:
+        index = elementwise("concat")([index, arange(-(n // 2), 0, dtype=dtypes.int64, device=dev)])
+    return cast("Array", elementwise("astype")(elementwise("multiply")(index, 1.0 / (n * float(d))), dt))
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None) -> Array:
@@ -72,7 +76,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: ob
     >>> xp.fft.fftfreq(4, device="cpu")
     Array([ 0.  ,  0.25, -0.5 , -0.25], dtype=float64, device=cpu)
     """
-    return _frequencies("fftfreq", np.fft.fftfreq, n, d, dtype, device)
+    return _frequencies("fftfreq", n, d, dtype, device)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None) -> Array:
@@ -113,7 +117,7 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: o
     >>> xp.fft.rfftfreq(4, device="cpu")
     Array([0.  , 0.25, 0.5 ], dtype=float64, device=cpu)
     """
-    return _frequencies("rfftfreq", np.fft.rfftfreq, n, d, dtype, device)
+    return _frequencies("rfftfreq", n, d, dtype, device)
 
 
 def _along(x: Array, axis: int, start: int, stop: int) -> Array:
