@@ -258,6 +258,9 @@ def test_tril_triu(device, k):
     np.testing.assert_array_equal(host(xp.triu(x[:, ::-1], k=k)), np.triu(ref[:, ::-1], k))
     with pytest.raises(ValueError):
         xp.tril(x[0, 0])
+    for far in (10**20, -10**20):  # past the corner: as the corner (cpu had overflowed a C long)
+        np.testing.assert_array_equal(host(xp.tril(x, k=far)), np.tril(ref, 10 if far > 0 else -10))
+        np.testing.assert_array_equal(host(xp.triu(x, k=far)), np.triu(ref, 10 if far > 0 else -10))
 
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])

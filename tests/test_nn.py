@@ -374,6 +374,9 @@ def test_upsample_errors(device: str) -> None:
     for call, err in [(lambda: xp.nn.upsample_nearest2d(x), ValueError),
                       (lambda: xp.nn.upsample_nearest2d(x, size=4, scale_factor=2), ValueError),
                       (lambda: xp.nn.upsample_nearest2d(x, scale_factor=-1.0), ValueError),
+                      (lambda: xp.nn.upsample_nearest2d(x, scale_factor=float("inf")), ValueError),
+                      (lambda: xp.nn.max_pool2d(x, 2, stride=10**20), ValueError),
+                      (lambda: xp.nn.conv2d(x, x, padding=10**20), ValueError),
                       (lambda: xp.nn.upsample_nearest1d(x, size=4), ValueError),
                       (lambda: xp.nn.upsample_nearest2d(x, scale_factor="2"), TypeError)]:
         with pytest.raises(err):

@@ -616,7 +616,9 @@ def _triangle(name: str, x: Array, k: int, upper: bool) -> Array:
         raise TypeError(f"{name}() expected an array, got {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{name}() needs an array with at least 2 dimensions, got {x.ndim}")
-    return cast("Array", TRIANGLE[x.device.kind](x, _int_arg(name, "k", k), upper))
+    # A diagonal past the matrix's corner is that corner's (and fits the backs' C integers).
+    k = max(-x.shape[-2], min(_int_arg(name, "k", k), x.shape[-1]))
+    return cast("Array", TRIANGLE[x.device.kind](x, k, upper))
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

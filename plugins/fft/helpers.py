@@ -20,8 +20,8 @@ from rocm_array_plugins.elementwise import own as elementwise
 
 def _frequencies(name: str, n: int, d: float, dtype: DType | None, device: object) -> Array:
     n = integer(n, f"fft.{name}", "n")
-    if n < 1:
-        raise ValueError(f"fft.{name}(): n must be at least 1, got {n}")
+    if not 1 <= n <= 2**62:  # (as transforms' _MAX_LENGTH)
+        raise ValueError(f"fft.{name}(): n must be from 1 to {2**62}, got {n}")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"fft.{name}(): d must be a real number, not {type(d).__name__}")
     if d == 0:

@@ -45,14 +45,22 @@ def floating(name: str, optional: tuple[str, ...] = (), **named: Array | None) -
     return dtypes.result_type(*(x.dtype for x in given.values()))
 
 
+#: The largest stride, padding, size... nn takes: the kernels' 32-bit geometry (and far past any
+#: image; NumPy's windows on cpu overflowed on larger ones).
+MAX_EXTENT = 2**31 - 1
+
+
 def ints(value: int | Sequence[int], n: int, name: str, what: str, minimum: int) -> tuple[int, ...]:
-    """``value`` (one int for every axis, or ``n`` of them) as a tuple, each at least ``minimum``."""
+    """``value`` (one int for every axis, or ``n`` of them) as a tuple, each at least ``minimum``
+    and at most MAX_EXTENT."""
     seq = list(value) if isinstance(value, (tuple, list)) else [value] * n
     if len(seq) != n:
         raise ValueError(f"nn.{name}(): {what} needs {n} value(s), got {len(seq)}")
     out = tuple(integer(v, f"nn.{name}", what) for v in seq)
     if any(v < minimum for v in out):
         raise ValueError(f"nn.{name}(): {what} must be at least {minimum}, got {value}")
+    if any(v > MAX_EXTENT for v in out):
+        raise ValueError(f"nn.{name}(): {what} must be at most {MAX_EXTENT}, got {value}")
     return out
 
 

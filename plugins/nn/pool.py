@@ -172,8 +172,8 @@ def _upsample(name: str, spatial: int, x: Array, size: IntOrSeq | None,
         seq: list[Any] = list(scale_factor) if isinstance(scale_factor, (tuple, list)) else [scale_factor] * spatial
         if len(seq) != spatial or any(isinstance(f, bool) or not isinstance(f, (int, float)) for f in seq):
             raise TypeError(f"nn.{name}(): scale_factor must be {spatial} positive number(s), got {scale_factor!r}")
-        if any(not f > 0 for f in seq):
-            raise ValueError(f"nn.{name}(): scale_factor must be positive, got {scale_factor!r}")
+        if any(not 0 < f < math.inf for f in seq):
+            raise ValueError(f"nn.{name}(): scale_factor must be positive and finite, got {scale_factor!r}")
         out = tuple(int(math.floor(i * f)) for i, f in zip(inp, seq))
         if any(o < 1 for o in out):
             raise ValueError(f"nn.{name}(): the output would be empty (input {x.shape}, scale {scale_factor})")
