@@ -111,11 +111,25 @@ def triangle(x: Array, k: int, upper: bool) -> Array:
     return wrap_numpy((np.triu if upper else np.tril)(x._np, k), x.dtype)
 
 
+def _check_indices(v: Array, indices: list[Array]) -> None:
+    """IndexError for an index outside its axis, worded as a GPU's index report (NumPy's names the
+    axis of the canonical view, which need not be the caller's)."""
+    for axis, i in enumerate(indices):
+        n, a = v.shape[axis], i._np
+        bad = (a < -n) | (a >= n)
+        if bad.any():
+            raise IndexError(f"index {a[bad].flat[0]} is out of bounds for an axis of size {n}")
+
+
 def gather(v: Array, indices: list[Array], shape: tuple[int, ...], in_bounds: bool) -> Array:
+    if not in_bounds:
+        _check_indices(v, indices)
     return wrap_numpy(v._np[tuple(i._np for i in indices)], v.dtype)
 
 
 def scatter(v: Array, indices: list[Array], value: Array, in_bounds: bool) -> None:
+    if not in_bounds:
+        _check_indices(v, indices)
     v._np[tuple(i._np for i in indices)] = value._np
 
 

@@ -143,8 +143,15 @@ def _parse(x: Array, key: Any) -> tuple[Array, _Advanced | None]:
     return view, _Advanced(adv_axes, indices, common, in_bounds)
 
 
-def _gather(view: Array, adv: _Advanced) -> Array:
-    out = GATHER[view.device.kind](adv.canonical(view), adv.indices, adv.shape, adv.in_bounds)
+def _gather(view: Array, adv: _Advanced, name: str = "") -> Array:
+    """The gather of ``adv``'s indices from ``view``; an out-of-range index is an IndexError, naming
+    the function ``name`` where one is called (``x[i]`` has none)."""
+    try:
+        out = GATHER[view.device.kind](adv.canonical(view), adv.indices, adv.shape, adv.in_bounds)
+    except IndexError as exc:
+        if not name:
+            raise
+        raise IndexError(f"{name}(): {exc}") from None
     k, p = len(adv.shape), adv.place()
     rest = out.ndim - k
     return permuted(out, tuple(range(k, k + p)) + tuple(range(k)) + tuple(range(k + p, k + rest)))
@@ -297,7 +304,7 @@ def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array
         axis = 0
     ax = normalize_axis(axis, x.ndim, "take")
     index = cast(Array, indices)  # (_index_array checked it)
-    return _gather(x, _Advanced([ax], [index], index.shape))
+    return _gather(x, _Advanced([ax], [index], index.shape), "take")
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
@@ -354,7 +361,7 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
         # The coordinate along axis d, as an array shaped to broadcast along that axis only.
         r = memory.from_host(np.arange(n), dtypes.int64, x.device)
         index.append(r._view(out_shape, tuple(1 if i == d else 0 for i in range(len(out_shape))), r.offset))
-    return _gather(xb, _Advanced(list(range(x.ndim)), index, out_shape))
+    return _gather(xb, _Advanced(list(range(x.ndim)), index, out_shape), "take_along_axis")
 
 
 IMPLS: list[Impl] = [
