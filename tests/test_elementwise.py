@@ -464,3 +464,18 @@ def test_where_bad_inputs(device: str) -> None:
         xp.where(c, x, xp.asarray([True, False], device=device))
     with pytest.raises(ValueError):
         xp.where(c, x, xp.ones(3, device=device))
+
+
+def test_errors_name_the_function_called(device: str) -> None:
+    # (where's broadcast had named none; clip's had named the maximum it runs; an assignment's none;
+    # pinv's rtol none)
+    f, f5 = xp.ones((2, 3), device=device), xp.ones(5, device=device)
+    u8 = xp.ones(3, dtype=xp.uint8, device=device)
+    for call, exc, start in ((lambda: xp.where(f > 0, f, f5), ValueError, "where(): shapes"),
+                             (lambda: xp.clip(f, f5), ValueError, "clip(): shapes"),
+                             (lambda: xp.clip(u8, -1), OverflowError, "clip(): Python int -1"),
+                             (lambda: u8.__setitem__(0, -1), OverflowError, "__setitem__(): Python int -1"),
+                             (lambda: xp.linalg.pinv(xp.eye(3, device=device), rtol=f5), ValueError, "pinv(): ")):
+        with pytest.raises(exc) as info:
+            call()
+        assert str(info.value).startswith(start), str(info.value)

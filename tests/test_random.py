@@ -286,7 +286,13 @@ def test_bad_arguments() -> None:
         (lambda: g.choice(3, 2, p=xp.asarray([0.5, 0.5])), ValueError, "one weight per entry"),
         (lambda: g.choice(3, 3, replace=False, p=xp.asarray([0.5, 0.5, 0.0])), ValueError, "fewer non-zero"),
         (lambda: g.permutation(2.5), TypeError, "must be an int or an Array"),
-        (lambda: g.spawn(-1), ValueError, "non-negative"),
+        (lambda: g.spawn(-1), ValueError, "n_children must be from 0 to 2"),
+        (lambda: g.spawn(1.5), TypeError, r"^random\.Generator\.spawn\(\): n_children must be an integer"),
+        (lambda: g.spawn(10**20), ValueError, "n_children must be from 0 to 2"),
+        (lambda: g.jumped("a"), TypeError, r"^random\.Generator\.jumped\(\): jumps must be an integer"),
+        (lambda: g.jumped(2**64), ValueError, "passes the last stream"),  # (it had wrapped onto this stream)
+        (lambda: g.choice(3, p="a"), TypeError, r"^random\.choice\(\): p must be an array"),
+        (lambda: g.choice(10**20, 3), ValueError, r"^random\.choice\(\): a must be from 0 to 2\*\*63 - 1"),
         (lambda: xp.random.Generator(5), TypeError, "default_rng"),
     ]
     before = g.state

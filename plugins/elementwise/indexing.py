@@ -201,7 +201,7 @@ def _value(x: Array, value: Any) -> Array:
         dt = dtypes.scalar_dtype(value, x.dtype)
         if dt is not x.dtype:
             raise TypeError(f"cannot assign a Python {type(value).__name__} to a {x.dtype.name} array")
-        return scalar_array(value, dt, x)
+        return scalar_array(value, dt, x, "__setitem__")
     if not isinstance(value, Array):
         raise TypeError(f"the value assigned must be an array or a Python scalar, not {type(value).__name__}")
     check_same(x, value)

@@ -6,12 +6,13 @@ from typing import Any
 
 from rocm_array import memory
 from rocm_array.array import Array
+from rocm_array.broadcast import broadcast_shapes
 from rocm_array.dtypes import CATEGORIES, python_scalar
 from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
 from .table import UFUNCS
-from .ufunc import Ufunc, promote
+from .ufunc import Ufunc, check_bounds, promote
 
 _BY_NAME = {u.name: u for u in UFUNCS}
 
@@ -59,6 +60,11 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
             raise TypeError(f"clip() {what} of dtype {bound.dtype.name} does not fit x's {x.dtype.name}")
         if isinstance(bound, (float, complex)) and x.dtype.kind in "iu":  # the result keeps x's dtype
             raise TypeError(f"clip() {what}={bound!r} does not fit x's {x.dtype.name}; give an int bound")
+        # Checked here too, so that the errors name clip, not the maximum and minimum it runs.
+        if isinstance(bound, Array):
+            broadcast_shapes(x.shape, bound.shape, name="clip")
+        elif isinstance(bound, int):
+            check_bounds(bound, x.dtype, "clip")
     out = x
     if min is not None:
         out = _BY_NAME["maximum"](out, min)

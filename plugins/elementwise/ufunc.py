@@ -280,8 +280,8 @@ def operands(name: str, args: tuple[Any, ...]) -> list[Array]:
     return [a.array() if isinstance(a, Scalar) else a for a in _operands(name, args)]
 
 
-def scalar_array(value: bool | int | float | complex, dtype: DType, like: Array) -> Array:
-    """A 0-D array of ``dtype`` on ``like``'s device; OverflowError for an int out of range."""
-    return Scalar(value, dtype, like.device).array()
+def scalar_array(value: bool | int | float | complex, dtype: DType, like: Array, name: str = "") -> Array:
+    """A 0-D array of ``dtype`` on ``like``'s device; OverflowError (naming ``name``) for an int out of range."""
+    return Scalar(value, dtype, like.device, name).array()
 
 

@@ -55,7 +55,7 @@ def where(condition: Array, x1: Any, x2: Any, /) -> Array:
     a, b = operands("where", (x1, x2))
     check_same(condition, a)
     dtype = promote("where", [a, b])
-    shape = broadcast_shapes(condition.shape, a.shape, b.shape)
+    shape = broadcast_shapes(condition.shape, a.shape, b.shape, name="where")
     return cast("Array", WHERE[condition.device.kind](condition, a, b, dtype, shape))
 
 IMPLS: list[Impl] = [Impl("where", where)]

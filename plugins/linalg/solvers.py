@@ -118,7 +118,7 @@ def _rtol(name: str, rtol: object, x: Array) -> float | Array | None:
         if rtol.dtype not in CATEGORIES["real floating"]:
             raise TypeError(f"{name}(): rtol must have a real floating dtype, not {rtol.dtype.name}")
         check_same(x, rtol)
-        return broadcast_view(rtol, x.shape[:-2])
+        return broadcast_view(rtol, x.shape[:-2], name=name)
     if isinstance(rtol, (int, float)) and not isinstance(rtol, bool):
         return float(rtol)
     raise TypeError(f"{name}(): rtol must be a float, an array or None, not {type(rtol).__name__}")

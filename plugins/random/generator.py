@@ -20,7 +20,7 @@ import numpy as np
 
 from rocm_array import devices, dtypes, memory
 from rocm_array.array import Array
-from rocm_array.axes import flag, normalize_axis, normalize_shape
+from rocm_array.axes import flag, integer, normalize_axis, normalize_shape
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 from rocm_array_plugins.elementwise import own as elementwise
@@ -223,8 +223,8 @@ class Generator:
             n, dev = a.shape[ax], a.device
         elif isinstance(a, numbers.Integral) and not isinstance(a, (bool, np.bool_)):
             n, ax, dev = operator.index(a), 0, devices.resolve(device)
-            if n < 0:
-                raise ValueError(f"random.choice(): a must be non-negative, got {n}")
+            if not 0 <= n <= 2**63 - 1:  # (the int64 indices it gives)
+                raise ValueError(f"random.choice(): a must be from 0 to 2**63 - 1 (int64 indices), got {n}")
         else:
             raise TypeError(f"random.choice(): a must be an int or an Array, not {type(a).__name__}")
         if n == 0 and k:
@@ -250,7 +250,10 @@ class Generator:
 
     def _weights(self, p: Any, n: int, k: int, replace: bool, device: Any) -> Array:
         """``p`` checked (1-D of length n, non-negative, summing to 1) as float64 on ``device``."""
-        w = p if isinstance(p, Array) else elementwise("asarray")(p, device=device)
+        try:
+            w = p if isinstance(p, Array) else elementwise("asarray")(p, device=device)
+        except TypeError as exc:
+            raise TypeError(f"random.choice(): p must be an array of probabilities ({exc})") from None
         if w.device != device:
             raise ValueError(f"random.choice(): p is on {w.device}, the samples on {device}; move p with "
                              f"p.to_device({str(device)!r})")
@@ -291,9 +294,9 @@ class Generator:
         key, stream and a count of children spawned so far (so a second ``spawn`` gives new ones).
         Their draws never share a Philox input with this generator's or with each other's unless two
         derived 128-bit (key, stream) pairs collide."""
-        n = operator.index(n_children)
-        if n < 0:
-            raise ValueError(f"random.Generator.spawn(): n_children must be non-negative, got {n}")
+        n = integer(n_children, "random.Generator.spawn", "n_children")
+        if not 0 <= n <= 2**32:  # (each is a Python object: more would not fit in memory)
+            raise ValueError(f"random.Generator.spawn(): n_children must be from 0 to 2**32, got {n}")
         with self._lock:
             first, self._children = self._children, self._children + n
         tagged = (self._key[0] ^ _SPAWN_TAG[0], self._key[1] ^ _SPAWN_TAG[1])
@@ -303,7 +306,10 @@ class Generator:
     def jumped(self, jumps: int = 1) -> Generator:
         """A generator on stream ``stream + jumps`` of the same key, from its start: its draws and this
         one's use disjoint Philox counters (each stream has 2^64 blocks)."""
-        j = operator.index(jumps)
+        j = integer(jumps, "random.Generator.jumped", "jumps")
+        if self._stream + j >= _U64:  # (a stream number wraps at 2**64, back onto this one's)
+            raise ValueError(f"random.Generator.jumped(): stream {self._stream} + {j} jumps passes the last "
+                             f"stream, 2**64 - 1; spawn() gives generators of new keys")
         if j < 0:
             raise ValueError(f"random.Generator.jumped(): jumps must be non-negative, got {j}")
         return Generator(self._key, self._stream + j)
