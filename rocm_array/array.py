@@ -18,6 +18,7 @@ import numpy as np
 
 from . import devices, memory
 from .devices import Device
+from .axes import flag
 from .dtypes import SCALARS as _SCALARS, DType, from_numpy, python_scalar
 from .namespace import TABLE
 from .runtime.layout import contiguous_strides
@@ -148,7 +149,7 @@ class Array:
         """The array on ``device`` (``"cpu"``, ``"gpu:0"`` or a Device): itself when it is there
         already, else a copy. ``stream`` is accepted for the standard and not used: copies are
         ordered after the work already queued on the array's device."""
-        target = devices.parse(device)
+        target = devices.parse(device, "to_device")
         if target == self._device:
             return self
         host = memory.to_host(self)
@@ -164,7 +165,7 @@ class Array:
         if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)):
             raise TypeError(f"__dlpack__(): stream must be an int (the consumer's stream, DLPack's numbering) "
                             f"or None, got {type(stream).__name__}")
-        return memory.to_dlpack(self, stream, max_version, dl_device, copy)
+        return memory.to_dlpack(self, stream, max_version, dl_device, flag(copy, "__dlpack__", "copy", none=True))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if self._device.kind != "cpu" or os.environ.get(STRICT_HOST_VAR) == "1":

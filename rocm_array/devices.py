@@ -76,12 +76,15 @@ def available() -> tuple[Device, ...]:
     return (cpu, *gpus())
 
 
-def parse(spec: object) -> Device:
-    """A Device from a Device or a string like ``"cpu"``, ``"gpu"`` or ``"gpu:1"``."""
+def parse(spec: object, name: str = "") -> Device:
+    """A Device from a Device or a string like ``"cpu"``, ``"gpu"`` or ``"gpu:1"``; the errors name
+    the function ``name`` when given."""
     if isinstance(spec, Device):
         return spec
+    who = f"{name}(): " if name else ""
     if not isinstance(spec, str):
-        raise TypeError(f"device must be a rocm_array device or a string, not {type(spec).__name__}")
+        raise TypeError(f"{who}device must be a rocm_array device or a string such as 'cpu' or 'gpu:0', "
+                        f"not {type(spec).__name__}")
     kind, _, idx = spec.strip().partition(":")
     if kind == "cpu" and not idx:
         return cpu
@@ -89,13 +92,13 @@ def parse(spec: object) -> Device:
         try:
             index = int(idx) if idx else 0
         except ValueError:
-            raise ValueError(f"bad device {spec!r}: expected 'cpu' or 'gpu:N'") from None
+            raise ValueError(f"{who}bad device {spec!r}: expected 'cpu' or 'gpu:N'") from None
         found = gpus()
         if 0 <= index < len(found):
             return found[index]
         why = "; ".join(gpu_problems()) or f"{len(found)} GPU(s) present"
-        raise ValueError(f"no device {spec!r}: {why}")
-    raise ValueError(f"bad device {spec!r}: expected 'cpu' or 'gpu:N'")
+        raise ValueError(f"{who}no device {spec!r}: {why}")
+    raise ValueError(f"{who}bad device {spec!r}: expected 'cpu' or 'gpu:N'")
 
 
 _default: Device | None = None
@@ -113,9 +116,9 @@ def default() -> Device:
     return _default
 
 
-def resolve(device: object | None) -> Device:
-    """The device a creation function uses: the one given, or the default."""
-    return default() if device is None else parse(device)
+def resolve(device: object | None, name: str = "") -> Device:
+    """The device a creation function ``name`` uses: the one given, or the default."""
+    return default() if device is None else parse(device, name)
 
 
 def check_same(*arrays: Any) -> Device:

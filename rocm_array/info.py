@@ -40,7 +40,7 @@ class Info:
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """The dtypes functions give when none is named, by kind; the same on every device."""
         if device is not None:
-            devices.parse(device)
+            devices.parse(device, "default_dtypes")
         return {"real floating": DEFAULT_FLOAT, "complex floating": DEFAULT_COMPLEX,
                 "integral": DEFAULT_INT, "indexing": DEFAULT_INDEX}
 
@@ -49,7 +49,7 @@ class Info:
         """The standard's dtypes, by name, of ``kind`` (a kind ``isdtype`` takes, or a tuple of
         them; None: all); the same on every device."""
         if device is not None:
-            devices.parse(device)
+            devices.parse(device, "dtypes")
         if kind is None:
             return {d.name: d for d in _STANDARD}
         kinds = kind if isinstance(kind, tuple) else (kind,)

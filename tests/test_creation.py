@@ -321,3 +321,16 @@ def test_bool_arguments_must_be_bools(device):
             call()
     with pytest.raises(TypeError, match=r"arange\(\): dtype must be numeric, not bool"):
         xp.arange(3, dtype=xp.bool, device=device)
+
+
+def test_device_errors_name_the_function() -> None:
+    for call, exc, start in ((lambda: xp.zeros(3, device=5), TypeError, "zeros(): device must be"),
+                             (lambda: xp.ones(3, device="bogus"), ValueError, "ones(): bad device 'bogus'"),
+                             (lambda: xp.asarray([1], device="gpu:99"), ValueError, "asarray(): no device 'gpu:99'"),
+                             (lambda: xp.ones(2, device="cpu").to_device("x"), ValueError, "to_device(): bad device"),
+                             (lambda: xp.zeros_like(xp.ones(2, device="cpu"), device=1.5), TypeError, "zeros_like(): "),
+                             (lambda: xp.linspace(xp.ones(2, device="cpu"), 1, 3), TypeError,
+                              "linspace(): start must be a Python number, not an array")):
+        with pytest.raises(exc) as info:
+            call()
+        assert str(info.value).startswith(start), str(info.value)

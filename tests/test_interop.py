@@ -217,8 +217,12 @@ def test_dlpack_stream_argument(device: str) -> None:
     for bad in ("a", 1.5, True):
         with pytest.raises(TypeError, match=r"^__dlpack__\(\): stream must be an int"):
             x.__dlpack__(stream=bad)
+    with pytest.raises(TypeError, match=r"^__dlpack__\(\): copy must be a bool or None"):
+        x.__dlpack__(copy="yes")
     if device == "cpu":
         assert np.from_dlpack(x).tolist() == [1.0, 2.0]
+        with pytest.raises(BufferError, match=r"^__dlpack__\(\): a cpu array cannot be exported"):
+            x.__dlpack__(dl_device=(2, 0))
     else:
         with pytest.raises((RuntimeError, BufferError)):  # NumPy's own refusal, not a SystemError
             np.from_dlpack(x)

@@ -72,7 +72,7 @@ def _fill_dtype(name: str, value: Any, dtype: Any) -> DType:
 def _like(name: str, x: Any, dtype: Any, device: Any) -> tuple[DType, Device]:
     if not isinstance(x, Array):
         raise TypeError(f"{name}() expected an array, got {type(x).__name__}")
-    return _dtype(dtype, x.dtype), x.device if device is None else devices.parse(device)
+    return _dtype(dtype, x.dtype), x.device if device is None else devices.parse(device, name)
 
 
 # -- fills ----------------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     >>> x.shape, x.dtype
     ((2, 3), rocm_array.float32)
     """
-    return memory.empty(normalize_shape(shape, "empty"), _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+    return memory.empty(normalize_shape(shape, "empty"), _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device, "empty"))
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
@@ -154,7 +154,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     Array([[0, 0],
            [0, 0]], dtype=int32, device=cpu)
     """
-    return memory.full(normalize_shape(shape, "zeros"), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+    return memory.full(normalize_shape(shape, "zeros"), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device, "zeros"))
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
@@ -194,7 +194,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: An
     >>> xp.ones(3, device="cpu")
     Array([1., 1., 1.], dtype=float64, device=cpu)
     """
-    return memory.full(normalize_shape(shape, "ones"), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+    return memory.full(normalize_shape(shape, "ones"), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device, "ones"))
 
 
 def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *,
@@ -244,7 +244,7 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
     Array([0.5, 0.5, 0.5], dtype=float32, device=cpu)
     """
     dt = _fill_dtype("full", fill_value, dtype)
-    return memory.full(normalize_shape(shape, "full"), fill_value, dt, devices.resolve(device))
+    return memory.full(normalize_shape(shape, "full"), fill_value, dt, devices.resolve(device, "full"))
 
 
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
@@ -463,7 +463,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
     k = _int_arg("eye", "k", k)
     if rows < 0 or cols < 0:
         raise ValueError(f"eye(): n_rows and n_cols must be non-negative, got {rows} and {cols}")
-    out = memory.full((rows, cols), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device))
+    out = memory.full((rows, cols), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device, "eye"))
     # Diagonal k is a 1-D view with stride cols + 1.
     length = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
     if length:
@@ -476,6 +476,8 @@ def _number(name: str, what: str, value: Any, complex_ok: bool = False) -> int |
     """``value`` as a Python int, float or complex (NumPy scalars accepted); TypeError for others."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name}(): {what} must be a number, not bool")
+    if isinstance(value, Array):  # (its __index__ would speak of 0-D arrays)
+        raise TypeError(f"{name}(): {what} must be a Python number, not an array; use float(x) for a 0-D one")
     if hasattr(type(value), "__index__"):
         return operator.index(value)
     if isinstance(value, (float, np.floating)):
@@ -543,7 +545,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     if not math.isfinite(start) or not math.isfinite(stop) or not math.isfinite(step):
         raise ValueError(f"arange(): arguments must be finite, got {start}, {stop}, {step}")
     n = -((start - stop) // step) if exact else math.ceil((stop - start) / step)
-    dev = devices.resolve(device)
+    dev = devices.resolve(device, "arange")
     return cast("Array", SEQUENCE[dev.kind](max(n, 0), start, step, dt, dev))
 
 
@@ -601,7 +603,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         raise TypeError(f"linspace(): complex start or stop needs a complex dtype, not {dt.name}")
     if dt.kind not in "iufc":
         raise TypeError(f"linspace(): dtype must be numeric, not {dt.name}")
-    dev = devices.resolve(device)
+    dev = devices.resolve(device, "linspace")
     div = num - 1 if flag(endpoint, "linspace", "endpoint") else num
     step = (stop - start) / div if div > 0 else 0.0
     out = SEQUENCE[dev.kind](num, start if isinstance(start, (float, complex)) else float(start), step, dt, dev)
@@ -787,7 +789,7 @@ def _infer(kinds: set[type], found: list[DType]) -> DType:
 
 
 def _from_array(x: Array, dtype: DType | None, device: Any, copy: bool | None) -> Array:
-    dev = x.device if device is None else devices.parse(device)
+    dev = x.device if device is None else devices.parse(device, "asarray")
     dt = x.dtype if dtype is None else dtype
     if dev == x.device and dt is x.dtype and not copy:
         return x
@@ -863,7 +865,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
         held: list[Array] = []
         host = _scan(obj, kinds, found, held)
         # Arrays in the sequence and no device named: they must share one, and the result goes there.
-        dev = check_same(*held) if held and device is None else devices.resolve(device)
+        dev = check_same(*held) if held and device is None else devices.resolve(device, "asarray")
         dt = _infer(kinds, found) if dtype is None else dtype
         if (complex in kinds and dt.kind != "c") or (float in kinds and dt.kind not in "fc"):
             raise TypeError(f"asarray(): Python {'complex' if complex in kinds else 'float'} values "
@@ -877,7 +879,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
             raise ValueError("asarray(): the nested sequences have different lengths; an array needs every "
                              "sequence at one depth to have the same length") from None
         return memory.from_host(a, dt, dev)
-    dev = devices.resolve(device)
+    dev = devices.resolve(device, "asarray")
     if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array__"):
         return _from_array(from_dlpack(obj, device=dev, copy=copy), dtype, None, False if copy is False else None)
     # NumPy arrays and scalars, buffer-protocol objects, objects with __array__.

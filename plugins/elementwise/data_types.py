@@ -59,7 +59,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
     if x.dtype.kind == "c" and dtype.kind not in "cb":
         raise TypeError(f"astype() cannot cast {x.dtype.name} to {dtype.name}: take real() or imag() first")
     copy = flag(copy, "astype", "copy")
-    dev = x.device if device is None else devices.parse(device)
+    dev = x.device if device is None else devices.parse(device, "astype")
     if dtype == x.dtype and dev == x.device and not copy:
         return x
     if dev != x.device:

@@ -29,7 +29,7 @@ def _frequencies(name: str, n: int, d: float, dtype: DType | None, device: objec
     dt = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.check_dtype(dtype)
     if dt not in CATEGORIES["real floating"]:
         raise TypeError(f"fft.{name}(): dtype must be a real floating dtype, not {dt.name}")
-    dev = devices.resolve(device)
+    dev = devices.resolve(device, f"fft.{name}")
     arange = elementwise("arange")
     # NumPy's: the integers 0, 1, ... (then -(n // 2), ..., -1 for fftfreq) times 1 / (n d) in float64.
     index = arange(n // 2 + 1 if name == "rfftfreq" else (n - 1) // 2 + 1, dtype=dtypes.int64, device=dev)

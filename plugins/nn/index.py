@@ -82,15 +82,16 @@ def gather(x: Array, dim: int, index: Array, /) -> Array:
     return cast("Array", GATHER[x.device.kind](x, idx, d, "gather"))
 
 
-def _scatter(name: str, x: Array, dim: int, index: Array, src: Array, add: bool) -> Array:
+def _scatter(name: str, x: Array, dim: int, index: Array, src: Array, add: bool, what: str = "src") -> Array:
+    """``src`` (the parameter ``what``) written or added into a copy of x at ``index`` along ``dim``."""
     d, idx = _index(name, x, index, dim)
-    arrays(name, x=x, src=src)
+    arrays(name, x=x, **{what: src})
     if src.dtype is not x.dtype:
-        raise TypeError(f"nn.{name}(): src has dtype {src.dtype.name}, x {x.dtype.name}; they must match")
+        raise TypeError(f"nn.{name}(): {what} has dtype {src.dtype.name}, x {x.dtype.name}; they must match")
     if add and x.dtype not in CATEGORIES["real-valued"]:
         raise TypeError(f"nn.{name}() adds real numbers; got {x.dtype.name}")
     _fits(name, "x", idx, x, d)
-    _fits(name, "src", idx, src, None)
+    _fits(name, what, idx, src, None)
     out = memory.empty(x.shape, x.dtype, x.device)
     memory.copy_into(out, x)
     if idx.size:
@@ -279,7 +280,7 @@ def index_add(x: Array, dim: int, index: Array, source: Array, /, *, alpha: int 
         raise TypeError(f"nn.index_add(): alpha must be an int or a float, got {type(alpha).__name__}")
     if alpha != 1:
         source = elementwise("multiply")(source, alpha)
-    return _scatter("index_add", x, d, _along("index_add", idx, shape, d), source, True)
+    return _scatter("index_add", x, d, _along("index_add", idx, shape, d), source, True, "source")
 
 
 IMPLS: list[Impl] = [Impl(f"nn.{f.__name__}", f)

@@ -107,7 +107,7 @@ class Generator:
             return start
 
     def _draw(self, name: str, op: str, a: float, b: float, size: Size, dtype: Any, device: Any) -> Array:
-        dt, shape, dev = _float_dtype(name, dtype), _size(name, size), devices.resolve(device)
+        dt, shape, dev = _float_dtype(name, dtype), _size(name, size), devices.resolve(device, f"random.{name}")
         out = memory.empty(shape, dt, dev)  # (first: a size past the device is its MemoryError, the stream unmoved)
         start = self._reserve(name, streams.blocks(out.size, streams.float_words(dt)))
         backs.DRAW[dev.kind](op, out, self._key, self._stream, start, a, b)
@@ -172,7 +172,7 @@ class Generator:
         if lo < bounds[0] or last > bounds[1]:
             raise ValueError(f"random.integers(): [{lo}, {last}] is out of bounds for {dt.name} "
                              f"[{bounds[0]}, {bounds[1]}]; pass a wider dtype=")
-        return self._integers("integers", dt, _size("integers", size), lo, last - lo, devices.resolve(device))
+        return self._integers("integers", dt, _size("integers", size), lo, last - lo, devices.resolve(device, "random.integers"))
 
     def _integers(self, name: str, dt: DType, shape: tuple[int, ...], low: int, span: int, dev: Any) -> Array:
         """Integers in [low, low + span] (checked), after reserving their blocks."""
@@ -184,7 +184,7 @@ class Generator:
     # -- permutations and choices ---------------------------------------------------------------------
     def _order(self, name: str, n: int, device: Any) -> Array:
         """A uniformly random permutation of range(n): a stable sort of n random 64-bit keys."""
-        keys = self._integers(name, dtypes.uint64, (n,), 0, _U64 - 1, devices.resolve(device))
+        keys = self._integers(name, dtypes.uint64, (n,), 0, _U64 - 1, devices.resolve(device, f"random.{name}"))
         return cast("Array", reduction("argsort")(keys, stable=True))
 
     def permutation(self, x: int | Array, axis: int = 0, *, device: Any = None) -> Array:
@@ -222,7 +222,7 @@ class Generator:
             ax = normalize_axis(axis, a.ndim, "random.choice")
             n, dev = a.shape[ax], a.device
         elif isinstance(a, numbers.Integral) and not isinstance(a, (bool, np.bool_)):
-            n, ax, dev = operator.index(a), 0, devices.resolve(device)
+            n, ax, dev = operator.index(a), 0, devices.resolve(device, "random.choice")
             if not 0 <= n <= 2**63 - 1:  # (the int64 indices it gives)
                 raise ValueError(f"random.choice(): a must be from 0 to 2**63 - 1 (int64 indices), got {n}")
         else:

@@ -50,7 +50,10 @@ def to_host(x: Array) -> np.ndarray:
 def to_dlpack(x: Array, stream: Any, max_version: tuple[int, int] | None, dl_device: tuple[int, int] | None,
               copy: bool | None) -> Any:
     if stream is not None:
-        raise ValueError("stream must be None for the cpu device")
+        raise ValueError("__dlpack__(): stream must be None for the cpu device")
+    if dl_device is not None and tuple(dl_device) != (dlpack.DL_CPU, 0):
+        raise BufferError(f"__dlpack__(): a cpu array cannot be exported to DLPack device {tuple(dl_device)}; "
+                          f"move it with to_device() first")
     given: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
     return x._np.__dlpack__(**{k: v for k, v in given.items() if v is not None})
 
