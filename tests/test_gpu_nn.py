@@ -123,7 +123,7 @@ def test_row_kernel_paths(dtype: str, case: str) -> None:
         xg = offset_view(a, dtype, 1)
     vector = 16 // storage(dtype).itemsize
     scalar = case in ("scalar", "long scalar", "offset")
-    assert nn_gpu._row_width(xg.device, xg, ()) == (1 if scalar else vector)
+    assert nn_gpu._row_width(xg, ()) == (1 if scalar else vector)
     agree(xp.nn.softmax(xg), xp.nn.softmax(xc), dtype)
     agree(xp.nn.log_softmax(xg), xp.nn.log_softmax(xc), dtype, scale=10)
     b = rng.uniform(-2, 2, (rows, n))
@@ -132,7 +132,7 @@ def test_row_kernel_paths(dtype: str, case: str) -> None:
     if case == "offset":  # an aligned input with a misaligned weight takes the scalar loads too
         bg, wg = offset_view(b, dtype, vector), offset_view(rng.uniform(0.5, 2, n), dtype, 1)
         wc = xp.asarray(host(wg), device="cpu")
-        assert nn_gpu._row_width(bg.device, bg, (wg,)) == 1
+        assert nn_gpu._row_width(bg, (wg,)) == 1
     agree(xp.nn.layer_norm(bg, n, wg, ug), xp.nn.layer_norm(bc, n, wc, uc), dtype, scale=10)
     agree(xp.nn.rms_norm(bg, n, wg), xp.nn.rms_norm(bc, n, wc), dtype, scale=10)
 
@@ -181,7 +181,7 @@ def test_pool_tiled_and_general(path, dtype, is_max, case, widths) -> None:  # t
     sh, sw = (kh, kw) if s is None else (s, s)
     *lead, h, w = shape
     spec = PoolSpec(int(np.prod(lead)), h, w, *y.shape[-2:], kh, kw, sh, sw, p, p)
-    v = nn_gpu._tiled_width(xg.device, spec, xg, y)
+    v = nn_gpu._tiled_width(spec, xg, y)
     assert v == widths[{2: 0, 4: 1, 8: 2}[storage(dtype).itemsize]]
 
 
@@ -193,7 +193,7 @@ def test_pool_tiled_needs_aligned_input(path: str) -> None:
         xg = offset_view(a, "float32", offset)
         y = xp.nn.max_pool2d(xg, 2)
         agree(y, xp.nn.max_pool2d(xp.asarray(a.astype(np.float32), device="cpu"), 2), "float32")
-        assert nn_gpu._tiled_width(xg.device, spec, xg, y) == width
+        assert nn_gpu._tiled_width(spec, xg, y) == width
 
 
 def test_index_errors_are_found_on_the_device() -> None:
