@@ -55,12 +55,14 @@ __all__ = ["Pending", "defer", "defer_contiguous", "expression", "generated", "M
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
 #: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
 MAX_NODES = 24
-#: Arrays one expression reads (and keeps alive until it is computed).
+#: Arrays one expression reads (and keeps alive until it is computed): a bound on the memory held,
+#: past the benchmarks' chains (at most 3 leaves); not a measured optimum.
 MAX_LEAVES = 8
 #: Compile a new expression's kernel on a thread while its operations run eagerly (False: compile
 #: at once and run it; the tests use that to run every generated kernel).
 COMPILE_IN_BACKGROUND = True
-#: A buffer's list of readers is pruned of computed ones past this length.
+#: A buffer's list of readers is pruned of computed ones past this length (a bound on the list's
+#: growth in a loop; not a measured optimum).
 _PRUNE = 32
 
 _registry_lock = threading.Lock()

@@ -149,6 +149,9 @@ def _row_kernel(device: Device, kernel: str, flag: bool, x: Array, out: Array, a
         per_block = 256 // block
     else:
         block, per_block = min(1024, -(-threads // wave) * wave), 1
+    # At most 8 rounds of the blocks a compute unit holds (2048 threads): softmax of 8192^2 float32 on an
+    # H200 took 151, 145, 142 and 139 us at 1, 2, 8 and 32 rounds; layer_norm of 2^16 x 1024 143, 153,
+    # 140 and 145 us.
     grid = min(-(-rows // per_block), device.runtime.properties.compute_units * (2048 // (block * per_block)) * 8)
     _launch(device, ROWS, f"{c}/{v}", f"{kernel}<{c}, {'true' if flag else 'false'}, {v}>", rows,
             [ptr(out), ptr(x), *(ptr(a) for a in params), *i64(rows, n), *args],

@@ -35,7 +35,9 @@ __all__ = ["SORT_KERNELS", "kernel_sources", "sort", "argsort", "unique", "isin"
 _DESCENDING, _CANON_ZERO, _IMAG_PART = 1, 2, 4
 _FLOAT, _SIGNED, _BFLOAT, _INTERLEAVED, _GATHER = 8, 16, 32, 64, 128
 _RADIX = 256  # digit values, and the onesweep's threads
-_KEY_ITEMS = 16  # elements a counting thread loads before using any
+#: Elements a counting thread loads before using any. A sort of 2^24 float32 on an H200 took 481 us
+#: at 8, 474-508 at 16 and 481 at 32 (processes with the same setting differ as much).
+_KEY_ITEMS = 16
 SORT_KERNELS = Family("reduction/sort.hip", {
     "RA_RADIX": _RADIX, "RA_SORT_BLOCK": _RADIX, "RA_KEY_ITEMS": _KEY_ITEMS,
     "RA_DESCENDING": _DESCENDING, "RA_CANON_ZERO": _CANON_ZERO, "RA_IMAG_PART": _IMAG_PART,
@@ -43,7 +45,9 @@ SORT_KERNELS = Family("reduction/sort.hip", {
     "RA_INTERLEAVED": _INTERLEAVED, "RA_GATHER": _GATHER})
 _MAX_DIGITS = 8
 _STATUS_AT = _MAX_DIGITS * (_RADIX + 1)  # uint32s of the scratch before the status (8-byte aligned)
-_COUNT_BLOCKS_PER_CU = 4  # few blocks for the count kernels: each adds its digit tables to the global one
+#: Few blocks for the count kernels: each adds its digit tables to the global one. The same sort:
+#: 479 us at 2, 474-508 at 4, 473 at 8, 484 at 16.
+_COUNT_BLOCKS_PER_CU = 4
 _LIMIT = 2**32  # indices ride along as uint32
 _U32 = dtypes.uint32
 _COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, identity_op, add_op>"

@@ -26,6 +26,8 @@ _P = ctypes.c_void_p
 _TYPES = {"float16": 0, "float32": 1, "bfloat16": 5, "float64": 6}  # miopenDataType_t
 _CONVOLUTION, _TRANSPOSE = 0, 1  # miopenConvolutionMode_t
 _POOL_MODES = {"max": 0, "avg_exclude_pad": 1, "avg_include_pad": 2}  # miopenPoolingMode_t
+#: Algorithms miopenFind*Algorithm times and returns (the fastest first): as many as MIOpen's own
+#: examples ask for; not measured (no AMD GPU here).
 _FIND_RESULTS = 4
 
 

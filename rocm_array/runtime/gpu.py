@@ -58,6 +58,8 @@ class Event:
 
 
 #: Blocks of at most this many bytes are kept for reuse when freed, by size rounded up to SMALL_STEP.
+#: Not timed apart: a bound on what small blocks may hold (2048 sizes of at most 1 MiB), with the
+#: rounding that of CuPy's pool (512 bytes).
 SMALL_LIMIT = 1 << 20
 SMALL_STEP = 512
 #: Larger blocks up to MID_LIMIT are kept too, by size rounded up to an eighth of its power of two
@@ -66,6 +68,7 @@ SMALL_STEP = 512
 #: result (512 products of 64x64 float32) made through the pool took 15.3 us on an H200, reused
 #: 14.5 us (CuPy and PyTorch, whose pools keep every block: 14.3 us).
 MID_LIMIT = 64 << 20
+#: (a bound on device memory held back from other libraries, not a measured optimum)
 MID_KEEP = 1 << 30
 
 

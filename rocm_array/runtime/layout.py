@@ -23,12 +23,17 @@ __all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry"
 
 #: RA_MAX_DIMS in kernels/common/indexing.h.
 MAX_DIMS = 8
-#: Threads per block of the 1-D kernels.
+#: Threads per block of the 1-D kernels: 8 waves of 32 or 4 of 64, the size both vendors' guides
+#: start from. Not swept (BLOCKS_PER_CU, the grid's size, was).
 BLOCK = 256
-#: Blocks per compute unit a grid-stride kernel is given (enough to hide memory latency).
+#: Blocks per compute unit a grid-stride kernel is given (enough to hide memory latency). On an H200
+#: (2^26 float32, one process a value): a + b took 211, 198, 197, 195 and 191 us at 8, 16, 32, 64
+#: and 128; exp 144, 141, 137, 136 and 136 us: flat from 16 up.
 BLOCKS_PER_CU = 32
 #: The transposing kernels' tile (RA_TILE, RA_TILE_ROWS: a block of TILE x TILE_ROWS threads moves a
-#: TILE x TILE tile through shared memory): copy_transpose and binary_tiles.
+#: TILE x TILE tile through shared memory): copy_transpose and binary_tiles. On an H200, reshape(a.T,
+#: (-1,)) of 8192^2 float32 took 188 us at 32x8, 190 at 32x4, 193 at 32x16 and 195 at 64x8; a.T + b
+#: 266, 269, 276 and 274 us; 4096^2 float64 77, 88, 84 and 93 us.
 TILE, TILE_ROWS = 32, 8
 #: The most blocks a grid has along x and along y (CUDA's and HIP's limits).
 MAX_GRID_X, MAX_GRID_Y = 2**31 - 1, 65535
