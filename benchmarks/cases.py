@@ -297,6 +297,10 @@ CASES: tuple[Case, ...] = (
          work=Work(bytes=_rw(KEYS, out=KEYS.nbytes)), note="bytes: one read and one write (a lower bound)"),
     Case("argsort", inputs=(KEYS,), ops={"*": lambda L, a: L.ns.argsort(a)},
          work=Work(bytes=_rw(KEYS, out=KEYS.size * 8)), note="int64 indices; bytes: one read, one write"),
+    Case("cumulative_sum", inputs=(KEYS,),
+         ops={"rocm_array": lambda L, a: L.ns.cumulative_sum(a), "cupy": lambda L, a: L.ns.cumsum(a),
+              "torch": lambda L, a: L.ns.cumsum(a, 0)},
+         work=Work(bytes=_rw(KEYS, out=KEYS.nbytes)), note="2^26 float32; bytes: one read and one write"),
     *(Case(f"matmul_{dt}", inputs=(Input((GEMM_N, GEMM_N), dt),) * 2, ops={"*": lambda L, a, b: a @ b},
            work=Work(flops=2 * GEMM_N**3, dtype=dt), ceiling=True,
            note="8192^3" + (", TF32 off" if dt == "float32" else ""))
