@@ -239,7 +239,7 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
             launch, k, most = ready
             n = math.prod(node.shape)
             buf = rt.allocate(n * k.out_dtype.itemsize)
-            blocks = -(-n // (BLOCK * 2 * k.width))
+            blocks = -(-n // (BLOCK * 2 * k.width))  # (layout.grid_1d's rule, its cap kept: the hot path)
             launch((blocks if blocks < most else most, 1, 1), [fused.arguments(node, buf.ptr), n])
             return buf
     return _eagerly(node, {})._buf  # type: ignore[no-any-return]

@@ -179,6 +179,7 @@ def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: in
         argtypes.append(ctypes.c_int64)
         names = ufunc_names(fn, dtype, "contiguous")
         launcher = ELEMENTWISE.launcher(device, names[s], names, argtypes, _THREADS)
+        # layout.grid_1d's rule with its terms computed once: this launch is the hot path of a + b.
         per_block = BLOCK * 2 * _width(dtype, out_dtype)
         most = device.runtime.properties.compute_units * BLOCKS_PER_CU
 
