@@ -39,7 +39,6 @@ from rocm_array.array import Array as Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 '''
-SCALAR = "Array | builtins.bool | int | float | complex"
 
 
 # -- the stub -----------------------------------------------------------------------------------------
@@ -53,29 +52,8 @@ def _annotation(text: Any) -> str:
     return re.sub(r"(?<![.\w])bool\b", "builtins.bool", text) if names <= KNOWN else "Any"
 
 
-def _row_signature(func: Any) -> str | None:
-    """The signature of a table row (an elementwise, reduction or scan function), from its fields."""
-    kind = type(func).__name__
-    if kind == "Ufunc":
-        if func.arity == 1:
-            return "(x: Array, /) -> Array"
-        return f"(x1: {SCALAR}, x2: {SCALAR}, /) -> Array"
-    if kind == "Reduction":
-        axis = "int | None" if func.axis == "one" else "int | tuple[int, ...] | None"
-        extra = "".join({"dtype": ", dtype: DType | None = ...", "correction": ", correction: int | float = ..."}[o]
-                        for o in func.options)
-        return f"(x: Array, /, *, axis: {axis} = ...{extra}, keepdims: builtins.bool = ...) -> Array"
-    if kind == "Scan":
-        return ("(x: Array, /, *, axis: int | None = ..., dtype: DType | None = ..., "
-                "include_initial: builtins.bool = ...) -> Array")
-    return None
-
-
 def _signature(func: Callable[..., Any]) -> str:
-    row = _row_signature(func)
-    if row is not None:
-        return row
-    sig = inspect.signature(func)
+    sig = inspect.signature(func)  # (a table row's is its __signature__, annotated)
     parts, star, slash = [], False, False
     params = list(sig.parameters.values())
     for i, p in enumerate(params):

@@ -128,7 +128,9 @@ class Ufunc:
     @property
     def __signature__(self) -> inspect.Signature:
         names = ("x",) if self.arity == 1 else tuple(f"x{i}" for i in range(1, self.arity + 1))
-        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
+        operand = "Array" if self.arity == 1 else "Array | bool | int | float | complex"
+        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY, annotation=operand)
+                                  for n in names], return_annotation="Array")
 
     def _front(self, args: tuple[Any, ...]) -> tuple[list[Array | Scalar], DType, DType, tuple[int, ...]]:
         """The operands, the promoted and result dtypes, and the broadcast shape."""

@@ -14,6 +14,7 @@ import numpy as np
 from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.axes import flag, normalize_axis
+from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 
 from rocm_array.docstrings import RowDoc
@@ -45,7 +46,7 @@ class Scan:
     def __post_init__(self) -> None:
         object.__setattr__(self, "__name__", self.name)
 
-    def __call__(self, x: Array, /, *, axis: int | None = None, dtype: Any = None,
+    def __call__(self, x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
                  include_initial: bool = False) -> Array:
         name = self.name
         check_category(name, check_array(name, x), "any")  # bool counts (accumulation_dtype)

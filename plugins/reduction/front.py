@@ -92,6 +92,8 @@ RESULT_RULES: dict[str, Callable[[str, DType, Any], DType]] = {
 
 #: The keyword arguments beyond axis and keepdims a row may take, with their defaults.
 OPTIONS: dict[str, Any] = {"dtype": None, "correction": 0.0}
+#: Their annotations in the rows' signatures (inspect.signature, and the stub from it).
+_OPTION_TYPES = {"dtype": "DType | None", "correction": "int | float"}
 
 
 @dataclass(frozen=True)
@@ -134,11 +136,12 @@ class Reduction:
 
     def _signature(self) -> inspect.Signature:
         kw = inspect.Parameter.KEYWORD_ONLY
-        params = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_ONLY),
-                  inspect.Parameter("axis", kw, default=None)]
-        params += [inspect.Parameter(o, kw, default=OPTIONS[o]) for o in self.options]
-        params.append(inspect.Parameter("keepdims", kw, default=False))
-        return inspect.Signature(params)
+        axis = "int | None" if self.axis == "one" else "int | tuple[int, ...] | None"
+        params = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_ONLY, annotation="Array"),
+                  inspect.Parameter("axis", kw, default=None, annotation=axis)]
+        params += [inspect.Parameter(o, kw, default=OPTIONS[o], annotation=_OPTION_TYPES[o]) for o in self.options]
+        params.append(inspect.Parameter("keepdims", kw, default=False, annotation="bool"))
+        return inspect.Signature(params, return_annotation="Array")
 
     def __call__(self, x: Array, /, *, axis: Any = None, keepdims: bool = False, **options: Any) -> Array:
         name = self.name
