@@ -346,6 +346,11 @@ def test_nextafter_steps_in_its_own_dtype(device: str, dtype: DType) -> None:
     assert got[0] == np.asarray(1 + info.eps, dtype.numpy)
     assert 0 < got[1] < 1 and got[1] == np.asarray(1 - info.epsneg, dtype.numpy)
     assert got[2] == info.smallest_subnormal
+    # Equal zeros: y itself, as the standard's special cases and C's nextafter (bfloat16's GPU lane had
+    # given x).
+    zeros = host(xp.nextafter(xp.asarray([0.0, -0.0], dtype=dtype, device=device),
+                              xp.asarray([-0.0, 0.0], dtype=dtype, device=device))).astype(np.float32)
+    assert np.signbit(zeros).tolist() == [True, False]
 
 
 def test_result_dtypes_of_real_imag_abs(device: str) -> None:

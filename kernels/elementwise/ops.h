@@ -338,8 +338,8 @@ template <typename T> RA_DEVICE T operator()(T a, T b) const {
 }
 RA_END
 
-// One step in the dtype itself: float16 and bfloat16 step on their bits (and, as NumPy's,
-// give x itself when x == y).
+// One step in the dtype itself: float16 and bfloat16 step on their bits (and, as C's nextafter and
+// the standard's signed zeros have it, give y when x == y: nextafter(+0, -0) is -0).
 struct nextafter_op {
   static constexpr bool widen = false;
   template <typename T> RA_DEVICE T operator()(T a, T b) const {
@@ -348,7 +348,7 @@ struct nextafter_op {
     } else {
       const float fa = a, fb = b;
       if (fa != fa || fb != fb) return T(fa + fb);
-      if (fa == fb) return a;
+      if (fa == fb) return b;
       if (fa == 0.0f) return T::from_bits((uint16_t)((b.bits & 0x8000u) | 1u));
       return T::from_bits((uint16_t)((fa < fb) == (fa > 0.0f) ? a.bits + 1 : a.bits - 1));
     }

@@ -72,6 +72,12 @@ def power(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     return cast("np.ndarray", r)
 
 
+def nextafter(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+    """x2 where x1 == x2, as the standard's signed zeros and C's nextafter have it (NumPy's float16
+    gives x1: nextafter(+0, -0) was +0)."""
+    return cast("np.ndarray", np.where(x1 == x2, x2, np.nextafter(x1, x2)))
+
+
 def expm1(x: np.ndarray) -> np.ndarray:
     """Complex special cases as the standard's: ``exp(x) - 1`` for an infinite or NaN part
     (NumPy gives NaN there), and +0 for the real part at ±0 (NumPy gives -0 for -0)."""

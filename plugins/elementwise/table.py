@@ -140,7 +140,7 @@ UFUNCS: tuple[Ufunc, ...] = (
           doc="sqrt(x1**2 + x2**2) for each pair of elements, without undue overflow."),
     Ufunc("logaddexp", 2, _RF, np.logaddexp, "logaddexp_op",
           doc="log(exp(x1) + exp(x2)) for each pair of elements, without undue overflow."),
-    Ufunc("nextafter", 2, _RF, np.nextafter, "nextafter_op", widen_half=False,
+    Ufunc("nextafter", 2, _RF, cpu.nextafter, "nextafter_op", widen_half=False,
           doc="The next representable value after x1 toward x2, in x1's dtype."),
     # -- binary: bitwise. A shift count >= the bit width, or negative, gives 0 (-1 for a negative x1 >> n).
     Ufunc("bitwise_and", 2, _IB, np.bitwise_and, "and_op",
