@@ -7,10 +7,11 @@ rules differ from the standard's).
 
 from __future__ import annotations
 
-import functools
-from typing import Any, Final
-
 import builtins
+import functools
+import math
+import struct
+from typing import Any, Final, cast
 
 import ml_dtypes
 import numpy as np
@@ -328,3 +329,40 @@ def real_of(dtype: DType) -> DType:
 def complex_of(dtype: DType) -> DType:
     """The complex dtype of a floating dtype's precision; float16 and bfloat16 go to complex64."""
     return complex128 if dtype is float64 else complex64 if dtype.kind == "f" else dtype
+
+
+def host_cast(a: np.ndarray, dtype: DType) -> np.ndarray:
+    """``a`` ready to be cast to ``dtype`` by NumPy with one rounding, as a GPU's cast rounds.
+    ml_dtypes casts values wider than float32 to bfloat16 through float32, rounding twice (1 + 2**-8
+    + 2**-40 became 1, not 1 + 2**-7): those go to float32 rounded to odd (toward zero, then an
+    inexact result made odd), which keeps the second rounding right (24 bits against 8)."""
+    if dtype is not bfloat16:
+        return a
+    if not (a.dtype.kind in "fc" and a.dtype.itemsize > (4 if a.dtype.kind == "f" else 8)
+            or a.dtype.kind in "iu" and a.dtype.itemsize >= 4):
+        return a
+    if a.ndim == 0:  # (a kernel's scalar argument: the same in Python, a tenth of NumPy's time)
+        return np.asarray(_odd_float32(float(a.real if a.dtype.kind == "c" else a)))
+    with np.errstate(all="ignore"):
+        x = (a.real if a.dtype.kind == "c" else a).astype(np.float64)
+        r = x.astype(np.float32)
+        r = np.where(np.abs(r.astype(np.float64)) > np.abs(x), np.nextafter(r, np.float32(0)), r)
+        inexact = (r.astype(np.float64) != x).astype(np.uint32)
+    return cast("np.ndarray", (r.view(np.uint32) | inexact).view(np.float32))
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _odd_float32(x: float) -> np.float32:
+    """``x`` rounded to float32 toward zero, made odd where inexact (host_cast's rule, for one value)."""
+    if x != x or abs(x) == math.inf:
+        return np.float32(x)
+    if abs(x) > _F32_MAX:  # (its bits are odd; bfloat16 rounds it to inf, as x)
+        return np.float32(math.copysign(_F32_MAX, x))
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    if abs(struct.unpack("<f", struct.pack("<I", bits))[0]) > abs(x):
+        bits -= 1  # (toward zero: one step down in magnitude, the sign bit apart)
+    if struct.unpack("<f", struct.pack("<I", bits))[0] != x:
+        bits |= 1
+    return np.uint32(bits).view(np.float32)

@@ -173,3 +173,19 @@ def test_result_type_bad_inputs() -> None:
         xp.__array_namespace_info__().dtypes(kind="bogus")
     with pytest.raises(TypeError):
         xp.result_type(xp.bool, xp.int8)
+
+
+def test_bfloat16_from_wider_values_rounds_once(device: str) -> None:
+    # Past float32's halfway points, so a cast through float32 rounds twice to the even neighbour
+    # (ml_dtypes' NumPy cast did, on cpu and for every value made on the host).
+    tricky = [1 + 2**-8 + 2**-40, -(1 + 2**-8 + 2**-40)]
+    want = [1 + 2**-7, -(1 + 2**-7)]
+    for got in (xp.astype(xp.asarray(tricky, device=device), xp.bfloat16),
+                xp.asarray(tricky, dtype=xp.bfloat16, device=device),
+                xp.asarray(np.array(tricky), dtype=xp.bfloat16, device=device),
+                xp.full(2, tricky[0], dtype=xp.bfloat16, device=device) * xp.asarray([1.0, -1.0], dtype=xp.bfloat16,
+                                                                                    device=device),
+                xp.asarray([1.0, -1.0], dtype=xp.bfloat16, device=device) * tricky[0]):
+        assert host(got).astype(np.float64).tolist() == want
+    ints = xp.astype(xp.asarray([2**24 + 2**16 + 1], device=device), xp.bfloat16)
+    assert host(ints).astype(np.float64).tolist() == [2**24 + 2**17]

@@ -75,7 +75,7 @@ def power(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
 def nextafter(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     """x2 where x1 == x2, as the standard's signed zeros and C's nextafter have it (NumPy's float16
     gives x1: nextafter(+0, -0) was +0)."""
-    return cast("np.ndarray", np.where(x1 == x2, x2, np.nextafter(x1, x2)))
+    return np.where(x1 == x2, x2, np.nextafter(x1, x2))
 
 
 def expm1(x: np.ndarray) -> np.ndarray:

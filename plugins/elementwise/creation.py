@@ -870,8 +870,8 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
         if (complex in kinds and dt.kind != "c") or (float in kinds and dt.kind not in "fc"):
             raise TypeError(f"asarray(): Python {'complex' if complex in kinds else 'float'} values "
                             f"do not fit dtype {dt.name}")
-        try:
-            a = np.array(host, dtype=dt.numpy)
+        try:  # (bfloat16 from float64, which from_host rounds once: NumPy's cast rounds twice)
+            a = np.array(host, dtype=np.float64 if dt is dtypes.bfloat16 else dt.numpy)
         except OverflowError:
             raise OverflowError(f"asarray(): a Python int is out of range for {dt.name}; pass a dtype that holds "
                                 f"it (dtype=xp.int64, xp.uint64 or a float dtype)") from None

@@ -140,8 +140,9 @@ def reported_index(report: Array) -> tuple[int, int]:
 
 
 def from_host(a: Any, dtype: DType, device: Device) -> Array:
-    """A new array on ``device`` holding the NumPy array ``a`` (already of dtype's storage type)."""
+    """A new array on ``device`` holding the NumPy array ``a`` (cast to dtype's storage type)."""
     # np.asarray, not np.ascontiguousarray: the latter makes a 0-d array 1-d.
+    a = dtypes.host_cast(np.asarray(a), dtype)
     return cast("Array", FROM_HOST[device.kind](np.asarray(a, dtype=dtype.numpy, order="C"), dtype, device))
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..array import Array, contiguous_strides, wrap_numpy
 from ..devices import Device
-from ..dtypes import DType
+from ..dtypes import DType, host_cast
 from ..runtime import dlpack
 from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST
 
@@ -28,7 +28,7 @@ def empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Array:
 
 
 def fill(x: Array, value: bool | int | float | complex) -> None:
-    x._np[...] = value
+    x._np[...] = host_cast(np.asarray(value), x.dtype)
 
 
 def copy(dst: Array, src: Array) -> None:
@@ -36,7 +36,7 @@ def copy(dst: Array, src: Array) -> None:
     if np.shares_memory(dst._np, s):
         s = s.copy()
     with np.errstate(all="ignore"):
-        np.copyto(dst._np, s, casting="unsafe")
+        np.copyto(dst._np, host_cast(s, dst.dtype), casting="unsafe")
 
 
 def from_host(a: np.ndarray, dtype: DType, device: Device) -> Array:

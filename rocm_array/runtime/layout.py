@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..dtypes import DType
+from ..dtypes import DType, host_cast
 
 __all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of",
            "scalar_arg", "scalar_value", "grid_1d", "BLOCK", "BLOCKS_PER_CU", "TILE", "TILE_ROWS", "MAX_GRID_X",
@@ -131,7 +131,7 @@ def ctype_of(dtype: DType) -> Any:
 def scalar_arg(dtype: DType, value: Any) -> Any:
     """``value`` converted as NumPy assigns it into a ``dtype`` array, as a kernel argument."""
     host = np.empty((), dtype.numpy)
-    host[...] = value
+    host[...] = host_cast(np.asarray(value), dtype)
     return ctype_of(dtype).from_buffer_copy(host.tobytes())
 
 
