@@ -101,6 +101,15 @@ def test_one_non_finite_element_propagates(device: str, name: str, value: float)
         np.testing.assert_array_equal(out, expected)
 
 
+def test_complex_mean_divides_each_part(device: str) -> None:
+    # An infinite or NaN part leaves its partner's mean alone on every device (NumPy, dividing by
+    # count + 0j, gives inf + nanj; the GPU's kernel divides the parts).
+    for values, want in (([complex(math.inf, 0), 1j], complex(math.inf, 0.5)),
+                         ([complex(math.nan, 0), 1j, 1j], complex(math.nan, 2 / 3))):
+        got = complex(host(xp.mean(xp.asarray(values, device=device))))
+        assert (math.isnan(got.real) if math.isnan(want.real) else got.real == want.real) and got.imag == want.imag
+
+
 @pytest.mark.parametrize("name", ["sum", "prod"])
 @pytest.mark.parametrize("dtype, requested", [("int8", "int8"), ("int8", "int16"), ("uint8", "float32"),
                                               ("float32", "float64"), ("float64", "float16"),

@@ -7,7 +7,8 @@ front's dtype, so NumPy's own promotion never leaks out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import math
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -42,6 +43,19 @@ def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, comp
     with np.errstate(all="ignore"):
         r = row.numpy(_host(x, compute), axis=axis, keepdims=keepdims, **options)
     return _wrap(r, out_dtype)
+
+
+def mean(a: np.ndarray, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> np.ndarray:
+    """NumPy's mean, but a complex one divides each part by the count, as the GPU's mean_op does:
+    NumPy divides by count + 0j, which turns an infinite part's partner into NaN (mean([inf, 1j])
+    was inf + nanj, the GPU's inf + 0.5j)."""
+    if a.dtype.kind != "c":
+        return cast("np.ndarray", np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
+    s = np.asarray(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype))
+    n = math.prod(a.shape[i] for i in (range(a.ndim) if axis is None else axis))  # (the front's axes tuple)
+    out = np.empty_like(s)
+    out.real, out.imag = s.real / n if n else np.nan, s.imag / n if n else np.nan
+    return out
 
 
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:

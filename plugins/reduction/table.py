@@ -13,6 +13,7 @@ import numpy as np
 
 from rocm_array.hookspecs import Impl
 
+from . import cpu
 from .front import Reduction
 
 _NAN = complex(float("nan"), float("nan"))  # mean of nothing: NaN (NaN + NaN j for complex)
@@ -30,7 +31,7 @@ REDUCTIONS: tuple[Reduction, ...] = (
               doc="The largest element along the given axes."),
     Reduction("min", "real-valued", "same", None, "identity_op", "min_op", "identity_op", np.min,
               doc="The smallest element along the given axes."),
-    Reduction("mean", "numeric", "float", _NAN, "count_op", "count_add_op", "mean_op", np.mean,
+    Reduction("mean", "numeric", "float", _NAN, "count_op", "count_add_op", "mean_op", cpu.mean,
               accumulate=True, options=("dtype",),
               doc="The arithmetic mean of the elements along the given axes."),
     Reduction("var", "real-valued", "float", _NAN, "welford_op", "welford_combine_op", "var_op", np.var,
