@@ -484,3 +484,19 @@ def test_errors_name_the_function_called(device: str) -> None:
         with pytest.raises(exc) as info:
             call()
         assert str(info.value).startswith(start), str(info.value)
+
+
+def test_complex_edges_alike_on_every_device(device: str) -> None:
+    inf, nan = math.inf, math.nan
+    # sign: NaN + NaN j where a part is NaN (NumPy's cpu gave 1 + 0j for inf + nan j).
+    got = host(xp.sign(xp.asarray([complex(inf, nan), complex(nan, inf), 3 + 4j], device=device)))
+    assert np.isnan(got[:2].real).all() and np.isnan(got[:2].imag).all() and got[2] == 0.6 + 0.8j
+    # log1p and expm1 keep the digits of small parts (NumPy's log(1 + z) and exp(z) - 1 lost them).
+    small = xp.asarray([1e-30j, 1e-30 + 1e-30j], device=device)
+    np.testing.assert_allclose(host(xp.log1p(small)), [5e-61 + 1e-30j, 1e-30 + 1e-30j], rtol=1e-12)
+    np.testing.assert_allclose(host(xp.expm1(small)), [-5e-61 + 1e-30j, 1e-30 + 1e-30j], rtol=1e-12)
+    # expm1 of a real part past exp's range with a zero imaginary part: inf + 0j, the zero's sign
+    # kept (the GPU's exp(x) * sin(0) had given NaN); complex64 as its float64 value (NumPy: inf).
+    big = host(xp.expm1(xp.asarray([complex(800, 0.0), complex(800, -0.0)], device=device)))
+    assert big.real.tolist() == [inf, inf] and np.signbit(big.imag).tolist() == [False, True]
+    assert np.isfinite(host(xp.expm1(xp.asarray([89 + 1j], dtype=xp.complex64, device=device))).real).all()

@@ -211,7 +211,8 @@ template <typename C> RA_DEVICE C ra_catanh(C z) {
 template <typename C> RA_DEVICE C ra_catan(C z) { return ra_times_minus_i(ra_catanh(ra_times_i(z))); }
 
 // NumPy's expm1 for finite z (exp(x) - 1 loses the digits of small results), the exp - 1 of
-// the standard otherwise, and +0 for the real part at z = 0.
+// the standard otherwise, +0 for the real part at z = 0, and y itself for y = ±0 (exp(x) may
+// overflow: expm1(800 + 0i) is inf + 0i, as C99's cexp, not inf * 0 = NaN).
 template <typename C> RA_DEVICE C ra_cexpm1(C z) {
   typedef typename C::value_type R;
   const R x = z.re, y = z.im;
@@ -221,7 +222,7 @@ template <typename C> RA_DEVICE C ra_cexpm1(C z) {
   }
   if (x == R(0) && y == R(0)) return C(R(0), y);
   const R h = ra_sin(y * R(0.5));
-  return C(ra_expm1(x) * ra_cos(y) - R(2) * h * h, ra_exp(x) * ra_sin(y));
+  return C(ra_expm1(x) * ra_cos(y) - R(2) * h * h, y == R(0) ? y : ra_exp(x) * ra_sin(y));
 }
 
 // log(1 + z); for small z, from log1p of |1 + z|^2 - 1 = x (2 + x) + y^2.

@@ -72,6 +72,15 @@ def power(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     return cast("np.ndarray", r)
 
 
+def sign(x: np.ndarray) -> np.ndarray:
+    """Complex: NaN + NaN j where either part is NaN, as the standard says (NumPy gives 1 + 0j for
+    inf + nan j)."""
+    r = np.asarray(np.sign(x))
+    if x.dtype.kind == "c":
+        r[np.isnan(x.real) | np.isnan(x.imag)] = complex(np.nan, np.nan)
+    return r
+
+
 def nextafter(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     """x2 where x1 == x2, as the standard's signed zeros and C's nextafter have it (NumPy's float16
     gives x1: nextafter(+0, -0) was +0)."""
@@ -79,12 +88,33 @@ def nextafter(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
 
 
 def expm1(x: np.ndarray) -> np.ndarray:
-    """Complex special cases as the standard's: ``exp(x) - 1`` for an infinite or NaN part
-    (NumPy gives NaN there), and +0 for the real part at ±0 (NumPy gives -0 for -0)."""
-    r = np.expm1(x)
+    """Complex: ``expm1(a) cos(b) - 2 sin(b/2)^2 + i exp(a) sin(b)`` in float64, accurate near 0 as
+    the GPU's (NumPy's exp(z) - 1 lost the small parts and overflowed complex64's exp(89 + 1j));
+    the standard's special cases: ``exp(x) - 1`` for an infinite or NaN part (NumPy gives NaN
+    there), +0 for the real part at ±0 (NumPy gives -0 for -0), b itself for b = ±0."""
+    if x.dtype.kind != "c":
+        return cast("np.ndarray", np.expm1(x))
+    z = x.astype(np.complex128)
+    a, b = z.real, z.imag
+    with np.errstate(all="ignore"):
+        r = np.empty_like(z)
+        r.real = np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2
+        r.imag = np.where(b == 0, b, np.exp(a) * np.sin(b))
+        r = np.where(np.isfinite(z), r, np.exp(z) - 1)
+    r.real[z == 0] = 0
+    return r
+
+
+def log1p(x: np.ndarray) -> np.ndarray:
+    """Complex near 0 (|x| < 1/2): ``log1p(2a + a^2 + b^2) / 2 + i atan2(b, 1 + a)``, accurate as the
+    GPU's (NumPy's log(1 + z) gave log1p(1e-30j) a real part of 0, not 5e-61); elsewhere NumPy's."""
+    r = np.log1p(x)
     if x.dtype.kind == "c":
-        r = np.where(np.isfinite(x), r, np.exp(x) - 1)
-        r.real[x == 0] = 0
+        z = x.astype(np.complex128)
+        a, b = z.real, z.imag
+        near = np.abs(z) < 0.5
+        with np.errstate(all="ignore"):
+            r = np.where(near, 0.5 * np.log1p(a * (2 + a) + b * b) + 1j * np.arctan2(b, 1 + a), r)
     return cast("np.ndarray", r)
 
 
