@@ -87,7 +87,6 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
         The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -127,7 +126,6 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
         The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -168,7 +166,6 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: An
         The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -212,7 +209,6 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
         fill_value: bool, int64, float64 or complex128.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -258,7 +254,6 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -299,7 +294,6 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -340,7 +334,6 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) ->
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -384,7 +377,6 @@ def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -430,7 +422,6 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
         The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -505,7 +496,6 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         argument is an int, else float64.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
 
     Returns
@@ -564,7 +554,6 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         for a complex end.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
     endpoint : bool, optional
         Whether ``stop`` is the last value (exactly). Default: True.
@@ -906,7 +895,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         An object with ``__dlpack__`` and ``__dlpack_device__``.
     device : device or str, optional
         Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
         default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
     copy : bool or None, optional
         As in ``asarray``. Default: None.
