@@ -253,8 +253,8 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
     dtype : DType, optional
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: x's
+        device.
 
     Returns
     -------
@@ -293,8 +293,8 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
     dtype : DType, optional
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: x's
+        device.
 
     Returns
     -------
@@ -333,8 +333,8 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) ->
     dtype : DType, optional
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: x's
+        device.
 
     Returns
     -------
@@ -376,8 +376,8 @@ def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
     dtype : DType, optional
         The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
     device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: x's
+        device.
 
     Returns
     -------
