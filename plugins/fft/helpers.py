@@ -17,11 +17,13 @@ from rocm_array.hookspecs import Impl
 from rocm_array.memory import copy_into, empty
 from rocm_array_plugins.elementwise import own as elementwise
 
+from .transforms import MAX_LENGTH
+
 
 def _frequencies(name: str, n: int, d: float, dtype: DType | None, device: object) -> Array:
     n = integer(n, f"fft.{name}", "n")
-    if not 1 <= n <= 2**62:  # (as transforms' _MAX_LENGTH)
-        raise ValueError(f"fft.{name}(): n must be from 1 to {2**62}, got {n}")
+    if not 1 <= n <= MAX_LENGTH:
+        raise ValueError(f"fft.{name}(): n must be from 1 to {MAX_LENGTH}, got {n}")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"fft.{name}(): d must be a real number, not {type(d).__name__}")
     if d == 0:

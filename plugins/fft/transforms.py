@@ -77,14 +77,14 @@ class Transform:
             n = 2 * (m - 1) if self.real_output and last else m
         else:
             n = integer(n, f"fft.{self.name}", "n" if not self.ndim else "each entry of s")
-        if not 1 <= n <= _MAX_LENGTH:
-            raise ValueError(f"fft.{self.name}(): the transform length must be from 1 to {_MAX_LENGTH}, got {n}")
+        if not 1 <= n <= MAX_LENGTH:
+            raise ValueError(f"fft.{self.name}(): the transform length must be from 1 to {MAX_LENGTH}, got {n}")
         return n
 
 
-#: The longest transform: the largest size an array of bytes may have (NumPy's and the drivers'
+#: The longest transform (and fftfreq's n): the largest size an array of bytes may have (NumPy's and the drivers'
 #: 64-bit sizes; past it NumPy's own errors had leaked).
-_MAX_LENGTH = 2**62
+MAX_LENGTH = 2**62
 
 
 def _one_axis(t: Transform) -> Callable[..., Array]:
