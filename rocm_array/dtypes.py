@@ -282,8 +282,6 @@ def check_dtype(dtype: object) -> DType:
                     f"rocm_array's dtypes (xp.float32…) or a NumPy dtype that has one")
 
 
-
-
 def python_scalar(value: Any) -> Any:
     """The Python scalar of a NumPy scalar (``np.float32(2)`` -> 2.0), which then mixes with arrays
     as Python scalars do; any other value as it is."""
@@ -301,7 +299,6 @@ def from_numpy(dtype: np.dtype) -> DType:
         return _BY_NUMPY[np.dtype(dtype)]
     except (KeyError, TypeError):
         raise TypeError(f"NumPy dtype {dtype} has no rocm_array counterpart") from None
-
 
 
 @functools.cache  # asked per Python int operand

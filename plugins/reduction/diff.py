@@ -8,7 +8,6 @@ primitives). The back computes one first-order difference, applied n times
 
 from __future__ import annotations
 
-
 from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.axes import integer, normalize_axis

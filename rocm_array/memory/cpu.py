@@ -16,7 +16,6 @@ from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST
 __all__ = ["register"]
 
 
-
 def empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Array:
     n = math.prod(shape)
     try:
