@@ -11,10 +11,8 @@ from rocm_array.dtypes import CATEGORIES, python_scalar
 from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
-from .table import UFUNCS
+from .table import BY_NAME, UFUNCS
 from .ufunc import Ufunc, check_bounds, promote
-
-_BY_NAME = {u.name: u for u in UFUNCS}
 
 
 def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int | float | None = None) -> Array:
@@ -67,9 +65,9 @@ def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int |
             check_bounds(bound, x.dtype, "clip")
     out = x
     if min is not None:
-        out = _BY_NAME["maximum"](out, min)
+        out = BY_NAME["maximum"](out, min)
     if max is not None:
-        out = _BY_NAME["minimum"](out, max)
+        out = BY_NAME["minimum"](out, max)
     if out is x:  # neither bound: still a new array
         out = memory.empty(x.shape, x.dtype, x.device)
         memory.copy_into(out, x)

@@ -12,7 +12,7 @@ from rocm_array_plugins.elementwise.ufunc import operands
 
 from .backs import NONZERO, SEARCHSORTED
 from .front import check_array, check_category
-from .table import REDUCTIONS
+from .table import BY_NAME
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
@@ -112,12 +112,10 @@ def _check_sorter(sorter: Array) -> None:
     reductions and a read on the host, on every device alike."""
     if sorter.size == 0:
         return
-    lo, hi = int(_BY_NAME["min"](sorter)), int(_BY_NAME["max"](sorter))
+    lo, hi = int(BY_NAME["min"](sorter)), int(BY_NAME["max"](sorter))
     if lo < 0 or hi >= sorter.size:
         raise ValueError(f"searchsorted(): sorter holds {lo if lo < 0 else hi}, outside x1's positions 0 to "
                          f"{sorter.size - 1}; pass the positions that sort x1 (argsort(x1))")
 
-
-_BY_NAME = {r.name: r for r in REDUCTIONS}
 
 IMPLS = [Impl("nonzero", nonzero), Impl("searchsorted", searchsorted)]

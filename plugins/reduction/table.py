@@ -57,4 +57,7 @@ REDUCTIONS: tuple[Reduction, ...] = (
               doc="The index of the first smallest element along an axis (of the flattened array when axis is None)."),
 )
 
+#: The rows by name, for the plugin's own modules (sibling plugins use ``reduction.own``).
+BY_NAME: dict[str, Reduction] = {r.name: r for r in REDUCTIONS}
+
 IMPLS = [Impl(r.name, r) for r in REDUCTIONS]
