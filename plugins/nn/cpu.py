@@ -71,8 +71,7 @@ def conv(spec: ConvSpec, x: Array, w: Array) -> Array:
     a, f = _f(x), _f(w)
     g = spec.groups
     if not spec.transposed:
-        win = _windows(a, spec, 0).reshape(spec.n, g, spec.c // g, spec.kh, spec.kw,
-                                                            spec.oh, spec.ow)
+        win = _windows(a, spec, 0).reshape(spec.n, g, spec.c // g, spec.kh, spec.kw, spec.oh, spec.ow)
         y = np.einsum("ngcijyx,gkcij->ngkyx", win, f.reshape(g, spec.k // g, spec.c // g, spec.kh, spec.kw),
                       optimize=True)
         return _out(y.reshape(spec.n, spec.k, spec.oh, spec.ow), x.dtype)
