@@ -38,17 +38,7 @@ _memory_cpu.register()
 _memory_gpu.register()
 
 
-def _plugin_package_initializing() -> bool:
-    """Whether this import comes from a built-in plugin package's own first import (``from
-    rocm_array_plugins.reduction import gpu`` before ``import rocm_array``). That package stays
-    half-initialised until this import returns, and the plugins that import from it could not load
-    now: the namespace is then assembled at its first use instead (``__getattr__``). (importlib
-    marks a module whose code is running with ``__spec__._initializing``.)"""
-    return any(name.startswith("rocm_array_plugins") and getattr(getattr(module, "__spec__", None), "_initializing", False)
-               for name, module in list(_sys.modules.items()))
-
-
-_table: _Any = None if _plugin_package_initializing() else _plugin_manager.assemble()
+_table: _Any = _plugin_manager.assemble()
 
 
 def _export() -> None:
@@ -76,16 +66,9 @@ def _missing_in(prefix: str) -> _Any:
 
 
 def __getattr__(name: str) -> _Any:
-    """A name the plugins did not provide: say which plugin has it and how to turn it on (or, at the
-    first use of a namespace whose assembly was put off, the name itself)."""
-    global _table
+    """A name the plugins did not provide: say which plugin has it and how to turn it on."""
     if name.startswith("__"):
         raise AttributeError(f"module 'rocm_array' has no attribute {name!r}")
-    if _table is None:
-        _table = _plugin_manager.assemble()
-        _export()
-        if name in globals():
-            return globals()[name]
     if name in _EXTENSIONS:
         funcs = sorted(k for k in _table.missing if k.startswith(name + "."))
         why = _table.missing[funcs[0]] if funcs else _table.default_reason
@@ -93,5 +76,4 @@ def __getattr__(name: str) -> _Any:
     return _table[name]
 
 
-if _table is not None:
-    _export()
+_export()
