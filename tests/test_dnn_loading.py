@@ -73,22 +73,27 @@ def test_no_cudnn_at_all_says_what_to_install(monkeypatch: pytest.MonkeyPatch, t
         dnn_nvidia._import_frontend()
 
 
-def test_load_opens_one_cudnn_with_the_sub_libraries_a_convolution_needs() -> None:
-    """With the real frontend (where it is installed): ``load`` (the preload's) leaves one libcudnn.so.9
-    in the process and opens ``SUBLIBRARIES`` from its folder (one needing the CUDA driver only where
-    the driver is)."""
+def test_the_preload_maps_one_cudnn_with_the_sub_libraries_a_convolution_needs() -> None:
+    """With the real cuDNN wheel (where it is installed): the preload's mapping of the dnn kind leaves
+    one libcudnn.so.9 in the process, the sub-libraries beside it (one needing the CUDA driver only
+    where the driver is), and imports no frontend; the frontend then finds that copy."""
     pytest.importorskip("cudnn", reason="nvidia-cudnn-frontend is not installed")
-    code = ("import ctypes, os\n"
-            "from rocm_array.runtime import dnn_nvidia\n"
-            "dnn_nvidia.load()\n"
+    code = ("import ctypes, os, sys\n"
+            "from rocm_array.runtime import dnn_nvidia, vendor\n"
+            "os.environ[vendor.PRELOAD_VAR] = 'dnn'\n"
+            "vendor.preload('nvidia').join()\n"
+            "assert 'cudnn' not in sys.modules\n"
             "maps = {l.split()[-1] for l in open('/proc/self/maps') if 'libcudnn' in l}\n"
             "mains = [m for m in maps if os.path.basename(m) == 'libcudnn.so.9']\n"
             "assert len(mains) == 1, maps\n"
+            "names = [c[0] for c in vendor.KINDS['dnn']['nvidia'].files]\n"
             "try:\n"
             "    ctypes.CDLL('libcuda.so.1')\n"
-            "    wanted = dnn_nvidia.SUBLIBRARIES\n"
             "except OSError:\n"
-            "    wanted = [n for n in dnn_nvidia.SUBLIBRARIES if 'runtime_compiled' not in n]\n"
-            "missing = [n for n in wanted if os.path.join(os.path.dirname(mains[0]), n) not in maps]\n"
-            "assert not missing, (missing, maps)\n")
+            "    names = [n for n in names if 'runtime_compiled' not in n]\n"
+            "missing = [n for n in names if os.path.join(os.path.dirname(mains[0]), n) not in maps]\n"
+            "assert not missing, (missing, maps)\n"
+            "dnn_nvidia._import_frontend()\n"
+            "after = {l.split()[-1] for l in open('/proc/self/maps') if l.rstrip().endswith('/libcudnn.so.9')}\n"
+            "assert after == set(mains), after\n")
     run_python(code)

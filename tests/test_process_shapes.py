@@ -67,3 +67,49 @@ if __name__ == "__main__":
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[4.0, 4.0, 4.0]"
+
+
+#: The array frameworks rocm_array never imports, not even through a vendor package (cuDNN's frontend
+#: imports torch where it can; a background import of torch broke array_api_compat in the main thread).
+FRAMEWORKS = ("torch", "cupy", "jax", "tensorflow")
+
+
+def test_no_other_array_framework_is_imported(tmp_path: Path, device: str) -> None:
+    """Stand-ins of the frameworks, first on the path, record any import (with its stack) and refuse
+    it, as if the framework were absent. ``import rocm_array``, the vendor preload and a first call of
+    every vendor family (matmul, solve, fft, conv2d, pooling) leave the record empty; on a GPU, cuDNN or
+    MIOpen is the one that ran the convolution."""
+    record = tmp_path / "imports.log"
+    for name in FRAMEWORKS:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(
+            "import traceback\n"
+            f"with open({str(record)!r}, 'a') as f:\n"
+            f"    f.write('import {name}\\n' + ''.join(traceback.format_stack()))\n"
+            f"raise ImportError('{name} is a stand-in here')\n")
+    out = subprocess.run([sys.executable, "-c", f"""
+import sys
+sys.path.insert(0, {str(tmp_path)!r})
+import numpy as np
+import rocm_array as xp
+from rocm_array import devices
+from rocm_array.runtime import vendor
+device = {device!r}
+r = np.random.default_rng(0)
+a = xp.asarray(r.random((64, 64)) + 64 * np.eye(64), device=device)
+x = xp.asarray(r.random((1, 3, 16, 16), dtype=np.float32), device=device)
+w = xp.asarray(r.random((4, 3, 3, 3), dtype=np.float32), device=device)
+results = [a @ a, xp.linalg.solve(a, a[:, 0]), xp.fft.rfft(a[0]), xp.nn.conv2d(x, w, padding=1),
+           xp.nn.max_pool2d(x, 2)]
+print([float(xp.sum(xp.abs(v))) > 0 for v in results])
+if device != "cpu":
+    print(vendor.why("dnn", devices.device(device).runtime) or "dnn ok")
+vendor._join_preloads()
+print(sorted(set({FRAMEWORKS!r}) & set(sys.modules)))
+"""], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert not record.exists(), record.read_text()
+    lines = out.stdout.splitlines()
+    assert lines[0] == str([True] * 5) and lines[-1] == "[]"
+    if device != "cpu":
+        assert lines[1] == "dnn ok"

@@ -169,10 +169,3 @@ class NvidiaBlas:
 
 def open_library(rt: GpuRuntime) -> Blas:  # (mypy checks NvidiaBlas against the protocol)
     return NvidiaBlas(rt)
-
-
-def load() -> None:
-    """Load cuBLAS and cuBLASLt (nvmath's bindings open them at their first call; this one needs
-    no device): 40-60 ms of a first matmul on an H100, paid while the devices open instead."""
-    cublas.get_property(0)
-

@@ -10,11 +10,10 @@ from the runtime's allocator.
 from __future__ import annotations
 
 import ctypes
-import glob
 import os
-import sys
 from typing import TYPE_CHECKING, Any, Callable
 
+from . import libfiles
 from .dnn import Dnn, Pair, Tensor, Unsupported
 
 if TYPE_CHECKING:
@@ -49,52 +48,10 @@ def _import_frontend() -> Any:
 def _load_cudnn() -> None:
     """Open libcudnn.so.9 for the frontend to find by soname: a pip ``nvidia-cudnn-*`` package's on
     sys.path first (what ``rocm_array[nvidia]`` installs and PyTorch bundles), else the loader's."""
-    for base in sys.path:
-        for found in sorted(glob.glob(os.path.join(base, "nvidia", "cudnn*", "lib", "libcudnn.so.9"))):
-            ctypes.CDLL(found, mode=ctypes.RTLD_GLOBAL)
-            return
     try:
-        ctypes.CDLL("libcudnn.so.9", mode=ctypes.RTLD_GLOBAL)
+        ctypes.CDLL(libfiles.locate("libcudnn.so.9"), mode=ctypes.RTLD_GLOBAL)
     except OSError:
         raise OSError("libcudnn.so.9 not found (install nvidia-cudnn-cu13 or -cu12)") from None
-
-
-#: The sub-libraries a first convolution opens (cuDNN 9 opens them itself, at the first graph): opened
-#: at discovery with the frontend, a warm process's first conv2d (8x64x56x56, 3x3) took 55-63 ms on an
-#: H200 against 88-96 ms left to the call (PyTorch: 66-76 ms in the same runs).
-SUBLIBRARIES = ("libcudnn_graph.so.9", "libcudnn_heuristic.so.9", "libcudnn_engines_precompiled.so.9",
-                "libcudnn_engines_runtime_compiled.so.9")
-
-
-class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
-
-
-def load() -> None:
-    """Import the frontend with its cuDNN and open the sub-libraries a first convolution needs, from
-    the folder of that cuDNN (``vendor.preload``: needs no device). A missing one is left to cuDNN."""
-    _import_frontend()
-    lib = ctypes.CDLL("libcudnn.so.9", mode=os.RTLD_NOLOAD)
-    loader = _loader()
-    info = _DlInfo()
-    if not loader.dladdr(ctypes.cast(lib.cudnnGetVersion, ctypes.c_void_p), ctypes.byref(info)):
-        return
-    folder = os.path.dirname(os.fsdecode(info.dli_fname or b""))
-    for name in SUBLIBRARIES:  # (a missing one gives a null handle: cuDNN opens, or misses, it later)
-        loader.dlopen(os.fsencode(os.path.join(folder, name)), os.RTLD_NOW | os.RTLD_LOCAL)
-
-
-def _loader() -> Any:
-    """The C library's dynamic loader calls (dlopen, dladdr) as foreign functions, which run without
-    Python's lock: ctypes.CDLL holds it while the loader maps a file, so the preload thread's opening
-    of the engines (up to 75 ms) would stop the main thread's Python."""
-    for name in (None, "libdl.so.2"):  # (they moved into libc in glibc 2.34)
-        lib = ctypes.CDLL(name)
-        if hasattr(lib, "dlopen") and hasattr(lib, "dladdr"):
-            lib.dlopen.argtypes, lib.dlopen.restype = [ctypes.c_char_p, ctypes.c_int], ctypes.c_void_p
-            return lib
-    raise OSError("no dlopen in the C library")
 
 
 class Cudnn:

@@ -58,8 +58,3 @@ class Cufft(PlannedFft):
 
 def open_library(rt: GpuRuntime) -> Fft:  # (mypy checks Cufft against the protocol)
     return Cufft(rt)
-
-
-def load() -> None:
-    """Load cuFFT (nvmath's bindings open it at its first call; this one needs no device)."""
-    cufft.get_version()

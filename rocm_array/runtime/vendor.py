@@ -8,9 +8,10 @@ fix, at every call: the cause is kept and the load not retried, except after run
 out of memory, which a later call may not. One cache and one lock serve every kind, so
 all of them are created, kept and reported alike.
 
-``preload(platform)`` loads the libraries' files (cuDNN, then BLAS, then FFT) on a thread while
-discovery opens the devices (a first call then does not wait for the loader; ``ROCM_ARRAY_PRELOAD``
-chooses, ``0`` turns it off).
+``preload(platform)`` maps the libraries' files (cuDNN, then BLAS, then FFT) on a thread while
+discovery opens the devices, without Python's lock and without importing any binding or frontend
+(``libfiles``): a first call then does not wait for the dynamic loader, and the main thread's Python
+never waits for the preload (``ROCM_ARRAY_PRELOAD`` chooses, ``0`` turns it off).
 
 Where a back falls back from a vendor library to the project's own kernels, ``fallback`` says so
 once per cause (a ``VendorFallbackWarning``), and ``report`` lists for ``info`` what each GPU
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from . import libfiles
 from .protocol import DriverOutOfMemory
 
 if TYPE_CHECKING:
@@ -42,11 +44,13 @@ __all__ = ["KINDS", "Library", "VendorUnavailable", "VendorFallbackWarning", "li
 
 @dataclass(frozen=True)
 class Library:
-    """A vendor library of one platform: its name, the packages that bring it, how to install them."""
+    """A vendor library of one platform: its name, the packages that bring it, how to install them,
+    and the files the preload maps (each entry a choice of sonames, newest first: the first that opens)."""
 
     name: str
     packages: tuple[str, ...] = ()
     install: str = ""
+    files: tuple[tuple[str, ...], ...] = ()
 
     def __str__(self) -> str:
         return f"{self.name} ({self.install})" if self.install else self.name
@@ -56,14 +60,26 @@ _NVIDIA = "pip install rocm_array[nvidia]"
 _ROCM = "ROCm's {} and hip-python: pip install rocm_array[amd] hip-python==<your ROCm version>.*"
 _SIM = Library("no vendor library (the simulator runs the project's own kernels only)")
 #: kind -> platform -> the library.
+#: cuDNN and the sub-libraries a first convolution opens (cuDNN 9 opens them itself, at the first
+#: graph): mapped at discovery, a warm process's first conv2d (8x64x56x56, 3x3) took 55-63 ms on an
+#: H200 against 88-96 ms left to the call (PyTorch: 66-76 ms in the same runs).
+_CUDNN = (("libcudnn.so.9",), ("libcudnn_graph.so.9",), ("libcudnn_heuristic.so.9",),
+          ("libcudnn_engines_precompiled.so.9",), ("libcudnn_engines_runtime_compiled.so.9",))
+#: kind -> platform -> the library. Sonames: CUDA 13's, then 12's; ROCm 7's, then 6's.
 KINDS: dict[str, dict[str, Library]] = {
-    "blas": {"nvidia": Library("cuBLAS and cuSOLVER", ("nvmath-python", "nvidia-cublas", "nvidia-cusolver"), _NVIDIA),
-             "amd": Library("hipBLAS and hipSOLVER", ("hip-python",), _ROCM.format("libhipblas and libhipsolver")),
+    "blas": {"nvidia": Library("cuBLAS and cuSOLVER", ("nvmath-python", "nvidia-cublas", "nvidia-cusolver"), _NVIDIA,
+                               (("libcublas.so.13", "libcublas.so.12"), ("libcublasLt.so.13", "libcublasLt.so.12"),
+                                ("libcusolver.so.12", "libcusolver.so.11"))),
+             "amd": Library("hipBLAS and hipSOLVER", ("hip-python",), _ROCM.format("libhipblas and libhipsolver"),
+                            (("libhipblas.so.3", "libhipblas.so.2"), ("libhipsolver.so.1", "libhipsolver.so.0"))),
              "sim": _SIM},
-    "fft": {"nvidia": Library("cuFFT", ("nvmath-python", "nvidia-cufft"), _NVIDIA),
-            "amd": Library("hipFFT", ("hip-python",), _ROCM.format("libhipfft")), "sim": _SIM},
-    "dnn": {"nvidia": Library("cuDNN", ("nvidia-cudnn-frontend", "nvidia-cudnn-cu13"), _NVIDIA),
-            "amd": Library("MIOpen", ("hip-python",), _ROCM.format("libMIOpen")), "sim": _SIM},
+    "fft": {"nvidia": Library("cuFFT", ("nvmath-python", "nvidia-cufft"), _NVIDIA,
+                              (("libcufft.so.12", "libcufft.so.11"),)),
+            "amd": Library("hipFFT", ("hip-python",), _ROCM.format("libhipfft"), (("libhipfft.so.0",),)),
+            "sim": _SIM},
+    "dnn": {"nvidia": Library("cuDNN", ("nvidia-cudnn-frontend", "nvidia-cudnn-cu13"), _NVIDIA, _CUDNN),
+            "amd": Library("MIOpen", ("hip-python",), _ROCM.format("libMIOpen"), (("libMIOpen.so.1",),)),
+            "sim": _SIM},
 }
 
 
@@ -153,25 +169,22 @@ def why(kind: str, rt: Runtime) -> str:
 
 
 PRELOAD_VAR = "ROCM_ARRAY_PRELOAD"
-#: The kinds preloaded by default: all, in this order. cuDNN's is the copy the frontend opens, the one
-#: PyTorch uses (``dnn_nvidia._import_frontend``); when the loader's copy was opened first, a system
-#: cuDNN 9.14 made PyTorch (built against 9.19) refuse cuDNN in the same process. cuDNN goes first:
-#: its engines take longest to open (up to 75 ms), and a first call that comes while they open waits
-#: on the loader (a noisy H200 run: a first matmul's median 123 ms with cuDNN preloaded last, 104 ms
-#: with none preloaded). In a quiet run of eight processes each, a first matmul's median was 81 ms
-#: with cuDNN first and 74 ms with it last (CuPy 75.5 ms), and conv2d took 50-53 ms with it first
-#: (PyTorch 59-67 ms).
+#: The kinds preloaded by default: all, in this order. cuDNN goes first: its engines take longest to
+#: map (up to 75 ms), and a first call that comes while they map waits on the loader (a noisy H200
+#: run: a first matmul's median 123 ms with cuDNN preloaded last, 104 ms with none preloaded). In a
+#: quiet run of eight processes each, a first matmul's median was 81 ms with cuDNN first and 74 ms
+#: with it last (CuPy 75.5 ms), and conv2d took 50-53 ms with it first (PyTorch 59-67 ms).
 PRELOADED = ("dnn", "blas", "fft")
 _PRELOADS: list[threading.Thread] = []
 
 
 def preload(platform: str) -> threading.Thread | None:
-    """Load the files of ``platform``'s vendor libraries on a thread (each kind's module ``load()``;
-    on AMD, hip-python's modules load them at import) and return the thread. Discovery calls it
-    before opening the devices, which takes about 250 ms on an H100, so a first matmul or fft does not
-    wait for the dynamic loader. ``ROCM_ARRAY_PRELOAD`` names the kinds (comma-separated; default
-    ``dnn,blas,fft``; ``0``: none, and None is returned). Failures are left to the library's first call,
-    which reports them."""
+    """Map the files of ``platform``'s vendor libraries on a thread (``Library.files``, through
+    ``libfiles.map_first``: no import, no Python lock held while the loader works) and return the
+    thread. Discovery calls it before opening the devices, which takes about 250 ms on an H100, so a
+    first matmul or fft does not wait for the dynamic loader. ``ROCM_ARRAY_PRELOAD`` names the kinds
+    (comma-separated; default ``dnn,blas,fft``; ``0``: none, and None is returned). A file that does
+    not open is left to the library's first call, which reports it."""
     from ..log import logger
 
     setting = os.environ.get(PRELOAD_VAR, ",".join(PRELOADED)).strip()
@@ -180,23 +193,16 @@ def preload(platform: str) -> threading.Thread | None:
     if unknown:
         logger.warning("%s=%r: %s is not a vendor library kind (expected some of %s, comma-separated, or 0); "
                        "not preloaded", PRELOAD_VAR, setting, ", ".join(unknown), ", ".join(KINDS))
-    kinds = [k for k in names if k in KINDS]
-    if not kinds:
+    libraries = [KINDS[k][platform] for k in names if k in KINDS]
+    if not any(lib.files for lib in libraries):
         return None
 
     def run() -> None:
-        for kind in kinds:
+        for lib in libraries:
             t0 = time.perf_counter()
-            try:
-                module = importlib.import_module(f"{__package__}.{kind}_{platform}")
-                load = getattr(module, "load", None)
-                if load is not None:
-                    load()
-            except Exception as exc:  # missing or broken: library() says so when it is used
-                logger.debug("preloading %s on %s failed: %s: %s", kind, platform, type(exc).__name__, exc)
-                continue
-            logger.debug("preloaded %s on %s in %.0f ms", KINDS[kind][platform].name, platform,
-                         (time.perf_counter() - t0) * 1e3)
+            missing = [choice for choice in lib.files if libfiles.map_first(choice) is None]
+            logger.debug("preloaded %s in %.0f ms%s", lib.name, (time.perf_counter() - t0) * 1e3,
+                         f" (not found: {', '.join('/'.join(c) for c in missing)})" if missing else "")
 
     thread = threading.Thread(target=run, name=f"rocm_array preload {platform}", daemon=True)
     if not _PRELOADS:
