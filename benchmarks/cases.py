@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from .first_calls import FAMILIES, VENDOR_FAMILIES
+from .first_calls import FAMILIES, FROM_START, VENDOR_FAMILIES
 
 __all__ = ["Input", "Work", "NA", "NotAvailable", "MISSING", "describe", "Case", "IN_PROCESS", "CASES", "BY_NAME", "KINDS", "select", "ceilings_for"]
 
@@ -26,7 +26,7 @@ ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int64": 8}
 #: How a case is measured: device events around the op; a host wall-clock loop; the wall-clock
 #: time of a whole workload (its result on the host); a child process (import, first call with a
 #: cold or a warm kernel cache).
-KINDS = ("device", "host", "workload", "import", "first_call_cold", "first_call_warm")
+KINDS = ("device", "host", "workload", "import", "first_call_cold", "first_call_warm", "from_start")
 #: The kinds measured in this process, on the library loaded here (the others start children).
 IN_PROCESS = ("device", "host", "workload")
 
@@ -367,7 +367,12 @@ CASES: tuple[Case, ...] = (
     # between runs on an H200: matmul 120 and 98.9 ms, conv2d 105 and 80.1 ms).
     *(Case(f"first_{family}_{state}", kind=f"first_call_{state}", family=family,
            processes=3 if state == "warm" and family in VENDOR_FAMILIES else 1)
-      for family in FAMILIES for state in ("cold", "warm")),
+      for family in FAMILIES if family not in FROM_START for state in ("cold", "warm")),
+    # From the start of a fresh process to the result on the host: the import (PyTorch's too), the
+    # GPU's opening, the upload and the first call, kernel cache warm; the median of five processes.
+    *(Case(f"{family}_from_start", kind="from_start", family=family, processes=5,
+           note=f"{family}: a fresh process's import, upload and first call, its result on the host")
+      for family in FROM_START),
 )
 
 BY_NAME: dict[str, Case] = {c.name: c for c in CASES}

@@ -29,6 +29,10 @@ def _images(r: np.random.Generator) -> tuple[np.ndarray, ...]:
     return r.random((8, 64, 56, 56), dtype=np.float32), r.random((64, 64, 3, 3), dtype=np.float32)
 
 
+def _small_image(r: np.random.Generator) -> tuple[np.ndarray, ...]:
+    return r.random((1, 3, 16, 16), dtype=np.float32), r.random((8, 3, 3, 3), dtype=np.float32)
+
+
 def _rocm_conv(L: Any, x: Any, w: Any) -> Any:
     return L.ns.nn.conv2d(x, w, padding=1)
 
@@ -61,12 +65,15 @@ FAMILIES: dict[str, tuple[Inputs, dict[str, Op]]] = {
     "solve": (_system, {"*": lambda L, a, b: L.ns.linalg.solve(a, b)}),
     "fft": (VECTOR, {"*": lambda L, a: L.ns.fft.rfft(a)}),
     "conv2d": (_images, {"rocm_array": _rocm_conv, "torch": _torch_conv}),
+    "conv2d_small": (_small_image, {"rocm_array": _rocm_conv, "torch": _torch_conv}),
     "softmax": (MATRIX, {"rocm_array": lambda L, m: L.ns.nn.softmax(m, axis=-1), "cupy": _cupy_softmax,
                          "torch": lambda L, m: L.ns.softmax(m, -1)}),
 }
 
+#: The families timed from the start of the process (``child from_start``), not as first-contact cases.
+FROM_START = ("conv2d_small",)
 #: The families whose first call is mostly a vendor library's (cuBLAS, cuSOLVER, cuFFT, cuDNN) setup.
-VENDOR_FAMILIES = ("matmul", "solve", "fft", "conv2d")
+VENDOR_FAMILIES = ("matmul", "solve", "fft", "conv2d", "conv2d_small")
 
 
 def op(family: str, lib: str) -> tuple[Inputs, Op | None]:

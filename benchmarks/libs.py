@@ -1,7 +1,9 @@
 """One adapter per library, all with the same small interface.
 
-``load()`` imports the library and finds the GPU (NotAvailable with the reason
-otherwise); ``ns`` is the namespace the cases call; ``to_device`` uploads a host
+``open()`` imports the library and finds the GPU (NotAvailable with the reason
+otherwise), as a user's script does and nothing more: the fresh-process first-call cases use it.
+``load()`` opens and readies the harness's own tools (a spin kernel, the deferred compile mode) for
+the in-process cases. ``ns`` is the namespace the cases call; ``to_device`` uploads a host
 NumPy array and casts it on the device; ``event``/``record``/``elapsed_ms`` time
 a region with the library's own device events on the stream it launches on;
 ``release`` returns cached device memory between cases. Imports are lazy so that
@@ -29,14 +31,14 @@ class Library:
 
     def __init__(self) -> None:
         self.ns: Any = None
-        self.unavailable: str | None = None  # why load() failed
-        self._spin: Any = None  # a spin kernel taking a cycle count, set by _load (see hold.py)
+        self.unavailable: str | None = None  # why open() failed
+        self._spin: Any = None  # a spin kernel taking a cycle count, set by _prepare (see hold.py)
         self._cycles_per_ms: float | None = None
 
     def installed(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
 
-    def load(self) -> None:
+    def open(self) -> None:
         """Import and find the GPU once; NotAvailable (remembered) when either is missing."""
         if self.ns is not None:
             return
@@ -44,7 +46,7 @@ class Library:
             try:
                 if not self.installed():
                     raise NotAvailable(f"{self.module} is not installed")
-                self._load()
+                self._open()
                 return
             except NotAvailable as e:
                 self.unavailable = str(e)
@@ -52,7 +54,16 @@ class Library:
                 self.unavailable = f"{type(e).__name__}: {e}"
         raise NotAvailable(self.unavailable)
 
-    def _load(self) -> None:
+    def load(self) -> None:
+        """``open``, then the harness's tools (once)."""
+        self.open()
+        if self._spin is None:
+            self._prepare()
+
+    def _open(self) -> None:
+        raise NotImplementedError
+
+    def _prepare(self) -> None:
         raise NotImplementedError
 
     def finish(self, result: Any) -> Any:
@@ -114,7 +125,7 @@ class Library:
 class CuPy(Library):
     name, module, title = "cupy", "cupy", "CuPy"
 
-    def _load(self) -> None:
+    def _open(self) -> None:
         os.environ.pop("CUPY_TF32", None)  # float32 matmul in full float32, like the others
         import cupy
 
@@ -124,7 +135,9 @@ class CuPy(Library):
         except cupy.cuda.runtime.CUDARuntimeError as e:
             raise NotAvailable(f"CuPy finds no GPU: {e}") from None
         self.ns = cupy
-        self._spin = hold.cupy_kernel(cupy)
+
+    def _prepare(self) -> None:
+        self._spin = hold.cupy_kernel(self.ns)
 
     def dtype(self, name: str) -> Any:
         if name == "bfloat16":
@@ -159,7 +172,7 @@ class CuPy(Library):
 class Torch(Library):
     name, module, title = "torch", "torch", "PyTorch"
 
-    def _load(self) -> None:
+    def _open(self) -> None:
         import torch
 
         if not torch.cuda.is_available():
@@ -168,7 +181,9 @@ class Torch(Library):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         self.ns = torch
-        self._spin = torch.cuda._sleep  # PyTorch's own spin kernel, on its current stream
+
+    def _prepare(self) -> None:
+        self._spin = self.ns.cuda._sleep  # PyTorch's own spin kernel, on its current stream
 
     def version(self) -> str:
         return f"{self.ns.__version__} (CUDA {self.ns.version.cuda}, cuDNN {self.ns.backends.cudnn.version()})"
@@ -201,22 +216,24 @@ class RocmArray(Library):
     _compute: Any = None
     _array_type: Any = None
 
-    def _load(self) -> None:
+    def _open(self) -> None:
         import rocm_array
         from rocm_array import devices
 
         gpus = devices.gpus()
         if not gpus:
             raise NotAvailable("no GPU: " + ("; ".join(devices.gpu_problems()) or "none found"))
+        self.ns = rocm_array
+        self.device = gpus[0]
+        self.runtime = self.device.runtime
+
+    def _prepare(self) -> None:
         from rocm_array_plugins.elementwise import deferred
 
         # A new expression's fused kernel compiles at its first call, which the harness times
         # apart, instead of on a thread while the warm-up calls run eagerly (a user's loop reaches
         # the same steady state once the thread is done).
         deferred.COMPILE_IN_BACKGROUND = False
-        self.ns = rocm_array
-        self.device = gpus[0]
-        self.runtime = self.device.runtime
         self._spin = hold.rocm_array_kernel(self.runtime)
 
     def finish(self, result: Any) -> Any:

@@ -108,8 +108,10 @@ class NumpyLib(Library):
 
     name, module, title = "torch", "numpy", "NumPy"
 
-    def _load(self) -> None:
+    def _open(self) -> None:
         self.ns = np
+
+    def _prepare(self) -> None:
         self.spins: list[int] = []
         self._spin = self.spins.append  # the "spin kernel": cycle counts asked for
 
