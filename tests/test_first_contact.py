@@ -297,7 +297,7 @@ def test_vendor_bindings_load_without_nvmath_itself() -> None:
 
 def test_preload_maps_each_librarys_files_on_a_thread_and_leaves_failures_to_the_call(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """``vendor.preload`` maps the files of each kind ``ROCM_ARRAY_PRELOAD`` names (``dnn,blas,fft``
+    """``vendor.preload`` maps the files of each kind ``ROCM_ARRAY_PRELOAD`` names (``blas,fft,dnn``
     by default, in turn) on a thread of its own, the first of each choice that opens; one that
     opens nowhere is passed over (``library`` reports it at the call), and ``0`` turns it off."""
     mapped: list[tuple[str, str]] = []
@@ -321,7 +321,7 @@ def test_preload_maps_each_librarys_files_on_a_thread_and_leaves_failures_to_the
     assert thread is not None
     thread.join(timeout=30)
     name = "rocm_array preload fake"
-    assert mapped == [("libdnn.so.1", name), ("libblas.so.2", name), ("liblt.so.1", name)]  # no fft
+    assert mapped == [("libblas.so.2", name), ("liblt.so.1", name), ("libdnn.so.1", name)]  # no fft
     monkeypatch.setenv(vendor.PRELOAD_VAR, "dnn")
     thread = vendor.preload("fake")
     assert thread is not None

@@ -103,7 +103,7 @@ results = [a @ a, xp.linalg.solve(a, a[:, 0]), xp.fft.rfft(a[0]), xp.nn.conv2d(x
            xp.nn.max_pool2d(x, 2)]
 print([float(xp.sum(xp.abs(v))) > 0 for v in results])
 if device != "cpu":
-    print(vendor.why("dnn", devices.device(device).runtime) or "dnn ok")
+    print(vendor.why("dnn", devices.parse(device).runtime) or "dnn ok")
 vendor._join_preloads()
 print(sorted(set({FRAMEWORKS!r}) & set(sys.modules)))
 """], capture_output=True, text=True, timeout=300)

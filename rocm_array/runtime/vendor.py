@@ -8,7 +8,7 @@ fix, at every call: the cause is kept and the load not retried, except after run
 out of memory, which a later call may not. One cache and one lock serve every kind, so
 all of them are created, kept and reported alike.
 
-``preload(platform)`` maps the libraries' files (cuDNN, then BLAS, then FFT) on a thread while
+``preload(platform)`` maps the libraries' files (BLAS, then FFT, then cuDNN) on a thread while
 discovery opens the devices, without Python's lock and without importing any binding or frontend
 (``libfiles``): a first call then does not wait for the dynamic loader, and the main thread's Python
 never waits for the preload (``ROCM_ARRAY_PRELOAD`` chooses, ``0`` turns it off).
@@ -169,12 +169,13 @@ def why(kind: str, rt: Runtime) -> str:
 
 
 PRELOAD_VAR = "ROCM_ARRAY_PRELOAD"
-#: The kinds preloaded by default: all, in this order. cuDNN goes first: its engines take longest to
-#: map (up to 75 ms), and a first call that comes while they map waits on the loader (a noisy H200
-#: run: a first matmul's median 123 ms with cuDNN preloaded last, 104 ms with none preloaded). In a
-#: quiet run of eight processes each, a first matmul's median was 81 ms with cuDNN first and 74 ms
-#: with it last (CuPy 75.5 ms), and conv2d took 50-53 ms with it first (PyTorch 59-67 ms).
-PRELOADED = ("dnn", "blas", "fft")
+#: The kinds preloaded by default: all, in this order. A first call that comes while its library's
+#: files are still mapping waits on the loader. With cuDNN mapped first (its engines take longest,
+#: up to 75 ms), a warm process's first 1024x1024 matmul took 135.8 ms against CuPy's 126.1 and a
+#: first rfft 11.0 ms against 9.5 (medians of five, H100): cuBLAS and cuFFT go first. A first
+#: convolution pays its frontend's import and cuDNN's heuristics anyway, which the later mapping of
+#: cuDNN's files overlaps (import and a first 1x3x16x16 conv2d: 957 ms, PyTorch's 4693 ms).
+PRELOADED = ("blas", "fft", "dnn")
 _PRELOADS: list[threading.Thread] = []
 
 
@@ -183,7 +184,7 @@ def preload(platform: str) -> threading.Thread | None:
     ``libfiles.map_first``: no import, no Python lock held while the loader works) and return the
     thread. Discovery calls it before opening the devices, which takes about 250 ms on an H100, so a
     first matmul or fft does not wait for the dynamic loader. ``ROCM_ARRAY_PRELOAD`` names the kinds
-    (comma-separated; default ``dnn,blas,fft``; ``0``: none, and None is returned). A file that does
+    (comma-separated; default ``blas,fft,dnn``; ``0``: none, and None is returned). A file that does
     not open is left to the library's first call, which reports it."""
     from ..log import logger
 
