@@ -268,18 +268,24 @@ _KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floati
           "complex floating", "numeric")
 
 
-def check_dtype(dtype: object) -> DType:
+def check_dtype(dtype: object, name: str = "") -> DType:
     """Our dtype for ``dtype``: one of ours, or a NumPy dtype or scalar type (``np.dtype("int8")``,
     ``np.float32``, ``float``) that has a counterpart; TypeError otherwise (names such as
-    ``"float32"`` too, as the standard's dtype arguments are dtype objects)."""
+    ``"float32"`` too, as the standard's dtype arguments are dtype objects), naming the function
+    ``name`` when given."""
     if isinstance(dtype, DType):
         return dtype
     if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, (np.generic, *SCALARS))):
         found = _BY_NUMPY.get(np.dtype(dtype))
         if found is not None:
             return found
-    raise TypeError(f"expected a dtype, got {dtype!r} of type {type(dtype).__name__}; use one of "
-                    f"rocm_array's dtypes (xp.float32…) or a NumPy dtype that has one")
+    who = f"{name}(): " if name else ""
+    if isinstance(dtype, str) and dtype in BY_NAME:
+        raise TypeError(f"{who}dtype must be a dtype object, not the name {dtype!r}: use xp.{dtype} "
+                        f"(the standard's dtype arguments are dtype objects)")
+    shown = dtype.__name__ if isinstance(dtype, type) else repr(dtype)
+    raise TypeError(f"{who}{shown} is no rocm_array dtype: use one of rocm_array's dtypes (xp.float32, xp.int64…) "
+                    f"or a NumPy dtype that has one")
 
 
 def python_scalar(value: Any) -> Any:

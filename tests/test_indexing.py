@@ -289,3 +289,12 @@ def test_writes_from_values_that_alias_the_target(device):
     p, q = xp.from_dlpack(t), xp.from_dlpack(t)
     p[1:] += q[:-1]
     np.testing.assert_array_equal(host(p), [1.0, 3.0, 5.0, 7.0])
+
+
+def test_too_many_indices_say_how_to_index(device: str) -> None:
+    a = xp.asarray(1.0, device=device)
+    with pytest.raises(IndexError, match=r"too many indices: 1 for a 0-D array; a 0-D array is indexed by x\[\(\)\] or x\[\.\.\.\]"):
+        a[0] = 2.0
+    a[()] = 2.0
+    with pytest.raises(IndexError, match=r"too many indices: 3 for a 2-D array; index at most 2 axes \(x.shape is \(2, 2\)\)"):
+        xp.zeros((2, 2), device=device)[0, 0, 0]

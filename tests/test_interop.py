@@ -30,9 +30,13 @@ def test_numpy_reads_our_dtypes(dtype) -> None:
 
 
 def test_dtype_arguments_refuse_what_has_no_counterpart() -> None:
-    for bad in ("float32", np.dtype("U3"), np.str_, object, 1):
-        with pytest.raises(TypeError, match="expected a dtype"):
+    with pytest.raises(TypeError, match=r"ones\(\): dtype must be a dtype object, not the name 'float32': use xp.float32"):
+        xp.ones(2, dtype="float32")
+    for bad, shown in ((np.dtype("U3"), "dtype\\('<U3'\\)"), (np.str_, "str_"), (object, "object"), (1, "1")):
+        with pytest.raises(TypeError, match=f"ones\\(\\): {shown} is no rocm_array dtype: use one of rocm_array's dtypes"):
             xp.ones(2, dtype=bad)
+    with pytest.raises(TypeError, match=r"astype\(\): dtype must be a dtype object"):
+        xp.astype(xp.ones(2), "float32")
     assert xp.ones(1, dtype=float).dtype is xp.float64 and xp.ones(1, dtype=bool).dtype is xp.bool
     assert xp.float32 != np.float64 and xp.float32 != "float32"
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -544,3 +547,13 @@ def test_float16_and_bfloat16_compute_in_float32(device: str) -> None:
     b = np.full((1, 64), 3.0, ml_dtypes.bfloat16)
     out = xp.matmul(on(b, device), on(b.T.copy(), device))
     assert out.dtype == xp.bfloat16 and float(out[0, 0]) == 576.0
+
+
+@pytest.mark.parametrize("name, args, said", [
+    ("inv", lambda xp, d: (xp.zeros((2, 2), device=d),), "linalg.inv(): the matrix is singular: it has no inverse; linalg.pinv(x)"),
+    ("solve", lambda xp, d: (xp.zeros((2, 2), device=d), xp.ones(2, device=d)), "linalg.solve(): the matrix is singular: the system has no unique solution; linalg.pinv(x1) @ x2"),
+    ("cholesky", lambda xp, d: (-xp.eye(2, device=d),), "linalg.cholesky(): the matrix is not positive definite: cholesky needs"),
+])
+def test_undefined_input_says_what_to_do_instead(device: str, name: str, args: Any, said: str) -> None:
+    with pytest.raises(xp.linalg.LinAlgError, match=re.escape(said)):
+        getattr(xp.linalg, name)(*args(xp, device))

@@ -10,6 +10,7 @@ plugins are distributions written into a temporary folder on ``sys.path``: a
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -355,3 +356,19 @@ def test_the_errors_and_warnings_users_catch_are_in_the_namespace() -> None:
     assert issubclass(xp.PluginConflictError, xp.PluginUnavailableError)
     for name in ("PluginLoadWarning", "PluginConflictWarning", "PluginListWarning", "FusionFallbackWarning"):
         assert issubclass(getattr(xp, name), UserWarning), name
+
+
+@pytest.mark.parametrize("name, hint", [("float", "did you mean float64? (float is NumPy's name; the standard's is float64)"),
+                                        ("concatenate", "did you mean concat?"), ("ad", "did you mean add?"),
+                                        ("linalg.solv", "did you mean linalg.solve?")])
+def test_a_name_no_plugin_provides_says_what_was_likely_meant(name: str, hint: str) -> None:
+    """A NumPy name or a misspelling is not sent looking for a missing plugin."""
+    import rocm_array as xp
+
+    where = xp
+    *parents, leaf = name.split(".")
+    for p in parents:
+        where = getattr(where, p)
+    with pytest.raises(xp.PluginUnavailableError, match=re.escape(f"rocm_array has no {name}: {hint}")):
+        getattr(where, leaf)
+    assert not hasattr(xp, "float")

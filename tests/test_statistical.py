@@ -279,3 +279,9 @@ def test_cumulative_bad_arguments(device: str, name: str) -> None:
     assert f(xp.asarray(np.array([True]), device=device)).dtype is xp.int64  # bool counts, as in NumPy
     with pytest.raises(TypeError):
         f(x, axis=0, include_initial=None)
+
+
+def test_a_misspelt_keyword_names_the_one_meant(device: str) -> None:
+    with pytest.raises(TypeError, match=r"sum\(\) got unexpected keyword argument\(s\) keepdim \(did you mean keepdims\?\); "
+                                        r"it takes dtype, axis, keepdims"):
+        xp.sum(xp.ones(3, device=device), keepdim=True)

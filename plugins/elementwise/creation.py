@@ -31,8 +31,8 @@ _DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}
 
 
 # -- argument checks ------------------------------------------------------------------------------
-def _dtype(dtype: Any, default: DType) -> DType:
-    return default if dtype is None else dtypes.check_dtype(dtype)
+def _dtype(dtype: Any, default: DType, name: str) -> DType:
+    return default if dtype is None else dtypes.check_dtype(dtype, name)
 
 
 def _int_arg(name: str, what: str, value: Any) -> int:
@@ -62,7 +62,7 @@ def _fill_dtype(name: str, value: Any, dtype: Any) -> DType:
     if dtype is None:
         dt = _scalar_default(value)
     else:
-        dt = dtypes.check_dtype(dtype)
+        dt = dtypes.check_dtype(dtype, name)
         if dtypes.scalar_dtype(value, dt) is not dt:
             raise TypeError(f"{name}(): a {type(value).__name__} fill_value does not fit dtype {dt.name}")
     check_bounds(value, dt, name)
@@ -72,7 +72,7 @@ def _fill_dtype(name: str, value: Any, dtype: Any) -> DType:
 def _like(name: str, x: Any, dtype: Any, device: Any) -> tuple[DType, Device]:
     if not isinstance(x, Array):
         raise TypeError(f"{name}() expected an array, got {type(x).__name__}")
-    return _dtype(dtype, x.dtype), x.device if device is None else devices.parse(device, name)
+    return _dtype(dtype, x.dtype, name), x.device if device is None else devices.parse(device, name)
 
 
 # -- fills ----------------------------------------------------------------------------------------
@@ -112,7 +112,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     >>> x.shape, x.dtype
     ((2, 3), rocm_array.float32)
     """
-    return memory.empty(normalize_shape(shape, "empty"), _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device, "empty"))
+    return memory.empty(normalize_shape(shape, "empty"), _dtype(dtype, dtypes.DEFAULT_FLOAT, "empty"), devices.resolve(device, "empty"))
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
@@ -152,7 +152,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     Array([[0, 0],
            [0, 0]], dtype=int32, device=cpu)
     """
-    return memory.full(normalize_shape(shape, "zeros"), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device, "zeros"))
+    return memory.full(normalize_shape(shape, "zeros"), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT, "zeros"), devices.resolve(device, "zeros"))
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
@@ -191,7 +191,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: An
     >>> xp.ones(3, device="cpu")
     Array([1., 1., 1.], dtype=float64, device=cpu)
     """
-    return memory.full(normalize_shape(shape, "ones"), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device, "ones"))
+    return memory.full(normalize_shape(shape, "ones"), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT, "ones"), devices.resolve(device, "ones"))
 
 
 def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *,
@@ -454,7 +454,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
     k = _int_arg("eye", "k", k)
     if rows < 0 or cols < 0:
         raise ValueError(f"eye(): n_rows and n_cols must be non-negative, got {rows} and {cols}")
-    out = memory.full((rows, cols), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT), devices.resolve(device, "eye"))
+    out = memory.full((rows, cols), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT, "eye"), devices.resolve(device, "eye"))
     # Diagonal k is a 1-D view with stride cols + 1.
     length = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
     if length:
@@ -529,7 +529,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     if step == 0:
         raise ValueError("arange(): step must not be zero")
     exact = all(isinstance(v, int) for v in args)
-    dt = _dtype(dtype, dtypes.DEFAULT_INT if exact else dtypes.DEFAULT_FLOAT)
+    dt = _dtype(dtype, dtypes.DEFAULT_INT if exact else dtypes.DEFAULT_FLOAT, "arange")
     if dt.kind not in "iufc":  # (as linspace: a bool range is not a sequence of numbers)
         raise TypeError(f"arange(): dtype must be numeric, not {dt.name}")
     if not math.isfinite(start) or not math.isfinite(stop) or not math.isfinite(step):
@@ -587,7 +587,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     if num < 0:
         raise ValueError(f"linspace(): num must be non-negative, got {num}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
-    dt = _dtype(dtype, dtypes.DEFAULT_COMPLEX if is_complex else dtypes.DEFAULT_FLOAT)
+    dt = _dtype(dtype, dtypes.DEFAULT_COMPLEX if is_complex else dtypes.DEFAULT_FLOAT, "linspace")
     if is_complex and dt.kind != "c":
         raise TypeError(f"linspace(): complex start or stop needs a complex dtype, not {dt.name}")
     if dt.kind not in "iufc":
@@ -842,7 +842,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     Array(3.5, dtype=float32, device=cpu)
     """
     if dtype is not None:
-        dtype = dtypes.check_dtype(dtype)
+        dtype = dtypes.check_dtype(dtype, "asarray")
     flag(copy, "asarray", "copy", none=True)
     if isinstance(obj, Array):
         return _from_array(obj, dtype, device, copy)

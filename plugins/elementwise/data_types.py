@@ -55,7 +55,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
     """
     if not isinstance(x, Array):
         raise TypeError(f"astype() expected an array, got {type(x).__name__}")
-    dtype = dtypes.check_dtype(dtype)
+    dtype = dtypes.check_dtype(dtype, "astype")
     if x.dtype.kind == "c" and dtype.kind not in "cb":
         raise TypeError(f"astype() cannot cast {x.dtype.name} to {dtype.name}: take real() or imag() first")
     copy = flag(copy, "astype", "copy")

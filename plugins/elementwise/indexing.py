@@ -80,7 +80,9 @@ def _parse(x: Array, key: Any) -> tuple[Array, _Advanced | None]:
     used = sum(e[1].ndim if isinstance(e, tuple) and e[0] == "mask" else 1
                for e in entries if e is not None and e is not Ellipsis)
     if used > x.ndim:
-        raise IndexError(f"too many indices: {used} for a {x.ndim}-D array")
+        hint = ("; a 0-D array is indexed by x[()] or x[...]" if x.ndim == 0 else
+                f"; index at most {x.ndim} axes (x.shape is {x.shape})")
+        raise IndexError(f"too many indices: {used} for a {x.ndim}-D array{hint}")
     if Ellipsis not in entries:
         entries.append(Ellipsis)
     at = entries.index(Ellipsis)

@@ -28,7 +28,7 @@ def _frequencies(name: str, n: int, d: float, dtype: DType | None, device: objec
         raise TypeError(f"fft.{name}(): d must be a real number, not {type(d).__name__}")
     if d == 0:
         raise ValueError(f"fft.{name}(): the sample spacing d must not be 0")
-    dt = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.check_dtype(dtype)
+    dt = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.check_dtype(dtype, f"fft.{name}")
     if dt not in CATEGORIES["real floating"]:
         raise TypeError(f"fft.{name}(): dtype must be a real floating dtype, not {dt.name}")
     dev = devices.resolve(device, f"fft.{name}")

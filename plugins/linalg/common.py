@@ -22,6 +22,28 @@ class LinAlgError(ValueError):
     __module__ = "rocm_array.linalg"
 
 
+#: What each kind of undefined input means and what to do instead, by the function that met it
+#: (``"*"``: any other); on every device alike.
+FAILURES: dict[str, dict[str, str]] = {
+    "singular": {
+        "inv": "the matrix is singular: it has no inverse; linalg.pinv(x) gives the pseudo-inverse",
+        "solve": "the matrix is singular: the system has no unique solution; linalg.pinv(x1) @ x2 gives "
+                 "the least-squares one",
+        "*": "the matrix is singular",
+    },
+    "not positive definite": {
+        "*": "the matrix is not positive definite: cholesky needs a Hermitian positive-definite matrix "
+             "(symmetrize it, (x + x.mT) / 2, or add a small multiple of the identity)",
+    },
+}
+
+
+def failure(name: str, kind: str) -> LinAlgError:
+    """The LinAlgError of ``linalg.name`` for input of ``kind`` (a key of ``FAILURES``)."""
+    said = FAILURES[kind]
+    return LinAlgError(f"linalg.{name}(): {said.get(name, said['*'])}")
+
+
 def operands(name: str, *xs: object, category: str) -> DType:
     """The promoted dtype of arrays ``xs`` on one device, each of ``category``; TypeError otherwise."""
     for x in xs:

@@ -16,7 +16,7 @@ from rocm_array.array import Array, wrap_numpy
 from rocm_array.dtypes import DType
 
 from . import backs
-from .common import LinAlgError
+from .common import FAILURES, LinAlgError, failure
 
 
 #: The LAPACK-class functions, by name: each takes NumPy arrays and the options the front passes.
@@ -61,7 +61,9 @@ def lapack(name: str, xs: list[Array], dtype: DType, outs: tuple[DType, ...], **
         try:
             r = LAPACK[name](*args, **opts)
         except np.linalg.LinAlgError as e:
-            raise LinAlgError(f"linalg.{name}(): {e}") from None
+            said = str(e).lower()
+            kind = next((k for k in FAILURES if k in said), None)
+            raise (failure(name, kind) if kind else LinAlgError(f"linalg.{name}(): {e}")) from None
     results = tuple(r) if isinstance(r, tuple) else (r,)
     return tuple(_wrap(v, d) for v, d in zip(results, outs))
 

@@ -33,7 +33,7 @@ from rocm_array_plugins.reduction import own as reduction
 
 from . import cpu
 from . import backs
-from .common import LinAlgError, diagonal_view, insert_axis
+from .common import FAILURES, LinAlgError, diagonal_view, failure, insert_axis
 from .gpu import cast, launch, product
 
 __all__ = ["lapack"]
@@ -68,13 +68,14 @@ class _Stack:
         base = address(self.info) + call * self.batch * 4
         return [base + 4 * i for i in range(self.batch)]
 
-    def check(self, what: str) -> None:
-        """LinAlgError naming ``what`` when a matrix's info says so (waits for the stack)."""
+    def check(self, kind: str) -> None:
+        """The LinAlgError of ``kind`` (``common.FAILURES``'s, or a plain description) when a
+        matrix's info says so (waits for the stack)."""
         info = to_host(self.info)
         if (info < 0).any():
             raise RuntimeError(f"linalg.{self.name}(): the solver rejected argument {-int(info.min())}")
         if (info > 0).any():
-            raise LinAlgError(f"linalg.{self.name}(): {what}")
+            raise failure(self.name, kind) if kind in FAILURES else LinAlgError(f"linalg.{self.name}(): {kind}")
 
 
 def _launch_1d(x: Array, name: str, args: list[Any], n: int) -> None:
@@ -97,7 +98,7 @@ def cholesky(x: Array, dtype: DType, upper: bool) -> tuple[Array, ...]:
     n = a.shape[-1]
     for p, info in zip(s.matrices(a), s.infos()):
         s.lib.potrf(dtype, not upper, n, p, n, info)
-    s.check("the matrix is not positive definite")
+    s.check("not positive definite")
     _zero_triangle(a, keep_lower=not upper)
     return (a,)
 
@@ -126,7 +127,7 @@ def _lu_solve(name: str, a: Array, b: Array, dtype: DType) -> tuple[_Stack, Arra
 
 def solve(a: Array, b: Array, dtype: DType) -> tuple[Array, ...]:
     s, x = _lu_solve("solve", a, b, dtype)
-    s.check("the matrix is singular")
+    s.check("singular")
     return (x,)
 
 

@@ -459,7 +459,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     """
     operands("trace", x, category="numeric")
     matrices("trace", x)
-    out = _WIDE.get(x.dtype, x.dtype) if dtype is None else dtypes.check_dtype(dtype)
+    out = _WIDE.get(x.dtype, x.dtype) if dtype is None else dtypes.check_dtype(dtype, "trace")
     d = diagonal_view(x, integer(offset, "trace", "offset"))
     return cast("Array", SUM_LAST[x.device.kind](d, out))
 

@@ -43,7 +43,7 @@ def _size(name: str, size: Size) -> tuple[int, ...]:
 
 
 def _float_dtype(name: str, dtype: Any) -> DType:
-    dt = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.check_dtype(dtype)
+    dt = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.check_dtype(dtype, f"random.{name}")
     if dt not in streams.FLOATS:
         raise TypeError(f"random.{name}(): dtype must be a real floating dtype (float16, bfloat16, float32 or "
                         f"float64), got {dt.name}")
@@ -156,7 +156,7 @@ class Generator:
         """Integers uniform in [low, high) (``endpoint=True``: [low, high]); ``high=None`` means
         [0, low). 64 random bits per value for spans below 2^32, 128 above: the bias of the
         multiply-shift is below 2^-32 and 2^-64 of a value's probability."""
-        dt = dtypes.int64 if dtype is None else dtypes.check_dtype(dtype)
+        dt = dtypes.int64 if dtype is None else dtypes.check_dtype(dtype, "random.integers")
         if dt not in streams.INTEGERS:
             raise TypeError(f"random.integers(): dtype must be an integer dtype, got {dt.name}")
         lo, hi = (0, low) if high is None else (low, high)

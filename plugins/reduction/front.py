@@ -9,6 +9,7 @@ launches the reduction kernel with the row's map / combine / finalize functors.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import math
 import numbers
@@ -49,7 +50,7 @@ def accumulation_dtype(name: str, dtype: DType, requested: Any) -> DType:
     (bool counts, as in NumPy, CuPy and PyTorch: the standard leaves bool input open.)
     """
     if requested is not None:
-        want = dtypes.check_dtype(requested)
+        want = dtypes.check_dtype(requested, name)
         if want not in CATEGORIES["numeric"]:
             raise TypeError(f"{name}(): dtype must be a numeric dtype, not {want.name}")
         if dtype.kind == "c" and want.kind != "c":
@@ -74,7 +75,7 @@ def float_result(name: str, dtype: DType, requested: Any) -> DType:
     """mean, var, std: an integer input gives the default real floating dtype (spec notes); a
     ``dtype=`` (mean's, as NumPy's and CuPy's: Cubed passes one) must be a floating dtype."""
     if requested is not None:
-        want = dtypes.check_dtype(requested)
+        want = dtypes.check_dtype(requested, name)
         if want not in CATEGORIES["floating-point"] or (dtype.kind == "c" and want.kind != "c"):
             raise TypeError(f"{name}(): dtype must be a floating dtype that holds {dtype.name}, not {want.name}")
         return want
@@ -147,7 +148,11 @@ class Reduction:
         name = self.name
         unknown = options.keys() - set(self.options)
         if unknown:
-            raise TypeError(f"{name}() got unexpected keyword argument(s) {', '.join(sorted(unknown))}")
+            known = [*self.options, "axis", "keepdims"]
+            close = [f"{u} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(u, known, 1)) else u
+                     for u in sorted(unknown)]
+            raise TypeError(f"{name}() got unexpected keyword argument(s) {', '.join(close)}; "
+                            f"it takes {', '.join(known)}")
         check_category(name, check_array(name, x), self.category)
         if self.axis == "one" and axis is not None:
             axes: tuple[int, ...] = (normalize_axis(axis, x.ndim, name),)
