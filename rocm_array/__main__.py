@@ -52,7 +52,7 @@ def _check(dev: Device) -> bool:
 
 def info() -> int:
     """``info``: versions, devices with their vendor libraries, plugins, and a computation on the
-    default device checked against NumPy; 1 if the check fails or the default device is missing."""
+    default device checked against NumPy. Exits 1 if the check fails or the default device is missing."""
     print(f"rocm_array {xp.__version__} (Array API {xp.__array_api_version__}), "
           f"Python {platform.python_version()}")
     print("devices:")
@@ -126,8 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return warm.main(args[1:])
     parser = argparse.ArgumentParser(prog="rocm-array", description="rocm_array: inspect the installation.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
-    sub.add_parser("info", help="versions, devices, plugins, and a computation checked against NumPy")
-    sub.add_parser("plugins", help="each plugin: distribution, version, status and functions")
+    for name, command in (("info", info), ("plugins", plugins)):
+        doc = " ".join((command.__doc__ or "").split())
+        summary = doc.partition(": ")[2].replace("``", "")
+        sub.add_parser(name, help=summary.partition(". ")[0].rstrip("."), description=summary[:1].upper() + summary[1:])
     sub.add_parser("compile-check", help="compile every kernel for target architectures, without a GPU "
                                          "(see compile-check --help)")
     sub.add_parser("warm", help="fill the kernel cache of a GPU so no first call compiles (see warm --help)")

@@ -43,18 +43,22 @@ def programs(families: Sequence[str] = ()) -> list[KernelSource]:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``warm``: compile the programs of ``families`` for one GPU; 1 if any failed or none is a GPU."""
+    """``warm``: compile the programs of ``families`` for one GPU; 1 if any failed or ``--device``
+    names no GPU (0, with a note, when the default device is not a GPU: there is nothing to do)."""
     from rocm_array import devices
 
-    parser = argparse.ArgumentParser(prog="rocm-array warm", description=" ".join(__doc__.split("\n\n")[0].split()))  # (the first paragraph)
+    first = " ".join(__doc__.split("\n\n")[0].split()).partition(": ")[2]  # (the first paragraph, after its usage)
+    parser = argparse.ArgumentParser(prog="rocm-array warm", description=first[:1].upper() + first[1:].replace("``", "")
+                                     + " Optional: without a GPU there is nothing to compile, and it says so.")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compiles at once (default: the CPUs)")
     parser.add_argument("--device", default=None, help="the GPU to compile for (default: the default device)")
     parser.add_argument("families", nargs="*", help="kernel source path prefixes (default: all)")
     args = parser.parse_args(list(argv))
     device = devices.parse(args.device) if args.device else devices.default()
     if device.kind != "gpu":
+        # Optional, as the README's install block says: no GPU is nothing to do, unless one was named.
         print(f"warm: {device} is not a GPU; nothing to compile ({', '.join(devices.gpu_problems()) or 'no GPU found'})")
-        return 1
+        return 1 if args.device else 0
     sources = programs(args.families)
     if not sources:
         print(f"warm: no kernel source starts with {', '.join(args.families)}")

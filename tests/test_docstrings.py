@@ -69,3 +69,18 @@ def test_every_environment_variable_is_in_the_readme() -> None:
     table = (root / "README.md").read_text().split("## Environment variables", 1)[1].split("\n## ", 1)[0]
     missing = sorted(v for v in read if f"| `{v}` |" not in table)
     assert not missing, f"add these to the README's environment variables: {missing}"
+
+
+def test_the_readmes_examples_run_as_written() -> None:
+    """The README's Python blocks, in order in one fresh process on ``cpu``, as a reader pastes them
+    (a GPU-only device or a name defined nowhere fails here, as the fusion example's ``w`` once did)."""
+    import os
+    import subprocess
+    import sys
+
+    readme = SCRIPT.parents[1] / "README.md"
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 5
+    out = subprocess.run([sys.executable, "-c", "\n".join(blocks)], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "ROCM_ARRAY_DEVICE": "cpu"})
+    assert out.returncode == 0, out.stderr

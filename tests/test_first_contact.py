@@ -254,20 +254,30 @@ def test_info_lists_each_gpus_vendor_libraries(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(devices, "available", lambda: (devices.cpu, gpu))
     monkeypatch.setattr(devices, "default", lambda: devices.cpu)
     problems = {"dnn": "cuDNN is unavailable on nvidia device 0: ModuleNotFoundError: No module named 'cudnn'; "
-                       "pip install rocm_array[nvidia]"}
+                       'python -m pip install ".[nvidia]"'}
     monkeypatch.setattr(vendor, "why", lambda kind, rt: problems.get(kind, ""))
     assert main(["info"]) == 0
     out = capsys.readouterr().out
     assert "cuBLAS and cuSOLVER: found (" in out and "cuFFT: found (" in out
-    assert "cuDNN: MISSING: cuDNN is unavailable on nvidia device 0" in out and "pip install rocm_array[nvidia]" in out
+    assert "cuDNN: MISSING: cuDNN is unavailable on nvidia device 0" in out and 'python -m pip install ".[nvidia]"' in out
 
 
 def test_warm_is_a_command(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from rocm_array.__main__ import main
 
     monkeypatch.setattr(devices, "default", lambda: devices.cpu)
-    assert main(["warm"]) == 1
+    assert main(["warm"]) == 0  # optional: without a GPU, nothing to do, and it says so
     assert "not a GPU; nothing to compile" in capsys.readouterr().out
+    assert main(["warm", "--device", "cpu"]) == 1  # a device named that is no GPU is an error
+    assert "cpu is not a GPU" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["warm", "--help"])
+    shown = capsys.readouterr().out
+    assert "Fill the kernel cache of a GPU" in shown and "``" not in shown
+    for command in ("info", "plugins"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert len(capsys.readouterr().out.split("\n\n")) >= 3  # usage, a description, options
 
 
 def test_warm_compiles_the_files_not_the_generated_examples() -> None:

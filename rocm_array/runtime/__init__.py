@@ -13,6 +13,7 @@ import importlib
 import os
 
 from .protocol import Runtime
+from .vendor import PIP
 
 __all__ = ["discover", "PLATFORMS", "INSTALL"]
 
@@ -20,8 +21,8 @@ PLATFORMS = ("amd", "nvidia")
 #: Platforms used only when ROCM_ARRAY_PLATFORM names them.
 ON_REQUEST = ("sim",)
 #: What to install for each platform (its bindings), as error messages say it.
-INSTALL = {"amd": "hip-python (pip install rocm_array[amd])",
-           "nvidia": "cuda-bindings with NVRTC (pip install rocm_array[nvidia])",
+INSTALL = {"amd": f"hip-python ({PIP['amd']})",
+           "nvidia": f"cuda-bindings with NVRTC ({PIP['nvidia']})",
            "sim": "the simulator"}
 
 

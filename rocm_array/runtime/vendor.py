@@ -38,7 +38,7 @@ from .protocol import DriverOutOfMemory
 if TYPE_CHECKING:
     from .protocol import Runtime
 
-__all__ = ["KINDS", "Library", "VendorUnavailable", "VendorFallbackWarning", "library", "why", "fallback",
+__all__ = ["PIP", "KINDS", "Library", "VendorUnavailable", "VendorFallbackWarning", "library", "why", "fallback",
            "report", "preload", "PRELOAD_VAR", "PRELOADED"]
 
 
@@ -56,8 +56,11 @@ class Library:
         return f"{self.name} ({self.install})" if self.install else self.name
 
 
-_NVIDIA = "pip install rocm_array[nvidia]"
-_ROCM = "ROCm's {} and hip-python: pip install rocm_array[amd] hip-python==<your ROCm version>.*"
+#: The README's install commands (from a clone of rocm_array, which is not on PyPI), as messages give them.
+PIP = {"amd": 'python -m pip install ".[amd]" "hip-python==<your ROCm version>.*"',
+       "nvidia": 'python -m pip install ".[nvidia]"'}
+_NVIDIA = PIP["nvidia"]
+_ROCM = "ROCm's {} and hip-python: " + PIP["amd"]
 _SIM = Library("no vendor library (the simulator runs the project's own kernels only)")
 #: kind -> platform -> the library.
 #: cuDNN and the sub-libraries a first convolution opens (cuDNN 9 opens them itself, at the first
