@@ -152,6 +152,8 @@ class Array:
         target = devices.parse(device, "to_device")
         if target == self._device:
             return self
+        if target.kind == self._device.kind:  # gpu:0 to gpu:1: a peer copy where the platform allows it
+            return memory.to_other(self, target)
         host = memory.to_host(self)
         if target.kind == "cpu":  # a GPU's download is a new array: the cpu array takes it, no second copy
             return wrap_numpy(host, self._dtype)
