@@ -90,12 +90,13 @@ def test_rechunk(cluster: Setup, method: str) -> None:
     """Rows to columns: every output chunk takes a piece of every input chunk, on both workers.
 
     P2P sizes its shards with ``memoryview(shard)``: an Array answers through ``__buffer__``
-    (Python 3.12), on ``np.asarray``'s rules, so GPU chunks need ROCM_ARRAY_HOST_COPY=1 there."""
+    (Python 3.12), on ``np.asarray``'s rules, so GPU chunks (and cpu ones under the strict-host
+    switch) need ROCM_ARRAY_HOST_COPY=1 there."""
     if method == "p2p" and sys.version_info < (3, 12):
         pytest.skip("P2P rechunking reads shards through the buffer protocol, which a Python class "
                     "provides from Python 3.12 (PEP 688)")
     d = da.from_array(xp.asarray(H, device=cluster.here), chunks=(10, 30))
-    copies = method == "p2p" and cluster.mode == "gpu"
+    copies = method == "p2p" and (cluster.mode == "gpu" or os.environ.get("ROCM_ARRAY_STRICT_HOST") == "1")
     if copies:
         cluster.client.run(_host_copies, True)
     try:
