@@ -279,3 +279,36 @@ def test_nanny_preload_refuses_a_worker() -> None:
 
     with pytest.raises(TypeError, match="--preload-nanny rocm_array.distributed"):
         dask_setup(object())
+
+
+def test_dask_worker_with_the_nanny_preload(tmp_path: Any) -> None:
+    """``dask worker --nworkers 2 --preload-nanny rocm_array.distributed``: each worker its own GPU
+    first, ROCM_ARRAY_DEVICE=gpu:0, a DeviceHostFile with ROCM_ARRAY_DEVICE_MEMORY_LIMIT."""
+    import subprocess
+
+    if GPU_COUNT < 2:
+        pytest.skip(f"needs 2 GPUs; {GPU_COUNT} found: on the simulator, ROCM_ARRAY_PLATFORM=sim ROCM_ARRAY_SIM_DEVICES=2")
+    var = runtime.VISIBLE_VAR[PLATFORM]
+    with distributed.LocalCluster(n_workers=0, dashboard_address=None, silence_logs=40) as c, \
+            distributed.Client(c) as client:
+        here = os.path.dirname(os.path.abspath(__file__))  # the tasks' functions are this module's
+        env = {**os.environ, "ROCM_ARRAY_DEVICE_MEMORY_LIMIT": "12 MiB",
+               "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
+        env.pop(var, None)
+        with open(tmp_path / "worker.log", "w") as log:  # (the workers' log, to read when this fails)
+            worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", c.scheduler_address,
+                                       "--nworkers", "2", "--nthreads", "1", "--no-dashboard",
+                                       "--preload-nanny", "rocm_array.distributed"],
+                                      env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log)
+            try:
+                client.wait_for_workers(2, timeout=120)
+                seen = client.run(lambda dask_worker: (os.environ.get(var), os.environ.get("ROCM_ARRAY_DEVICE"),
+                                                       type(dask_worker.data).__name__, dask_worker.data.limit))
+                firsts = sorted(v[0].split(",")[0] for v in seen.values())
+                assert firsts == ["0", "1"], seen
+                assert all(v[1:] == ("gpu:0", "DeviceHostFile", 12 << 20) for v in seen.values()), seen
+                x = _generated(4, 1000)
+                assert_on(client.compute(x.sum()).result(timeout=60), _generated_sum(4, 1000), str(arrival("gpu")))
+            finally:
+                worker.terminate()
+                worker.wait(timeout=60)
