@@ -38,6 +38,24 @@ def _plugin_state(st: plugin_manager.PluginStatus) -> str:
     return st.status + (f" ({st.reason})" if st.reason else "")
 
 
+def _peers(gpus: Sequence[Device]) -> None:
+    """How ``to_device`` copies between each pair of GPUs: a peer copy or through the host, and why."""
+    if len(gpus) < 2:
+        return
+    print("copies between GPUs (to_device):")
+    for a in gpus:
+        routes: dict[str, list[str]] = {}
+        for b in gpus:
+            if b != a:
+                try:
+                    route = str(a.runtime.peer_route(b.runtime))
+                except Exception as exc:  # noqa: BLE001 - report, don't trace back (as the check below)
+                    route = f"FAILED: {type(exc).__name__}: {exc}"
+                routes.setdefault(route, []).append(str(b))
+        for route, targets in routes.items():
+            print(f"  {a} -> {', '.join(targets)}: {route}")
+
+
 def _check(dev: Device) -> bool:
     """``a * a + a`` on ``dev`` against NumPy on the host."""
     host = np.arange(-6, 6, dtype=np.float32).reshape(3, 4) / 4
@@ -63,6 +81,7 @@ def info() -> int:
                 print(f"           {name}: " + (f"found ({detail or 'version unknown'})" if found else f"MISSING: {detail}"))
     for problem in devices.gpu_problems():
         print(f"  (unavailable: {problem})")  # a platform or GPU that was not found, and why
+    _peers(devices.gpus())
     try:
         dev = devices.default()
     except ValueError as exc:  # ROCM_ARRAY_DEVICE names a device that is not there

@@ -42,6 +42,9 @@ class Array:
     """An n-dimensional array on one device. Create arrays with the namespace's functions."""
 
     __slots__ = ("_buf", "_offset", "_shape", "_strides", "_dtype", "_device", "_npv", "__weakref__")
+    #: What engines written for NumPy compare to pick whose function runs on mixed chunks (Dask's
+    #: ``dot``/``tensordot`` dispatch on the chunk of highest priority); above NumPy's 0.0, as CuPy's.
+    __array_priority__ = 1.0
 
     def __init__(
         self,
@@ -85,6 +88,20 @@ class Array:
     def size(self) -> int:
         """The number of elements."""
         return math.prod(self._shape)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the elements (``size * dtype.itemsize``), as NumPy's ``nbytes``."""
+        return math.prod(self._shape) * self._dtype.itemsize
+
+    @property
+    def base(self) -> Any:
+        """None when the array's elements are the whole of its memory, else that memory (a device
+        buffer, or on ``cpu`` a NumPy array): as NumPy's ``base``, what engines read to decide whether
+        a slice keeps a larger chunk alive (Dask's P2P rechunk copies such slices)."""
+        buf = self._buf
+        whole = getattr(buf, "nbytes", None)
+        return None if self._offset == 0 and self.is_contiguous and self.nbytes == whole else buf
 
     @property
     def strides(self) -> tuple[int, ...]:
@@ -152,6 +169,8 @@ class Array:
         target = devices.parse(device, "to_device")
         if target == self._device:
             return self
+        if target.kind == self._device.kind:  # gpu:0 to gpu:1: a peer copy where the platform allows it
+            return memory.to_other(self, target)
         host = memory.to_host(self)
         if target.kind == "cpu":  # a GPU's download is a new array: the cpu array takes it, no second copy
             return wrap_numpy(host, self._dtype)
@@ -180,6 +199,12 @@ class Array:
         if dtype is not None:
             a = a.astype(dtype, copy=bool(copy))
         return a.copy() if copy else a
+
+    def __buffer__(self, flags: int, /) -> memoryview:
+        # PEP 688 (Python 3.12): ``memoryview(x)`` and other buffer consumers (Dask's P2P rechunk sizes
+        # its shards so), on ``__array__``'s rules: a cpu array's elements; a GPU array's only as a host
+        # copy, and only under ROCM_ARRAY_HOST_COPY=1.
+        return self.__array__().data
 
     # NEP 13 and 18: NumPy's functions and ufuncs called on Arrays run rocm_array's functions on the
     # Array's device, through the plugin that provides these two entries (NotImplemented without it:

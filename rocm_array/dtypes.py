@@ -40,6 +40,9 @@ class DType:
         self.char = self.numpy.char
         self.str = self.numpy.str
 
+    #: NumPy's flag for dtypes holding Python objects (Dask's P2P rechunk reads it); none of ours does.
+    hasobject = False
+
     @property
     def dtype(self) -> np.dtype:
         """The NumPy dtype: ``np.dtype(xp.float32)`` reads it, so every NumPy dtype argument takes ours."""

@@ -228,3 +228,33 @@ def test_command_without_gpu(capsys: pytest.CaptureFixture[str], monkeypatch: py
     assert "no GPU is present" in err and "nothing to measure" in err
     with pytest.raises(SystemExit):
         main(["--cases", "nope"])
+
+
+def test_distributed_report() -> None:
+    """benchmarks/distributed.py's table: figures, ratios, and each n/a's reason once."""
+    from benchmarks import distributed as bench
+
+    ok = lambda s, **kw: {"status": "ok", "s": s, **kw}  # noqa: E731
+    na = {"status": "n/a", "reason": "ModuleNotFoundError: cupy"}
+    results = {"rocm_array": {1: {"sin2_sum": ok(0.4), "gram": ok(1.0)},
+                              2: {"sin2_sum": ok(0.2), "gram": ok(0.5), "rechunk": ok(2.0, moved_gb_per_s=4.0)}},
+               "cupy": {n: {c: na for c in ("generate", "sin2_sum", "gram", "rechunk")} for n in (1, 2)},
+               "peer": {"route": "peer copy (peer access enabled)",
+                        "256 MiB": {"rocm_array": ok(0.001, gb_per_s=268.4), "torch": ok(0.002, gb_per_s=134.2)}}}
+    text = bench.report(results, ["rocm_array", "cupy"], [1, 2])
+    assert "| sin2_sum | 400.0 ms | 200.0 ms | n/a | n/a | 2.00 | - | - |" in text
+    assert "2000.0 ms (4.00 GB/s)" in text
+    assert "| 256 MiB | 1.0 ms (268.4 GB/s) | 2.0 ms (134.2 GB/s) | 2.00 |" in text
+    assert text.count("ModuleNotFoundError: cupy") == 1
+
+
+def test_distributed_small_on_cpu(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m benchmarks.distributed --device cpu --small``, on two host workers."""
+    pytest.importorskip("distributed")
+    from benchmarks import distributed as bench
+
+    assert bench.main(["--device", "cpu", "--small", "--workers", "2", "--repeats", "1", "--libs", "rocm_array"]) == 0
+    out = capsys.readouterr().out
+    for case in ("generate", "sin2_sum", "gram", "rechunk"):
+        assert f"| {case} | " in out
+    assert "n/a" not in out.split("peer copies")[0], out

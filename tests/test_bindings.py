@@ -86,6 +86,10 @@ def exercise_driver(module: types.ModuleType) -> Any:
     drv.synchronize()
     drv.pool_usage()
     drv.pool_trim(0)
+    peer = type(drv)(0)  # a second device: the spies answer for any ordinal
+    assert drv.can_access_peer(peer) in (True, False)
+    drv.enable_peer_access(peer)
+    drv.memcpy_peer(HANDLE, peer, HANDLE, 16)
     function = drv.module_function(drv.module_load(b"\x7fELF" + bytes(60)), "kernel")
     params = (ctypes.c_void_p * 2)()
     drv.sender(function, (128, 1, 1), 0)((4, 1, 1), ctypes.addressof(params))
@@ -162,7 +166,8 @@ def test_amd_driver_matches_hip_python(amd: Any) -> None:
     exercise_driver(platform)
     names = record.names()
     assert {"hipInit", "hipGetDeviceProperties", "hipMallocAsync", "hipModuleLaunchKernel",
-            "hipMemPoolTrimTo", "hipEventElapsedTime"} <= set(names)
+            "hipMemPoolTrimTo", "hipEventElapsedTime", "hipDeviceCanAccessPeer", "hipDeviceEnablePeerAccess",
+            "hipMemPoolSetAccess", "hipMemcpyPeerAsync"} <= set(names)
 
 
 def test_amd_rtc_matches_hip_python(amd: Any) -> None:
@@ -238,7 +243,8 @@ def test_nvidia_driver_matches_cuda_bindings(nvidia: Any) -> None:
     (platform, _, _), record, _ = nvidia
     exercise_driver(platform)
     assert {"cuInit", "cuDevicePrimaryCtxRetain", "cuMemAllocAsync", "cuLaunchKernel",
-            "cuMemPoolTrimTo"} <= set(record.names())
+            "cuMemPoolTrimTo", "cuDeviceCanAccessPeer", "cuCtxEnablePeerAccess", "cuMemPoolSetAccess",
+            "cuMemcpyPeerAsync"} <= set(record.names())
 
 
 def test_nvidia_rtc_matches_cuda_bindings(nvidia: Any) -> None:

@@ -30,6 +30,7 @@ CASES = {
                   lambda h: h * h),
     "rechunk": (lambda d: d.rechunk((20, 30)), lambda h: h),
     "matmul": (lambda d: d @ d.T, lambda h: h @ h.T),
+    "dot": (lambda d: da.dot(d.T, d), lambda h: h.T @ h),
     "slice": (lambda d: d[3:17, ::2], lambda h: h[3:17, ::2]),
     "concatenate": (lambda d: da.concatenate([d, d], axis=0), lambda h: np.concatenate([h, h])),
     "cumsum": (lambda d: d.cumsum(axis=0), lambda h: h.cumsum(0)),

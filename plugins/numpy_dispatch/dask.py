@@ -3,8 +3,9 @@
 Dask counts the elements of a reduction (mean, var, std, their nan- forms) with ``numel`` and
 ``nannumel``. For a chunk type it does not know, it makes the counts NumPy arrays and then divides
 our sums by them: a NumPy array beside ours, which rocm_array refuses. Registered here, the counts
-are rocm_array arrays on the chunk's device. The registration runs when ``dask.array`` is imported,
-before or after rocm_array (``after_import``).
+are rocm_array arrays on the chunk's device. The same goes for ``dask.sizeof`` (a chunk's bytes) and
+``distributed``'s serializers (``rocm_array.distributed.serialize``): each registration runs when its
+module is imported, before or after rocm_array (``after_import``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Callable
 from rocm_array import dtypes
 from rocm_array.array import Array
 from rocm_array.axes import normalize_axes
+from rocm_array.distributed import serialize as chunks
 from rocm_array.namespace import TABLE
 
 from .ufuncs import numpy_dtype
@@ -47,6 +49,12 @@ def register(dispatch: ModuleType) -> None:
     dispatch.nannumel_lookup.register(Array, nannumel)
 
 
+#: Each module with a table for our chunks, and what registers them in it.
+HOOKS: dict[str, Callable[[ModuleType], None]] = {
+    MODULE: register, "dask.sizeof": chunks.register_sizeof,
+    "distributed.protocol.serialize": chunks.register_serializers}
+
+
 class _AfterImport(importlib.abc.MetaPathFinder):
     """Runs ``then(module)`` once ``name`` has been imported (Python has no post-import hook)."""
 
@@ -71,8 +79,9 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
 
 def after_import() -> None:
-    """``register`` now if Dask is imported, else when it is."""
-    if MODULE in sys.modules:
-        register(sys.modules[MODULE])
-    elif not any(isinstance(f, _AfterImport) for f in sys.meta_path):
-        sys.meta_path.insert(0, _AfterImport(MODULE, register))
+    """Each of ``HOOKS`` now if its module is imported, else when it is."""
+    for name, then in HOOKS.items():
+        if name in sys.modules:
+            then(sys.modules[name])
+        elif not any(isinstance(f, _AfterImport) and f.name == name for f in sys.meta_path):
+            sys.meta_path.insert(0, _AfterImport(name, then))

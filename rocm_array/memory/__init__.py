@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["empty", "full", "fill", "copy_into", "copy", "contiguous", "overlaps", "same_elements", "index_report",
            "reported_index", "from_host",
-           "to_host", "before_write",
-           "share", "dlpack_device", "to_dlpack", "EMPTY", "FILL", "COPY", "FROM_HOST", "TO_HOST", "DLPACK_DEVICE", "TO_DLPACK"]
+           "to_host", "to_other", "before_write",
+           "share", "dlpack_device", "to_dlpack", "EMPTY", "FILL", "COPY", "FROM_HOST", "TO_HOST", "TO_OTHER", "DLPACK_DEVICE",
+           "TO_DLPACK"]
 
 #: ``back(shape, dtype, device)``: a new contiguous Array with unspecified contents.
 EMPTY = Backs("memory allocations")
@@ -40,6 +41,8 @@ COPY = Backs("memory copies")
 FROM_HOST = Backs("host-to-device transfers")
 #: ``back(x)``: a host copy (or, on cpu, a view) of ``x``'s elements.
 TO_HOST = Backs("device-to-host transfers")
+#: ``back(x, device)``: a new contiguous Array on another device of ``x``'s kind with ``x``'s elements.
+TO_OTHER = Backs("copies between devices of one kind")
 #: ``back(device)``: the DLPack (device type, id) of a device.
 DLPACK_DEVICE = Backs("DLPack devices")
 #: ``back(x, stream, max_version, dl_device, copy)``: ``x.__dlpack__``.
@@ -149,6 +152,11 @@ def from_host(a: Any, dtype: DType, device: Device) -> Array:
 def to_host(x: Array) -> np.ndarray:
     """A NumPy copy (GPU) or view (cpu) of ``x``'s elements."""
     return cast("np.ndarray", TO_HOST[x.device.kind](x))
+
+
+def to_other(x: Array, device: Device) -> Array:
+    """A copy of ``x`` on ``device``, another device of the same kind (``gpu:0`` to ``gpu:1``)."""
+    return cast("Array", TO_OTHER[device.kind](x, device))
 
 
 def before_write(x: Array) -> None:

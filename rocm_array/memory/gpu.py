@@ -17,7 +17,7 @@ from ..devices import Device, gpus
 from ..dtypes import DType
 from ..launch import address
 from ..runtime import dlpack
-from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST, contiguous, share
+from . import COPY, DLPACK_DEVICE, EMPTY, FILL, FROM_HOST, TO_DLPACK, TO_HOST, TO_OTHER, contiguous, share
 from . import copy as copied
 from .copies import copy, fill
 
@@ -40,6 +40,15 @@ def to_host(x: Array) -> np.ndarray:
     c = contiguous(x)
     out = np.empty(x.shape, x.dtype.numpy)
     x.device.runtime.download(out, address(c))
+    return out
+
+
+def to_other(x: Array, device: Device) -> Array:
+    """``x`` on another GPU: a peer copy where the platform allows it, else through the host
+    (``GpuRuntime.peer_route`` says which); a strided ``x`` is made contiguous first."""
+    c = contiguous(x)
+    out = empty(x.shape, x.dtype, device)
+    x.device.runtime.copy_to_peer(device.runtime, out._buf.ptr, address(c), x.size * x.dtype.itemsize)
     return out
 
 
@@ -87,5 +96,5 @@ def import_dlpack(obj: Any, copy: bool | None = None) -> Array:
 def register() -> None:
     """Fill the ``gpu`` column of the memory tables."""
     EMPTY["gpu"], FILL["gpu"], COPY["gpu"] = empty, fill, copy
-    FROM_HOST["gpu"], TO_HOST["gpu"] = from_host, to_host
+    FROM_HOST["gpu"], TO_HOST["gpu"], TO_OTHER["gpu"] = from_host, to_host, to_other
     DLPACK_DEVICE["gpu"], TO_DLPACK["gpu"] = (lambda device: device.runtime.dlpack_device()), to_dlpack

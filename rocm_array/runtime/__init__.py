@@ -15,7 +15,7 @@ import os
 from .protocol import Runtime
 from .vendor import PIP
 
-__all__ = ["discover", "PLATFORMS", "INSTALL"]
+__all__ = ["discover", "count", "PLATFORMS", "INSTALL", "VISIBLE_VAR"]
 
 PLATFORMS = ("amd", "nvidia")
 #: Platforms used only when ROCM_ARRAY_PLATFORM names them.
@@ -24,17 +24,42 @@ ON_REQUEST = ("sim",)
 INSTALL = {"amd": f"hip-python ({PIP['amd']})",
            "nvidia": f"cuda-bindings with NVRTC ({PIP['nvidia']})",
            "sim": "the simulator"}
+#: The variable that selects and orders each platform's devices for a process (the simulator
+#: follows AMD's).
+VISIBLE_VAR = {"amd": "HIP_VISIBLE_DEVICES", "nvidia": "CUDA_VISIBLE_DEVICES", "sim": "HIP_VISIBLE_DEVICES"}
+
+
+def _candidates() -> tuple[tuple[str, ...], str]:
+    """The platforms to try, in order, or none and why (ROCM_ARRAY_PLATFORM names no platform)."""
+    forced = os.environ.get("ROCM_ARRAY_PLATFORM", "").strip().lower()
+    if forced and forced not in PLATFORMS + ON_REQUEST:
+        return (), f"ROCM_ARRAY_PLATFORM={forced!r} is not one of {', '.join(PLATFORMS + ON_REQUEST)}"
+    return ((forced,) if forced else PLATFORMS), ""
+
+
+def count() -> tuple[str, int]:
+    """The platform discovery would choose and how many devices its driver reports, without
+    opening any (no context, no stream, no compiler): what a launcher of one process per GPU
+    needs before the processes exist. ``("", 0)`` when there is none (``discover`` says why)."""
+    for name in _candidates()[0]:
+        try:
+            found = int(importlib.import_module(f"{__name__}.{name}").count_devices())
+        except Exception:  # noqa: BLE001 - a platform that is missing counts no devices
+            continue
+        if found:
+            return name, found
+    return "", 0
 
 
 def discover() -> tuple[list[Runtime], list[str]]:
     """The GPUs present, one Runtime each, and the reasons any platform is missing."""
     from .gpu import GpuRuntime  # at discovery, not at import: its compiler and staging cost ~30 ms
 
-    forced = os.environ.get("ROCM_ARRAY_PLATFORM", "").strip().lower()
-    if forced and forced not in PLATFORMS + ON_REQUEST:
-        return [], [f"ROCM_ARRAY_PLATFORM={forced!r} is not one of {', '.join(PLATFORMS + ON_REQUEST)}"]
+    candidates, why = _candidates()
+    if why:
+        return [], [why]
     problems: list[str] = []
-    for name in (forced,) if forced else PLATFORMS:
+    for name in candidates:
         try:
             module = importlib.import_module(f"{__name__}.{name}")
         except ImportError as exc:

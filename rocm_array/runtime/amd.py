@@ -30,6 +30,8 @@ _POOL = hip.hipMemPoolAttr
 _MEMCPY = {"htod": hip.hipMemcpyHtoDAsync, "dtoh": hip.hipMemcpyDtoHAsync, "dtod": hip.hipMemcpyDtoDAsync}
 
 _SUCCESS = hip.hipError_t.hipSuccess
+#: hipDeviceEnablePeerAccess's answer when access was enabled before (by this runtime or another library).
+_ALREADY_ENABLED = hip.hipError_t.hipErrorPeerAccessAlreadyEnabled
 _LAUNCH = hip.hipModuleLaunchKernel
 _check = checker(_SUCCESS, hip.hipError_t.hipErrorOutOfMemory, hip.hipGetErrorString)
 _check_rtc = checker(hiprtc.hiprtcResult.HIPRTC_SUCCESS, None, hiprtc.hiprtcGetErrorString)
@@ -126,6 +128,28 @@ class AmdDriver:
     @in_context
     def memset_d8(self, ptr: int, value: int, nbytes: int) -> None:
         _check(hip.hipMemsetD8Async(ptr, value, nbytes, self._stream), "hipMemsetD8Async")
+
+    # -- peers --
+    def can_access_peer(self, peer: AmdDriver) -> bool:
+        return bool(_check(hip.hipDeviceCanAccessPeer(self._index, peer._index), "hipDeviceCanAccessPeer"))
+
+    @in_context
+    def enable_peer_access(self, peer: AmdDriver) -> None:
+        """This device may read and write ``peer``'s memory: the device's peer access (memory from
+        other allocators, DLPack imports) and ``peer``'s pool, whose allocations follow the pool's
+        own access list, not the device's (HIP's stream-ordered allocator, as CUDA's)."""
+        status, = hip.hipDeviceEnablePeerAccess(peer._index, 0)
+        if status != _ALREADY_ENABLED:
+            _check((status,), "hipDeviceEnablePeerAccess")
+        desc = hip.hipMemAccessDesc()
+        desc.location.type = hip.hipMemLocationType.hipMemLocationTypeDevice
+        desc.location.id = self._index
+        desc.flags = hip.hipMemAccessFlags.hipMemAccessFlagsProtReadWrite
+        _check(hip.hipMemPoolSetAccess(peer._pool, desc, 1), "hipMemPoolSetAccess")
+
+    @in_context
+    def memcpy_peer(self, dst: int, peer: AmdDriver, src: int, nbytes: int) -> None:
+        _check(hip.hipMemcpyPeerAsync(dst, peer._index, src, self._index, nbytes, self._stream), "hipMemcpyPeerAsync")
 
     @in_context
     def host_alloc(self, nbytes: int) -> int:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ctypes
 import functools
 import gc
+import os
 import threading
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,10 +21,14 @@ import numpy as np
 from .buffer import DeviceBuffer
 from .compiler import Compiler, Program
 from .launcher import Launcher
-from .protocol import DeviceProperties, Driver, DriverOutOfMemory
+from .protocol import DeviceProperties, Driver, DriverError, DriverOutOfMemory
 from .staging import SMALL, STAGING_MIN, Staging
 
-__all__ = ["GpuRuntime", "Event"]
+__all__ = ["GpuRuntime", "Event", "PeerRoute", "PEER_VAR"]
+
+#: Set to 0: copies between GPUs go through the host even where peer access is possible (to
+#: compare, or to avoid a platform's broken peer path). Read at the first copy between two devices.
+PEER_VAR = "ROCM_ARRAY_PEER"
 
 
 def _size(nbytes: int) -> str:
@@ -57,6 +63,17 @@ class Event:
             pass
 
 
+@dataclass(frozen=True)
+class PeerRoute:
+    """How bytes go from one GPU to another: ``direct`` (a peer copy) or through the host, and why."""
+
+    direct: bool
+    why: str
+
+    def __str__(self) -> str:
+        return ("peer copy" if self.direct else "staged through the host") + f" ({self.why})"
+
+
 #: Blocks of at most this many bytes are kept for reuse when freed, by size rounded up to SMALL_STEP.
 #: Not timed apart: a bound on what small blocks may hold (2048 sizes of at most 1 MiB), with the
 #: rounding that of CuPy's pool (512 bytes).
@@ -89,6 +106,7 @@ class GpuRuntime:
         self._kernels: dict[tuple[str, str, tuple[str, ...]], Any] = {}
         self._lock = threading.Lock()
         self._sync_event = driver.event_create()
+        self._routes: dict[int, PeerRoute] = {}  # by the peer's index
 
     def __repr__(self) -> str:
         p = self.properties
@@ -198,6 +216,59 @@ class GpuRuntime:
         elif dst.nbytes:
             self.driver.memcpy(dst.ctypes.data, src, dst.nbytes, "dtoh")
             self.driver.synchronize()
+
+    # -- other GPUs of this process -----------------------------------------------------------
+    def peer_route(self, peer: GpuRuntime) -> PeerRoute:
+        """How ``copy_to_peer`` moves bytes from this device to ``peer``, decided (and peer access
+        enabled, both ways) at the first call for the pair."""
+        route = self._routes.get(peer._index)
+        if route is None:
+            with self._lock:
+                route = self._routes.get(peer._index)
+                if route is None:
+                    route = self._routes[peer._index] = self._decide_route(peer)
+        return route
+
+    def _decide_route(self, peer: GpuRuntime) -> PeerRoute:
+        if os.environ.get(PEER_VAR, "").strip() == "0":
+            return PeerRoute(False, f"{PEER_VAR}=0")
+        mine, theirs = self.driver, peer.driver
+        try:
+            if not (mine.can_access_peer(theirs) and theirs.can_access_peer(mine)):
+                return PeerRoute(False, f"the {self.platform} driver reports no peer access between "
+                                        f"gpu:{self._index} and gpu:{peer._index}")
+            # Both ways: a copy engine reads one side and writes the other, whichever stream it runs on.
+            mine.enable_peer_access(theirs)
+            theirs.enable_peer_access(mine)
+        except DriverError as exc:
+            return PeerRoute(False, f"enabling peer access failed: {exc}")
+        return PeerRoute(True, "peer access enabled")
+
+    def copy_to_peer(self, peer: GpuRuntime, dst: int, src: int, nbytes: int) -> None:
+        """Copy ``nbytes`` at ``src`` on this device to ``dst`` on ``peer`` (see ``peer_route``).
+
+        A peer copy is queued on this device's stream after ``peer``'s work so far (which made
+        ``dst``), and ``peer``'s later work waits for it; so neither side waits on the host, and
+        ``src`` can be freed at once (its free is queued after the copy). Else the bytes go
+        through the host: a download into pageable memory and an upload, each through pinned
+        staging when large.
+        """
+        if not nbytes:
+            return
+        if self.peer_route(peer).direct:
+            peer._signal(self)
+            self.driver.memcpy_peer(dst, peer.driver, src, nbytes)
+            self._signal(peer)
+            return
+        host = np.empty(nbytes, np.uint8)
+        self.download(host, src)
+        peer.upload(dst, host)
+
+    def _signal(self, waiter: GpuRuntime) -> None:
+        """Work later queued on ``waiter``'s stream waits for everything queued on this one so far."""
+        with self._lock:
+            self.driver.event_record(self._sync_event)
+            waiter.driver.stream_wait_event(waiter.driver.stream, self._sync_event)
 
     # -- interchange ------------------------------------------------------------------------
     def dlpack_device(self) -> tuple[int, int]:

@@ -31,6 +31,8 @@ _POOL = cu.CUmemPool_attribute
 _MEMCPY = {"htod": cu.cuMemcpyHtoDAsync, "dtoh": cu.cuMemcpyDtoHAsync, "dtod": cu.cuMemcpyDtoDAsync}
 
 _SUCCESS = cu.CUresult.CUDA_SUCCESS
+#: cuCtxEnablePeerAccess's answer when access was enabled before (by this runtime or another library).
+_ALREADY_ENABLED = cu.CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
 _LAUNCH = cu.cuLaunchKernel
 _check = checker(_SUCCESS, cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY, cu.cuGetErrorString)
 _check_rtc = checker(nvrtc.nvrtcResult.NVRTC_SUCCESS, None, nvrtc.nvrtcGetErrorString)
@@ -118,6 +120,29 @@ class NvidiaDriver:
     @in_context
     def memset_d8(self, ptr: int, value: int, nbytes: int) -> None:
         _check(cu.cuMemsetD8Async(ptr, value, nbytes, self.stream), "cuMemsetD8Async")
+
+    # -- peers --
+    def can_access_peer(self, peer: NvidiaDriver) -> bool:
+        return bool(_check(cu.cuDeviceCanAccessPeer(self._device, peer._device), "cuDeviceCanAccessPeer"))
+
+    @in_context
+    def enable_peer_access(self, peer: NvidiaDriver) -> None:
+        """This device may read and write ``peer``'s memory: its context's peer access (memory from
+        other allocators, DLPack imports) and ``peer``'s pool, whose allocations follow the pool's
+        own access list, not the context's (CUDA's stream-ordered allocator)."""
+        status, = cu.cuCtxEnablePeerAccess(peer._context, 0)
+        if status != _ALREADY_ENABLED:
+            _check((status,), "cuCtxEnablePeerAccess")
+        desc = cu.CUmemAccessDesc()
+        desc.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+        desc.location.id = self.properties.index
+        desc.flags = cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+        _check(cu.cuMemPoolSetAccess(peer._pool, [desc], 1), "cuMemPoolSetAccess")
+
+    @in_context
+    def memcpy_peer(self, dst: int, peer: NvidiaDriver, src: int, nbytes: int) -> None:
+        _check(cu.cuMemcpyPeerAsync(dst, peer._context, src, self._context, nbytes, self.stream),
+               "cuMemcpyPeerAsync")
 
     @in_context
     def host_alloc(self, nbytes: int) -> int:

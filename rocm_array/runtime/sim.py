@@ -6,9 +6,12 @@ hardware at hand runs: lane-exact shuffles and ballots, ``__syncthreads``, share
 atomics (kernels/sim/sim.h, kernels/sim/scheduler.cpp). Not timing, not the hardware's
 memory model beyond barriers and atomics, not the AMD compiler's code.
 
-Kept symmetric with ``amd.py`` and ``nvidia.py``: an Rtc, a Driver, ``open_devices``.
-The Rtc is the host's clang++, making a shared library per program; device memory is
-host memory; a launch runs the grid before it returns.
+Kept symmetric with ``amd.py`` and ``nvidia.py``: an Rtc, a Driver, ``count_devices`` and
+``open_devices``. The Rtc is the host's clang++, making a shared library per program; device
+memory is host memory; a launch runs the grid before it returns. ``ROCM_ARRAY_SIM_DEVICES``
+simulates several devices, each with its own memory budget, which ``HIP_VISIBLE_DEVICES``
+selects and orders as it does AMD GPUs: so the multi-GPU paths (peer copies, one Dask worker
+per device) run here as they would on a machine with several cards.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from .compiler import cache_dir, kernel_headers, kernel_source
 from .protocol import DeviceProperties, DriverError, DriverOutOfMemory
 from .targets import COMMON
 
-__all__ = ["SimRtc", "SimDriver", "open_devices"]
+__all__ = ["SimRtc", "SimDriver", "count_devices", "open_devices"]
 
 PLATFORM = "sim"
 #: kDLROCM, as the device simulated: rocm_array treats its arrays as a GPU's (exports to the
@@ -45,6 +48,10 @@ COMPUTE_UNITS = 4
 #: Bytes of "device" memory (ROCM_ARRAY_SIM_MEMORY overrides): allocations past it fail as
 #: on a full device, so out-of-memory paths run without exhausting the host.
 MEMORY = 4 << 30
+#: The number of devices simulated (ROCM_ARRAY_SIM_DEVICES overrides).
+DEVICES = 1
+#: What selects and orders the simulated devices, as on AMD GPUs.
+VISIBLE_VAR = "HIP_VISIBLE_DEVICES"
 #: Alignment of allocations (the drivers give at least 256 bytes).
 ALIGNMENT = 256
 #: The oldest clang that compiles the AMD path on the host (_Float16 on x86-64: clang 15).
@@ -198,7 +205,9 @@ class SimDriver:
     dlpack_default_stream = 0  # as ROCm's
     stream = 0  # one implicit stream: every call completes in order
 
-    def __init__(self, wave_size: int, reverse: bool, memory: int) -> None:
+    def __init__(self, wave_size: int, reverse: bool, memory: int, index: int = 0, physical: int = 0) -> None:
+        """``index``: the device's ordinal in this process; ``physical``: which of the simulated
+        devices it is (HIP_VISIBLE_DEVICES numbers them), named so that two processes can tell."""
         self._cxx, version = find_compiler()
         self._scheduler = scheduler(self._cxx, version)
         self._rtc = SimRtc(self._cxx, version)
@@ -208,7 +217,7 @@ class SimDriver:
         self._lock = threading.Lock()
         self._folder = tempfile.mkdtemp(prefix="rocm_array-sim-")
         self.properties = DeviceProperties(
-            platform=PLATFORM, index=0, name=f"rocm_array simulator, wave {wave_size} ({version})",
+            platform=PLATFORM, index=index, name=f"rocm_array simulator {physical}, wave {wave_size} ({version})",
             arch=f"sim{wave_size}", wave_size=wave_size, compute_units=COMPUTE_UNITS, total_memory=memory)
 
     def activate(self) -> None:
@@ -246,6 +255,16 @@ class SimDriver:
 
     def memset_d8(self, ptr: int, value: int, nbytes: int) -> None:
         ctypes.memset(ptr, value, nbytes)
+
+    # -- peers: every simulated device of a process is in its memory --
+    def can_access_peer(self, peer: SimDriver) -> bool:
+        return isinstance(peer, SimDriver)
+
+    def enable_peer_access(self, peer: SimDriver) -> None:
+        pass
+
+    def memcpy_peer(self, dst: int, peer: SimDriver, src: int, nbytes: int) -> None:
+        ctypes.memmove(dst, src, nbytes)
 
     def host_alloc(self, nbytes: int) -> int:
         ptr = _libc.aligned_alloc(ALIGNMENT, -(-nbytes // ALIGNMENT) * ALIGNMENT)
@@ -323,10 +342,32 @@ def _setting(name: str, default: int, allowed: tuple[int, ...] = ()) -> int:
     return value
 
 
+def _visible() -> list[int]:
+    """The simulated devices this process sees, in its order: ROCM_ARRAY_SIM_DEVICES of them,
+    narrowed and ordered by HIP_VISIBLE_DEVICES when set (an entry that names no device is an
+    error here, where HIP would silently drop it and every entry after it)."""
+    count = _setting("ROCM_ARRAY_SIM_DEVICES", DEVICES)
+    raw = os.environ.get(VISIBLE_VAR)
+    if raw is None:
+        return list(range(count))
+    picked: list[int] = []
+    for entry in filter(None, (e.strip() for e in raw.split(","))):
+        if not entry.isdigit() or int(entry) >= count or int(entry) in picked:
+            raise DriverError(f"{VISIBLE_VAR}={raw!r}: {entry!r} is not one of the {count} simulated devices "
+                              f"(0 to {count - 1}, each once; ROCM_ARRAY_SIM_DEVICES sets how many)")
+        picked.append(int(entry))
+    return picked
+
+
+def count_devices() -> int:
+    """How many simulated devices this process sees (no compiler needed)."""
+    return len(_visible())
+
+
 def open_devices() -> list[SimDriver]:
-    """The one simulated device; raises DriverError when a setting is wrong or clang++ is missing."""
+    """The simulated devices; raises DriverError when a setting is wrong or clang++ is missing."""
     order = os.environ.get("ROCM_ARRAY_SIM_ORDER", "forward").strip().lower()
     if order not in ("forward", "reverse"):
         raise DriverError(f"ROCM_ARRAY_SIM_ORDER={order!r}: expected forward or reverse")
-    return [SimDriver(_setting("ROCM_ARRAY_SIM_WAVE", WAVES[0], WAVES), order == "reverse",
-                      _setting("ROCM_ARRAY_SIM_MEMORY", MEMORY))]
+    wave, memory = _setting("ROCM_ARRAY_SIM_WAVE", WAVES[0], WAVES), _setting("ROCM_ARRAY_SIM_MEMORY", MEMORY)
+    return [SimDriver(wave, order == "reverse", memory, index=i, physical=p) for i, p in enumerate(_visible())]

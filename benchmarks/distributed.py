@@ -1,0 +1,323 @@
+"""``python -m benchmarks.distributed``: rocm_array past one GPU, beside CuPy and PyTorch.
+
+Dask on ``LocalGPUCluster`` (one worker process per GPU), on 1 and on 2 GPUs, each library's chunks
+generated on the workers (``rocm_array.random``, ``cupy.random``):
+
+- ``generate``: drawing the array and persisting it (a first run: it includes the workers' first
+  calls);
+- ``(da.sin(x) ** 2).sum()`` and ``x.T @ x`` over an array of ``--gib`` GiB of float32, persisted;
+- a rechunk from row chunks to column chunks on 2 workers, which moves half of every chunk to the
+  other worker (the GB/s is of the bytes that cross);
+- peer copies ``gpu:0 -> gpu:1`` of 256 MiB and 2 GiB in this process, rocm_array's ``to_device``
+  beside ``torch.Tensor.to('cuda:1')``.
+
+Each figure is the median wall-clock time of ``--repeats`` runs after one untimed run (a Dask
+user's time: scheduling included). It prints the table and the ratios: scaling (1 GPU over 2) and
+CuPy's time over rocm_array's (above 1: rocm_array is faster). ``--device cpu --small`` runs the
+same on two host workers in seconds, where CuPy and PyTorch are "n/a" (as on the simulator:
+``ROCM_ARRAY_PLATFORM=sim ROCM_ARRAY_SIM_DEVICES=2``, whose missing BLAS makes ``x.T @ x`` n/a).
+The target run: ``--gib 32`` on 2 H100s (16 GiB a GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["main"]
+
+MiB, GiB = 1 << 20, 1 << 30
+
+
+# -- chunks made on the workers ---------------------------------------------------------------------
+
+def _rocm_block(shape: tuple[int, int], seed: int, block_info: Any = None) -> Any:
+    import rocm_array as xp
+
+    i = block_info[None]["chunk-location"][0]
+    return xp.random.default_rng(seed + i).random(shape, dtype=xp.float32)
+
+
+def _cupy_block(shape: tuple[int, int], seed: int, block_info: Any = None) -> Any:
+    import cupy
+
+    i = block_info[None]["chunk-location"][0]
+    return cupy.random.default_rng(seed + i).random(shape, dtype=cupy.float32)
+
+
+def _meta(lib: str, device: str) -> Any:
+    if lib == "cupy":
+        import cupy
+        return cupy.empty((0, 0), cupy.float32)
+    import rocm_array as xp
+    return xp.empty((0, 0), dtype=xp.float32, device="cpu" if device == "cpu" else None)
+
+
+def generated(lib: str, device: str, rows: int, cols: int, chunk_rows: int, seed: int = 2025) -> Any:
+    """A (rows, cols) float32 Dask array whose chunks each worker draws itself."""
+    import dask.array as da
+
+    chunks = (tuple(min(chunk_rows, rows - r) for r in range(0, rows, chunk_rows)), (cols,))
+    block = _cupy_block if lib == "cupy" else _rocm_block
+    return da.map_blocks(lambda block_info=None: block((block_info[None]["chunk-shape"][0], cols), seed,
+                                                       block_info),
+                         chunks=chunks, dtype=np.float32, meta=_meta(lib, device))
+
+
+def cupy_serializers() -> str:
+    """distributed's CuPy serializers need Numba (or RMM) to receive a chunk; where neither is
+    installed, the same path registered here: a host copy (``cupy.asnumpy``) sent, and
+    ``cupy.asarray`` on arrival. Returns which one is used."""
+    try:
+        import distributed.protocol.cupy  # noqa: F401
+        return "distributed's"
+    except ImportError:
+        pass
+    import cupy
+    from distributed.protocol.serialize import dask_deserialize, dask_serialize
+
+    def dumps(x: Any) -> tuple[dict[str, Any], list[Any]]:
+        host = cupy.asnumpy(cupy.ascontiguousarray(x))
+        return {"shape": list(x.shape), "dtype": host.dtype.str}, [host.reshape(-1).view(np.uint8).data]
+
+    def loads(header: dict[str, Any], frames: list[Any]) -> Any:
+        host = np.frombuffer(frames[0], np.uint8).view(np.dtype(header["dtype"])).reshape(header["shape"])
+        return cupy.asarray(host)
+
+    dask_serialize.register(cupy.ndarray)(dumps)
+    dask_deserialize.register(cupy.ndarray)(loads)
+    return "the benchmark's (distributed's needs numba, not installed): cupy.asnumpy / cupy.asarray"
+
+
+# -- timing ------------------------------------------------------------------------------------------
+
+def timed(run: Callable[[], Any], repeats: int) -> dict[str, Any]:
+    """The median wall-clock seconds of ``repeats`` runs after an untimed one; n/a with the reason
+    when the library cannot run it."""
+    try:
+        run()
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - t0)
+    except Exception as exc:  # noqa: BLE001 - reported in the table, the run goes on
+        return {"status": "n/a", "reason": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    return {"status": "ok", "s": statistics.median(times), "times": times}
+
+
+def _same(block: Any) -> Any:
+    return block
+
+
+def fresh(x: Any) -> Any:
+    """``x`` under new keys (a task per chunk that returns it, on its worker): each timed run computes
+    afresh, where the same keys could find an earlier run's results not yet released."""
+    import uuid
+
+    return x.map_blocks(_same, dtype=x.dtype, meta=x._meta, name=f"fresh-{uuid.uuid4().hex}")
+
+
+def dask_cases(lib: str, device: str, workers: int, args: argparse.Namespace, rows: int) -> dict[str, Any]:
+    """The Dask cases of one library on ``workers`` workers of a fresh cluster."""
+    import dask
+    import distributed
+
+    from rocm_array.distributed import LocalGPUCluster
+
+    out: dict[str, Any] = {}
+    with LocalGPUCluster(workers, devices=device, dashboard_address=None, silence_logs=40) as cluster, \
+            distributed.Client(cluster) as client:
+        if lib == "cupy":
+            out["cupy_serializers"] = cupy_serializers()
+            client.run(cupy_serializers)
+        x = generated(lib, device, rows, args.cols, args.chunk_rows)
+        t0 = time.perf_counter()
+        x = x.persist()
+        distributed.wait(x)
+        out["generate"] = {"status": "ok", "s": time.perf_counter() - t0}
+        import dask.array as da
+        out["sin2_sum"] = timed(lambda: client.compute((da.sin(fresh(x)) ** 2).sum()).result(), args.repeats)
+        out["gram"] = timed(lambda: client.compute(fresh(x).T @ fresh(x)).result(), args.repeats)
+        if workers > 1:
+            columns = max(1, args.cols * args.chunk_rows // rows)
+
+            def rechunk() -> None:
+                with dask.config.set({"array.rechunk.method": "tasks"}):
+                    y = fresh(x).rechunk((rows, columns)).persist()
+                    distributed.wait(y)
+                    del y
+
+            out["rechunk"] = timed(rechunk, args.repeats)
+            if out["rechunk"]["status"] == "ok":
+                moved = rows * args.cols * 4 * (workers - 1) / workers
+                out["rechunk"]["moved_gb_per_s"] = moved / out["rechunk"]["s"] / 1e9
+        del x
+    return out
+
+
+def peer_copies(sizes: list[int], repeats: int) -> dict[str, Any]:
+    """gpu:0 -> gpu:1 in this process: rocm_array's to_device and torch's .to('cuda:1')."""
+    import rocm_array as xp
+    from rocm_array import devices
+
+    gpus = devices.gpus()
+    if len(gpus) < 2:
+        return {"status": "n/a", "reason": f"{len(gpus)} GPU(s) in this process; a peer copy needs two"}
+    a, b = gpus[0], gpus[1]
+    out: dict[str, Any] = {"route": str(a.runtime.peer_route(b.runtime))}
+    try:
+        import torch
+        have_torch = torch.cuda.device_count() >= 2
+        why_torch = "" if have_torch else f"torch sees {torch.cuda.device_count()} CUDA device(s)"
+    except ImportError as exc:
+        have_torch, why_torch = False, f"torch is not installed ({exc})"
+    for size in sizes:
+        x = xp.zeros((size,), dtype=xp.uint8, device=a)
+
+        def ours() -> None:
+            x.to_device(b)
+            b.runtime.synchronize()
+
+        row = {"rocm_array": timed(ours, repeats)}
+        if have_torch:
+            t = torch.zeros(size, dtype=torch.uint8, device="cuda:0")
+
+            def theirs() -> None:
+                t.to("cuda:1")
+                torch.cuda.synchronize(1)
+
+            row["torch"] = timed(theirs, repeats)
+            del t
+        else:
+            row["torch"] = {"status": "n/a", "reason": why_torch}
+        for r in row.values():
+            if r["status"] == "ok":
+                r["gb_per_s"] = size / r["s"] / 1e9
+        out[f"{size // MiB} MiB"] = row
+        del x
+    return out
+
+
+# -- report ------------------------------------------------------------------------------------------
+
+def _cell(r: dict[str, Any] | None) -> str:
+    if r is None:
+        return "-"
+    if r["status"] != "ok":
+        return "n/a"
+    return f"{r['s'] * 1e3:.1f} ms" + (f" ({r['moved_gb_per_s']:.2f} GB/s)" if "moved_gb_per_s" in r else "")
+
+
+def _ratio(num: dict[str, Any] | None, den: dict[str, Any] | None) -> str:
+    if not num or not den or num["status"] != "ok" or den["status"] != "ok":
+        return "-"
+    return f"{num['s'] / den['s']:.2f}"
+
+
+def report(results: dict[str, Any], libs: list[str], workers: list[int]) -> str:
+    lines = ["| case | " + " | ".join(f"{lib}, {n} worker{'s' if n > 1 else ''}" for lib in libs for n in workers)
+             + " | " + " | ".join(f"{lib} scaling {min(workers)}->{max(workers)}" for lib in libs)
+             + f" | CuPy / rocm_array ({max(workers)}) |",
+             "|---" * (1 + len(libs) * len(workers) + len(libs) + 1) + "|"]
+    why: dict[str, list[str]] = {}  # each reason once, with the cases it stopped
+    for case in ("generate", "sin2_sum", "gram", "rechunk"):
+        cells = [_cell(results.get(lib, {}).get(n, {}).get(case)) for lib in libs for n in workers]
+        scaling = [_ratio(results.get(lib, {}).get(min(workers), {}).get(case),
+                          results.get(lib, {}).get(max(workers), {}).get(case)) for lib in libs]
+        vs = _ratio(results.get("cupy", {}).get(max(workers), {}).get(case),
+                    results.get("rocm_array", {}).get(max(workers), {}).get(case))
+        lines.append(f"| {case} | " + " | ".join(cells + scaling + [vs]) + " |")
+        for lib in libs:
+            for n in workers:
+                r = results.get(lib, {}).get(n, {}).get(case)
+                if r and r["status"] != "ok":
+                    why.setdefault(f"{lib}: {r['reason']}", []).append(f"{case} on {n}")
+    reasons = [f"- {reason} ({', '.join(cases)})" for reason, cases in why.items()]
+    peer = results.get("peer", {})
+    lines.append("")
+    if peer.get("status") == "n/a":
+        lines.append(f"peer copies: n/a ({peer['reason']})")
+    elif peer:
+        lines.append(f"peer copies gpu:0 -> gpu:1 (rocm_array: {peer['route']}):")
+        lines.append("| size | rocm_array | torch | torch / rocm_array time |")
+        lines.append("|---|---|---|---|")
+        for size, row in peer.items():
+            if size == "route":
+                continue
+            cells = [f"{_cell(row[k])} ({row[k]['gb_per_s']:.1f} GB/s)" if row[k]["status"] == "ok" else "n/a"
+                     for k in ("rocm_array", "torch")]
+            lines.append(f"| {size} | {cells[0]} | {cells[1]} | {_ratio(row['torch'], row['rocm_array'])} |")
+            for k in ("rocm_array", "torch"):
+                if row[k]["status"] != "ok":
+                    reasons.append(f"- peer {size}, {k}: {row[k]['reason']}")
+    if "cupy_serializers" in results:
+        reasons.append(f"- CuPy chunks crossed workers through {results['cupy_serializers']} serializers")
+    return "\n".join(lines + ([""] + reasons if reasons else []))
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.distributed", description=__doc__.split("\n\n")[0])
+    p.add_argument("--device", choices=["gpu", "cpu"], default="gpu", help="the workers' device kind (default: gpu)")
+    p.add_argument("--small", action="store_true", help="tiny sizes, to check the script (64 MiB, 4 MiB chunks, 256 columns)")
+    p.add_argument("--gib", type=float, default=32.0, help="GiB of float32 in x, over all workers (default: %(default)s)")
+    p.add_argument("--cols", type=int, default=4096, help="columns of x (default: %(default)s)")
+    p.add_argument("--chunk-mib", type=float, default=256.0, help="MiB per chunk (default: %(default)s)")
+    p.add_argument("--workers", default="1,2", help="cluster sizes, comma-separated (default: %(default)s)")
+    p.add_argument("--libs", default="rocm_array,cupy", help="chunk libraries (default: %(default)s)")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs of each case (default: %(default)s)")
+    p.add_argument("--peer-mib", default="256,2048", help="peer copy sizes in MiB (default: %(default)s)")
+    p.add_argument("--json", type=Path, help="also write every figure here")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.small:
+        args.gib, args.cols, args.chunk_mib, args.peer_mib = 1 / 16, 256, 4.0, "4,16"
+    args.chunk_rows = max(1, int(args.chunk_mib * MiB) // (4 * args.cols))
+    rows = max(args.chunk_rows, int(args.gib * GiB) // (4 * args.cols))
+    libs = [n.strip() for n in args.libs.split(",") if n.strip()]
+    workers = sorted({int(n) for n in args.workers.split(",")})
+    print(f"x: {rows} x {args.cols} float32 ({rows * args.cols * 4 / GiB:.2f} GiB) in chunks of {args.chunk_rows} rows "
+          f"({args.chunk_rows * args.cols * 4 / MiB:.0f} MiB); workers on {args.device}: {workers}", file=sys.stderr)
+    results: dict[str, Any] = {}
+    for lib in libs:
+        results[lib] = {}
+        for n in workers:
+            t0 = time.perf_counter()
+            if lib == "cupy" and args.device == "cpu":
+                results[lib][n] = {c: {"status": "n/a", "reason": "CuPy chunks need GPU workers"}
+                                   for c in ("generate", "sin2_sum", "gram", "rechunk")}
+                continue
+            try:
+                if lib == "cupy":
+                    import cupy  # noqa: F401
+                results[lib][n] = dask_cases(lib, args.device, n, args, rows)
+            except Exception as exc:  # noqa: BLE001 - a library or layout that cannot run is reported
+                results[lib][n] = {c: {"status": "n/a", "reason": f"{type(exc).__name__}: {str(exc)[:200]}"}
+                                   for c in ("generate", "sin2_sum", "gram", "rechunk")}
+            if "cupy_serializers" in results[lib].get(n, {}):
+                results["cupy_serializers"] = results[lib][n].pop("cupy_serializers")
+            print(f"[{lib} on {n}: {time.perf_counter() - t0:.0f} s]", file=sys.stderr)
+    if args.device == "gpu":
+        results["peer"] = peer_copies([int(float(m) * MiB) for m in args.peer_mib.split(",")], args.repeats)
+    else:
+        results["peer"] = {"status": "n/a", "reason": "--device cpu"}
+    print(report(results, libs, workers))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    raise SystemExit(main())

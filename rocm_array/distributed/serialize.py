@@ -1,0 +1,80 @@
+"""Dask's serializers and size for rocm_array arrays, as ``distributed`` has them for CuPy's.
+
+A chunk crosses processes (a worker's peer, the client, a spill to host memory) as a small
+header and one frame of its elements' bytes: a GPU chunk is downloaded through the runtime's
+pinned staging into that frame, and uploaded the same way on arrival. It arrives on the
+receiving process's default device when that is a GPU (with the one-worker-per-GPU layout of
+``LocalGPUCluster`` and the nanny preload, the worker's own card), else on its first GPU; a
+``cpu`` chunk stays on ``cpu``. Nothing is pickled: the header holds the shape, the dtype's name
+and the device kind.
+
+No ``cuda`` family (the one UCX uses to send device memory without the host): its frames are
+CUDA buffers that the receiver builds with RMM or Numba, NVIDIA only, and rocm_array arrays have
+no ``__cuda_array_interface__``; over TCP every frame is host bytes anyway.
+
+This module imports neither Dask nor distributed: the ``numpy_dispatch`` plugin calls
+``register_serializers`` and ``register_sizeof`` with their modules when those are imported,
+before or after rocm_array, so that every process that has both has the same serializers (a
+sender and a receiver must agree; an unregistered receiver could not read a chunk).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import devices, memory
+from ..array import Array
+from ..devices import Device
+from ..dtypes import BY_NAME
+
+__all__ = ["serialize", "deserialize", "nbytes", "register_serializers", "register_sizeof", "arrival"]
+
+
+def nbytes(x: Array) -> int:
+    """The bytes of ``x``'s elements (a view's, not its whole buffer's): what crossing sends."""
+    return x.size * x.dtype.itemsize
+
+
+def serialize(x: Array) -> tuple[dict[str, Any], list[memoryview]]:
+    """``dask_serialize``: the header and the one frame of a chunk (a GPU's is downloaded here)."""
+    host = np.ascontiguousarray(memory.to_host(x))
+    header = {"shape": list(x.shape), "dtype": x.dtype.name, "kind": x.device.kind}
+    return header, [host.reshape(-1).view(np.uint8).data]
+
+
+def arrival(kind: str) -> Device:
+    """Where a chunk from a ``kind`` device arrives in this process (see the module's docstring)."""
+    if kind == "cpu":
+        return devices.cpu
+    here = devices.default()
+    if here.kind == kind:
+        return here
+    found = devices.gpus()
+    if found:
+        return found[0]
+    raise ValueError(f"a rocm_array chunk on a {kind} device arrived in a process without one "
+                     f"({'; '.join(devices.gpu_problems()) or 'no GPU found'}); give this process a GPU, "
+                     "or move the chunks to the host first (x.map_blocks(lambda b: b.to_device('cpu')))")
+
+
+def deserialize(header: dict[str, Any], frames: Sequence[Any]) -> Array:
+    """``dask_deserialize``: the chunk on this process's device of its kind (``arrival``)."""
+    (frame,) = frames
+    dtype = BY_NAME[header["dtype"]]
+    host = np.frombuffer(frame, np.uint8).view(dtype.numpy).reshape(tuple(header["shape"]))
+    return memory.from_host(host, dtype, arrival(header["kind"]))
+
+
+def register_serializers(protocol: ModuleType) -> None:
+    """Register with ``distributed.protocol.serialize`` (its ``dask_serialize``/``dask_deserialize``)."""
+    protocol.dask_serialize.register(Array)(serialize)
+    protocol.dask_deserialize.register(Array)(deserialize)
+
+
+def register_sizeof(module: ModuleType) -> None:
+    """Register with ``dask.sizeof``: without it Dask counts a chunk of any size as the 96 bytes of
+    the Python object, and its memory accounting and spilling ignore GPU chunks."""
+    module.sizeof.register(Array)(nbytes)
