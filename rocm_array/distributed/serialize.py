@@ -2,11 +2,14 @@
 
 A chunk crosses processes (a worker's peer, the client, a spill to host memory) as a small
 header and one frame of its elements' bytes: a GPU chunk is downloaded through the runtime's
-pinned staging into that frame, and uploaded the same way on arrival. It arrives on the
-receiving process's default device when that is a GPU (with the one-worker-per-GPU layout of
-``LocalGPUCluster`` and the nanny preload, the worker's own card), else on its first GPU; a
-``cpu`` chunk stays on ``cpu``. Nothing is pickled: the header holds the shape, the dtype's name
-and the device kind.
+pinned staging into that frame, and uploaded the same way on arrival. A chunk on the sender's
+default device arrives on the receiver's default device when that is a GPU (with the
+one-worker-per-GPU layout of ``LocalGPUCluster`` and the nanny preload, the worker's own card),
+else on its first GPU. A chunk on another GPU (``gpu:1`` of a plain ``LocalCluster``, whose
+workers all see the cards in one order) arrives on the same card, named by the visible-devices
+variable's entry (``placement``), where the receiver sees it: computing on it there never mixes it
+with chunks that stayed on that card. A ``cpu`` chunk stays on ``cpu``. Nothing is pickled: the
+header holds the shape, the dtype's name, the device kind and that card's entry.
 
 No ``cuda`` family (the one UCX uses to send device memory without the host): its frames are
 CUDA buffers that the receiver builds with RMM or Numba, NVIDIA only, and rocm_array arrays have
@@ -29,6 +32,7 @@ from .. import devices, memory
 from ..array import Array
 from ..devices import Device
 from ..dtypes import BY_NAME
+from .placement import visible_gpus
 
 __all__ = ["serialize", "deserialize", "nbytes", "register_serializers", "register_sizeof", "arrival"]
 
@@ -42,13 +46,20 @@ def serialize(x: Array) -> tuple[dict[str, Any], list[memoryview]]:
     """``dask_serialize``: the header and the one frame of a chunk (a GPU's is downloaded here)."""
     host = np.ascontiguousarray(memory.to_host(x))
     header = {"shape": list(x.shape), "dtype": x.dtype.name, "kind": x.device.kind}
+    if x.device.kind == "gpu" and x.device != devices.default():
+        header["card"] = visible_gpus()[1][x.device.index]
     return header, [host.reshape(-1).view(np.uint8).data]
 
 
-def arrival(kind: str) -> Device:
-    """Where a chunk from a ``kind`` device arrives in this process (see the module's docstring)."""
+def arrival(kind: str, card: str | None = None) -> Device:
+    """Where a chunk from a ``kind`` device arrives in this process: ``card`` (a visible-devices
+    entry) where this process sees it, else the default device (see the module's docstring)."""
     if kind == "cpu":
         return devices.cpu
+    if card is not None:
+        ids = visible_gpus()[1]
+        if card in ids:
+            return devices.parse(f"gpu:{ids.index(card)}")
     here = devices.default()
     if here.kind == kind:
         return here
@@ -65,7 +76,7 @@ def deserialize(header: dict[str, Any], frames: Sequence[Any]) -> Array:
     (frame,) = frames
     dtype = BY_NAME[header["dtype"]]
     host = np.frombuffer(frame, np.uint8).view(dtype.numpy).reshape(tuple(header["shape"]))
-    return memory.from_host(host, dtype, arrival(header["kind"]))
+    return memory.from_host(host, dtype, arrival(header["kind"], header.get("card")))
 
 
 def register_serializers(protocol: ModuleType) -> None:
