@@ -245,7 +245,8 @@ def _stay_on_the_device(h: np.ndarray, device: str) -> None:
               np.exp, np.transpose, np.ravel, lambda a: np.concatenate([a, a], axis=1), np.isnan,
               lambda a: np.where(np.isnan(a), 0.0, a), lambda a: np.sum(a, axis=0, keepdims=True),
               lambda a: a.sum(axis=1), lambda a: a.reshape(3, 2), lambda a: np.add.reduce(a, axis=1),
-              lambda a: np.zeros_like(a), lambda a: np.asarray([1, 2], like=a), lambda a: a.astype("f4")):
+              lambda a: np.zeros_like(a), lambda a: np.asarray([1, 2], like=a), lambda a: a.astype("f4"),
+              lambda a: np.nansum(a, where=True)):  # NumPy's default where= is no NumPy-only argument
         r = f(x)
         assert isinstance(r, xp.Array) and r.device == x.device, f
         np.testing.assert_allclose(to_numpy(r), f(h), equal_nan=True)

@@ -47,8 +47,9 @@ def operand(fn: str, value: Any) -> Any:
 
 def numpy_only(fn: str, **given: Any) -> None:
     """``host.Unsupported`` for NumPy-only arguments given other than at their defaults (None,
-    False, _NoValue)."""
-    bad = [k for k, v in given.items() if v is not None and v is not np._NoValue and v is not False]
+    False, _NoValue; ``where=True``)."""
+    bad = [k for k, v in given.items()
+           if v is not None and v is not np._NoValue and v is not False and not (k == "where" and v is True)]
     if bad:
         raise host.Unsupported(f"numpy.{fn}(): {', '.join(bad)} not supported on rocm_array arrays; "
                                "call the xp function instead")
