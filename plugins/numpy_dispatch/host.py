@@ -46,9 +46,7 @@ def call(name: str, run: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
             view = np.asarray(obj)  # the cpu array's own NumPy view: no copy
             views[id(view)] = (view, obj)
             return view
-        if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
-            return type(obj)(to_numpy(o) for o in obj)
-        return obj
+        return _each(obj, to_numpy)
 
     np_args = tuple(to_numpy(a) for a in args)
     np_kwargs = {k: to_numpy(v) for k, v in kwargs.items()}
@@ -66,9 +64,14 @@ def _ours(result: Any, views: dict[int, tuple[np.ndarray, Array]]) -> Any:
         except TypeError:
             return result
         return wrap_numpy(result, dtype)
-    if isinstance(result, tuple):
-        items = [_ours(r, views) for r in result]
-        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
-    if isinstance(result, list):
-        return [_ours(r, views) for r in result]
-    return result
+    return _each(result, lambda r: _ours(r, views))
+
+
+def _each(obj: Any, f: Callable[[Any], Any]) -> Any:
+    """``f`` of each item of a list or tuple (named ones keep their type), nested; others as they are."""
+    if isinstance(obj, list):
+        return [f(o) for o in obj]
+    if isinstance(obj, tuple):
+        items = [f(o) for o in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
+    return obj
