@@ -23,7 +23,7 @@ from .dtypes import SCALARS as _SCALARS, DType, from_numpy, python_scalar
 from .namespace import TABLE
 from .runtime.layout import contiguous_strides
 
-__all__ = ["Array", "wrap_numpy", "contiguous_strides"]
+__all__ = ["Array", "wrap_numpy", "contiguous_strides", "numpy_may_view"]
 
 _SUPPORTED_VERSIONS = ("2023.12", "2024.12", "2025.12")
 _Scalar = Union[bool, int, float, complex]  # what an operator takes beside an Array (NumPy scalars too)
@@ -187,7 +187,7 @@ class Array:
         return memory.to_dlpack(self, stream, max_version, dl_device, flag(copy, "__dlpack__", "copy", none=True))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self._device.kind != "cpu" or os.environ.get(STRICT_HOST_VAR) == "1":
+        if not numpy_may_view(self):
             if os.environ.get(HOST_COPY_VAR) != "1":
                 raise TypeError(
                     f"implicit conversion of an array on {self._device} to NumPy is not allowed; use "
@@ -340,6 +340,13 @@ class Array:
         def __pos__(self) -> Array: ...
         def __abs__(self) -> Array: ...
         def __invert__(self) -> Array: ...
+
+
+def numpy_may_view(x: Array) -> bool:
+    """Whether NumPy may work on ``x``'s elements in place, unasked: a cpu array, unless
+    ``ROCM_ARRAY_STRICT_HOST=1`` makes cpu arrays keep the GPU's rules (``__array__`` and NumPy's
+    functions without a rocm_array implementation ask this)."""
+    return x._device.kind == "cpu" and os.environ.get(STRICT_HOST_VAR) != "1"
 
 
 def _unpickle(host: np.ndarray, dtype: str, kind: str, index: int) -> Array:

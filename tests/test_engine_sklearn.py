@@ -15,7 +15,7 @@ from sklearn.decomposition import PCA  # noqa: E402
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis  # noqa: E402
 from sklearn.linear_model import Ridge  # noqa: E402
 from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances, rbf_kernel  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
+from sklearn.preprocessing import StandardScaler, label_binarize  # noqa: E402
 
 RNG = np.random.default_rng(2)
 X = RNG.standard_normal((200, 8))
@@ -32,6 +32,11 @@ CASES = {
     "euclidean_distances": (lambda X, y, t: euclidean_distances(X), False),
     "rbf_kernel": (lambda X, y, t: rbf_kernel(X), False),
     "cosine_similarity": (lambda X, y, t: cosine_similarity(X), False),
+    # Unsigned labels with neg_label=-1 must not wrap around (scikit-learn's own test of this
+    # converts its result by np.asarray, which a GPU array refuses: tests/sklearn_namespaces.py).
+    "label_binarize_uint8": (lambda X, y, t: label_binarize(y.astype(np.uint8), classes=[0, 1], neg_label=-1), False),
+    "label_binarize_uint64_3": (lambda X, y, t: label_binarize(y.astype(np.uint64), classes=[0, 1, 2], neg_label=-1),
+                                False),
 }
 
 

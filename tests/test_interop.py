@@ -4,6 +4,7 @@ leaves open, copies and pickles, the strict-host switch and the numpy_dispatch p
 from __future__ import annotations
 
 import copy
+import os
 import pickle
 import subprocess
 import sys
@@ -73,14 +74,76 @@ def test_numpy_index_arrays(device: str) -> None:
         x[np.array([0.5])]
 
 
+def _numpy_may_view(device: str) -> bool:
+    """Whether NumPy may read the device's arrays in place: cpu ones, unless CI's strict run."""
+    return device == "cpu" and os.environ.get("ROCM_ARRAY_STRICT_HOST") != "1"
+
+
 def test_numpy_arrays_elsewhere_say_how_to_convert(device: str) -> None:
     x = xp.asarray([1.0], device=device)
     with pytest.raises(TypeError, match="xp.asarray"):
         xp.add(x, np.ones(1))
+    if _numpy_may_view(device):  # NumPy's ufuncs take both, as NumPy would: cpu arrays are NumPy memory
+        for r in (np.add(np.ones(1), x), x + np.ones(1)):
+            assert isinstance(r, xp.Array) and r.device == x.device and to_numpy(r).tolist() == [2.0]
+        return
     with pytest.raises(TypeError, match="xp.asarray"):
         np.add(np.ones(1), x)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="xp.asarray"):
         x + np.ones(1)
+
+
+#: NumPy functions and ufunc calls that rocm_array has no implementation of (no adapter, a
+#: NumPy-only argument, a NumPy array beside ours).
+WITHOUT_ADAPTER = {
+    "average": lambda a, n: np.average(a, axis=1, weights=n[0]),
+    "histogram": lambda a, n: np.histogram(a, bins=3),
+    "deg2rad": lambda a, n: np.deg2rad(a),
+    "add.outer": lambda a, n: np.add.outer(a[0], a[1]),
+    "sum_where": lambda a, n: np.sum(a, where=a > 2.0),
+    "nansum_where": lambda a, n: np.nansum(a, where=a > 2.0),
+    "concatenate_ndarray": lambda a, n: np.concatenate([a, n]),
+    "may_share_memory": lambda a, n: np.may_share_memory(n, a),
+}
+
+
+@pytest.mark.parametrize("case", WITHOUT_ADAPTER)
+def test_numpy_functions_without_adapter(device: str, case: str) -> None:
+    """On cpu NumPy runs them on the arrays' elements and its arrays come back as ours; on a GPU
+    (and on cpu under ROCM_ARRAY_STRICT_HOST=1) they are refused, with nothing copied."""
+    f = WITHOUT_ADAPTER[case]
+    h = np.arange(6.0).reshape(2, 3)
+    x = xp.asarray(h, device=device)
+    if not _numpy_may_view(device):
+        with pytest.raises(TypeError, match=r"numpy\.\w+(\.outer)?\(\).*(xp\.asarray|xp function|from_dlpack)"):
+            f(x, h)
+        return
+    got, want = f(x, h), f(h, h)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        if isinstance(w, np.ndarray):
+            assert isinstance(g, xp.Array) and g.device == x.device, case
+            np.testing.assert_array_equal(to_numpy(g), w)
+        else:
+            assert g == w and not isinstance(g, xp.Array), case
+
+
+def test_numpy_functions_without_adapter_refuse_by_name(device: str) -> None:
+    x = xp.asarray([1.0, 2.0], device=device, dtype=xp.float32)
+    if _numpy_may_view(device):
+        pytest.skip("NumPy runs these on cpu arrays")
+    with pytest.raises(TypeError, match=rf"^numpy\.average\(\) has no rocm_array implementation.* float32 array on "
+                                        rf"{x.device}.*np\.from_dlpack\(x\.to_device\('cpu'\)\)"):
+        np.average(x)
+
+
+def test_numpy_writes_to_out_arrays() -> None:
+    """``out=`` a cpu array: NumPy writes its elements, and the array itself comes back."""
+    if not _numpy_may_view("cpu"):
+        pytest.skip("ROCM_ARRAY_STRICT_HOST=1")
+    x, o = xp.asarray([1.0, -2.0]), xp.zeros(2)
+    assert np.fmax(x, 0.0, out=o) is o and to_numpy(o).tolist() == [1.0, 0.0]
+    v = np.diagonal(xp.reshape(xp.arange(4.0), (2, 2)))  # NumPy's view comes back sharing memory
+    assert isinstance(v, xp.Array) and to_numpy(v).tolist() == [0.0, 3.0]
 
 
 def test_open_choices(device: str) -> None:
@@ -186,7 +249,8 @@ def _stay_on_the_device(h: np.ndarray, device: str) -> None:
               np.exp, np.transpose, np.ravel, lambda a: np.concatenate([a, a], axis=1), np.isnan,
               lambda a: np.where(np.isnan(a), 0.0, a), lambda a: np.sum(a, axis=0, keepdims=True),
               lambda a: a.sum(axis=1), lambda a: a.reshape(3, 2), lambda a: np.add.reduce(a, axis=1),
-              lambda a: np.zeros_like(a), lambda a: np.asarray([1, 2], like=a), lambda a: a.astype("f4")):
+              lambda a: np.zeros_like(a), lambda a: np.asarray([1, 2], like=a), lambda a: a.astype("f4"),
+              lambda a: np.nansum(a, where=True)):  # NumPy's default where= is no NumPy-only argument
         r = f(x)
         assert isinstance(r, xp.Array) and r.device == x.device, f
         np.testing.assert_allclose(to_numpy(r), f(h), equal_nan=True)

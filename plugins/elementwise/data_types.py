@@ -236,8 +236,10 @@ def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex
     (rocm_array.int16, rocm_array.float32)
     """
     typed = [a for a in arrays_and_dtypes if not isinstance(a, SCALARS)]
-    if not typed:
+    if not arrays_and_dtypes:
         raise ValueError("result_type() needs at least one array or dtype")
+    if not typed:  # a TypeError, as for any argument without a dtype: xarray skips those by it
+        raise TypeError("result_type() needs at least one array or dtype beside Python scalars, which have none")
     kinds = [_dtype_of(a, "result_type") for a in typed]
     try:  # (the promotion rules' messages name no function)
         out = dtypes.result_type(*kinds)

@@ -2,8 +2,9 @@
 
 NEP 13 (``__array_ufunc__``) and NEP 18 (``__array_function__``) let engines written for NumPy
 (Dask, xarray) call ``np.sum(chunk)`` or ``np.nanmean(x)`` on our arrays: each call runs the
-namespace's function on the array's device, and its result stays a rocm_array array. A NumPy
-function or ufunc without a row here raises NumPy's TypeError; none converts an array to NumPy.
+namespace's function on the array's device, and its result stays a rocm_array array. A call no
+row here takes is NumPy's own on cpu arrays, its results back as cpu arrays, and a TypeError on gpu
+arrays (``host``): no array is copied to the host.
 Unlike the other plugins, this one calls the assembled namespace (``TABLE``): ``np.sum(x)`` means
 what ``xp.sum(x)`` means to the user, third-party overrides included.
 """

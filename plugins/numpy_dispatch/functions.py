@@ -1,9 +1,9 @@
 """NEP 18: NumPy's functions on Arrays, one adapter per function (``FUNCTIONS``).
 
 Each adapter takes NumPy's signature and calls the namespace's function. Arguments NumPy has and
-the namespace has not (``out=`` aside, which is written to) are accepted at their defaults and
-refused otherwise with a TypeError naming them. A function without an adapter is NotImplemented:
-NumPy then raises its TypeError, and no array is converted.
+the namespace has not (``out=`` aside, which is written to) are accepted at their defaults. A call
+no adapter takes (a function without one, a NumPy-only argument, a NumPy array among the arrays)
+is NumPy's on cpu arrays and refused with a TypeError on gpu arrays (``host``): no array is copied.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from rocm_array.array import Array
 from rocm_array.axes import normalize_axis
 from rocm_array.namespace import TABLE
 
-from . import nan
-from .ufuncs import finish, numpy_axis, numpy_dtype, operand
+from . import host, nan
+from .ufuncs import finish, numpy_axis, numpy_dtype, numpy_only, operand
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
@@ -35,20 +35,16 @@ def implements(*functions: Callable[..., Any]) -> Callable[[Callable[..., Any]],
 
 def dispatch(self: Array, func: Callable[..., Any], types: Sequence[type], args: tuple[Any, ...],
              kwargs: dict[str, Any]) -> Any:
+    if not all(issubclass(t, (Array, np.ndarray)) for t in types):
+        return NotImplemented  # another array type's override may take the call
     adapter = FUNCTIONS.get(func)
-    if adapter is None or not all(issubclass(t, (Array, np.ndarray)) for t in types):
-        return NotImplemented
-    if func in LIKE:  # NEP 35: ``np.asarray(a, like=x)`` reaches x's method without its like=
-        kwargs = {**kwargs, "like": self}
-    return adapter(*args, **kwargs)
-
-
-def _unsupported(fn: str, **given: Any) -> None:
-    """TypeError for NumPy-only arguments given other than at their defaults (None, False, _NoValue)."""
-    bad = [k for k, v in given.items() if v is not None and v is not np._NoValue and v is not False]
-    if bad:
-        raise TypeError(f"numpy.{fn}(): {', '.join(bad)} not supported on rocm_array arrays; "
-                        "call the xp function instead")
+    if adapter is None:
+        return host.call(func.__name__, func, args, kwargs)
+    try:
+        # NEP 35: ``np.asarray(a, like=x)`` reaches x's method without its like=
+        return adapter(*args, **({**kwargs, "like": self} if func in LIKE else kwargs))
+    except host.Unsupported as e:
+        return host.call(func.__name__, func, args, kwargs, e)
 
 
 def _array(fn: str, a: Any, like: Array | None = None) -> Array:
@@ -67,7 +63,7 @@ def _flat(x: Array) -> Array:
 def _reduction(np_fn: Callable[..., Any], name: str) -> None:
     def adapter(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
                 initial: Any = np._NoValue, where: Any = np._NoValue) -> Any:
-        _unsupported(np_fn.__name__, initial=initial, where=where)
+        numpy_only(np_fn.__name__, initial=initial, where=where)
         kw = {"dtype": numpy_dtype(dtype)} if name in ("sum", "prod") else {}
         r = TABLE[name](_array(name, a), axis=numpy_axis(axis), keepdims=bool(keepdims), **kw)
         return finish(np_fn.__name__, r, out, dtype if name not in ("sum", "prod") else None)
@@ -83,7 +79,7 @@ def _spread_of(np_fn: Callable[..., Any], name: str) -> None:
     def adapter(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
                 keepdims: bool = False, *, where: Any = np._NoValue, mean: Any = np._NoValue,
                 correction: Any = np._NoValue) -> Any:
-        _unsupported(name, where=where, mean=mean)
+        numpy_only(name, where=where, mean=mean)
         c = ddof if correction is np._NoValue else correction
         r = TABLE[name](_array(name, a), axis=numpy_axis(axis), correction=c, keepdims=bool(keepdims))
         return finish(name, r, out, dtype)
@@ -230,14 +226,14 @@ def _size(a: Any, axis: int | None = None) -> int:
 
 @implements(np.reshape)
 def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None) -> Any:
-    _unsupported("reshape", order=None if order == "C" else order)
+    numpy_only("reshape", order=None if order == "C" else order)
     size = newshape if shape is None else shape
     return TABLE["reshape"](_array("reshape", a), (size,) if isinstance(size, int) else tuple(size), copy=copy)
 
 
 @implements(np.ravel)
 def _ravel(a: Any, order: str = "C") -> Any:
-    _unsupported("ravel", order=None if order == "C" else order)
+    numpy_only("ravel", order=None if order == "C" else order)
     return _flat(_array("ravel", a))
 
 
@@ -373,7 +369,7 @@ def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any =
 
 @implements(np.round, np.around)
 def _round(a: Any, decimals: int = 0, out: Any = None) -> Any:
-    _unsupported("round", decimals=operator.index(decimals) or None)
+    numpy_only("round", decimals=operator.index(decimals) or None)
     return finish("round", TABLE["round"](_array("round", a)), out, None)
 
 
@@ -390,7 +386,7 @@ def _take(a: Any, indices: Any, axis: int | None = None, out: Any = None, mode: 
 
 @implements(np.sort)
 def _sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:
-    _unsupported("sort", order=order)
+    numpy_only("sort", order=order)
     x = _array("sort", a)
     if axis is None:
         x, axis = _flat(x), 0
@@ -399,7 +395,7 @@ def _sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *,
 
 @implements(np.argsort)
 def _argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any:
-    _unsupported("argsort", order=order)
+    numpy_only("argsort", order=order)
     x = _array("argsort", a)
     if axis is None:
         x, axis = _flat(x), 0
@@ -409,7 +405,7 @@ def _argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None,
 @implements(np.unique)
 def _unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
             axis: Any = None, *, equal_nan: bool = True, sorted: bool = True) -> Any:
-    _unsupported("unique", return_index=return_index, axis=axis)
+    numpy_only("unique", return_index=return_index, axis=axis)
     x = _array("unique", ar)
     if return_inverse and return_counts:
         u = TABLE["unique_all"](x)
@@ -424,7 +420,7 @@ def _unique(ar: Any, return_index: bool = False, return_inverse: bool = False, r
 
 @implements(np.searchsorted)
 def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
-    _unsupported("searchsorted", sorter=sorter)
+    numpy_only("searchsorted", sorter=sorter)
     x = _array("searchsorted", a)
     return TABLE["searchsorted"](x, _array("searchsorted", v, x), side=side)
 

@@ -13,7 +13,7 @@ from rocm_array.array import Array
 from rocm_array.axes import normalize_axes
 from rocm_array.namespace import TABLE
 
-from .ufuncs import finish, numpy_axis, numpy_dtype
+from .ufuncs import finish, numpy_axis, numpy_dtype, numpy_only
 
 
 def _masked(x: Array, value: float) -> tuple[Array, Array]:
@@ -27,6 +27,7 @@ def _masked(x: Array, value: float) -> tuple[Array, Array]:
 def _filled(name: str, identity: float) -> Callable[..., Any]:
     def adapter(a: Array, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
                 initial: Any = np._NoValue, where: Any = np._NoValue) -> Any:
+        numpy_only(f"nan{name}", initial=initial, where=where)
         x, _ = _masked(a, identity)
         return finish(f"nan{name}", TABLE[name](x, axis=numpy_axis(axis), dtype=numpy_dtype(dtype), keepdims=bool(keepdims)),
                       out, None)
@@ -40,6 +41,7 @@ def _count(keep: Array, axis: Any, keepdims: bool) -> Array:
 def nanmean(a: Array, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
             *, where: Any = np._NoValue) -> Any:
     """The mean of the elements that are not NaN; NaN where there are none (as NumPy, without its warning)."""
+    numpy_only("nanmean", where=where)
     axis = numpy_axis(axis)
     x, keep = _masked(a, 0.0)
     if x.dtype.kind in "iub":
@@ -53,6 +55,7 @@ def _spread(name: str) -> Callable[..., Any]:
     def adapter(a: Array, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
                 keepdims: bool = False, *, where: Any = np._NoValue, mean: Any = np._NoValue,
                 correction: Any = np._NoValue) -> Any:
+        numpy_only(f"nan{name}", where=where, mean=mean)
         axis = numpy_axis(axis)
         c = ddof if correction is np._NoValue else correction
         x, keep = _masked(a, 0.0)
@@ -75,6 +78,7 @@ def _extreme(name: str, fill: float) -> Callable[..., Any]:
     """nanmax, nanmin: NaN only where every element is NaN."""
     def adapter(a: Array, axis: Any = None, out: Any = None, keepdims: bool = False,
                 initial: Any = np._NoValue, where: Any = np._NoValue) -> Any:
+        numpy_only(f"nan{name}", initial=initial, where=where)
         axis = numpy_axis(axis)
         x, keep = _masked(a, fill)
         r = TABLE[name](x, axis=axis, keepdims=bool(keepdims))

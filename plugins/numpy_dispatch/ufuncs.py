@@ -1,5 +1,7 @@
 """NEP 13: NumPy's ufuncs on Arrays, one row per ufunc (its namespace function), and the
-``reduce`` and ``accumulate`` methods of the ufuncs whose reductions the namespace has."""
+``reduce`` and ``accumulate`` methods of the ufuncs whose reductions the namespace has. A call
+without a row (another ufunc or method, NumPy-only arguments, a NumPy array operand) is NumPy's
+on cpu arrays and refused on others (``host``)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import numpy as np
 from rocm_array import dtypes
 from rocm_array.array import Array
 from rocm_array.namespace import TABLE
+
+from . import host
 
 #: NumPy ufunc name -> namespace function, where the names differ.
 RENAMED: dict[str, str] = {
@@ -34,11 +38,21 @@ ACCUMULATE: dict[str, str] = {"add": "cumulative_sum", "multiply": "cumulative_p
 
 
 def operand(fn: str, value: Any) -> Any:
-    """An Array or Python scalar as the namespace takes it; TypeError for a NumPy array."""
+    """An Array or Python scalar as the namespace takes it; ``host.Unsupported`` for a NumPy array."""
     if isinstance(value, np.ndarray):
-        raise TypeError(f"numpy.{fn}() mixes a NumPy array with rocm_array arrays; convert it first "
-                        "with xp.asarray(a, device=x.device)")
+        raise host.Unsupported(f"numpy.{fn}() mixes a NumPy array with rocm_array arrays; convert it first "
+                               "with xp.asarray(a, device=x.device)")
     return dtypes.python_scalar(value)
+
+
+def numpy_only(fn: str, **given: Any) -> None:
+    """``host.Unsupported`` for NumPy-only arguments given other than at their defaults (None,
+    False, _NoValue; ``where=True``)."""
+    bad = [k for k, v in given.items()
+           if v is not None and v is not np._NoValue and v is not False and not (k == "where" and v is True)]
+    if bad:
+        raise host.Unsupported(f"numpy.{fn}(): {', '.join(bad)} not supported on rocm_array arrays; "
+                               "call the xp function instead")
 
 
 def numpy_axis(axis: Any) -> Any:
@@ -64,18 +78,28 @@ def finish(fn: str, result: Array, out: Any, dtype: Any) -> Any:
         return result
     target = out[0] if isinstance(out, tuple) else out
     if not isinstance(target, Array):
-        raise TypeError(f"numpy.{fn}(): out= must be a rocm_array array, not {type(target).__name__}")
+        raise host.Unsupported(f"numpy.{fn}(): out= must be a rocm_array array, not {type(target).__name__}")
     TABLE["Array.__setitem__"](target, ..., result)
     return target
 
 
 def dispatch(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+    try:
+        result = _ours(ufunc, method, inputs, dict(kwargs))
+    except host.Unsupported as e:
+        return host.call(name, getattr(ufunc, method), inputs, kwargs, e)
+    return host.call(name, getattr(ufunc, method), inputs, kwargs) if result is NotImplemented else result
+
+
+def _ours(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The namespace's function for the call; NotImplemented where it has none."""
     name = ufunc.__name__
     out, dtype = kwargs.pop("out", None), kwargs.pop("dtype", None)
     if kwargs.pop("where", True) is not True or kwargs.pop("casting", "same_kind") != "same_kind" or \
             kwargs.pop("subok", True) is not True or kwargs.pop("order", "K") != "K":
-        raise TypeError(f"numpy.{name}(): where=, casting=, order= and subok= are not supported on "
-                        "rocm_array arrays; call the xp function instead")
+        raise host.Unsupported(f"numpy.{name}(): where=, casting=, order= and subok= are not supported on "
+                               "rocm_array arrays; call the xp function instead")
     args = [operand(name, a) for a in inputs]
     if method == "__call__":
         fn = RENAMED.get(name, name if name in SAME else None)
