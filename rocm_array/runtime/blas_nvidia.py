@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..dtypes import DType
     from .gpu import GpuRuntime
 
-__all__ = ["NvidiaBlas", "open_library", "load"]
+__all__ = ["NvidiaBlas", "open_library"]
 
 _C = CudaDataType
 _DATA = {"float16": _C.CUDA_R_16F, "bfloat16": _C.CUDA_R_16BF, "float32": _C.CUDA_R_32F,

@@ -8,6 +8,7 @@ work already queued on the runtime's stream, never for the host.
 from __future__ import annotations
 
 import atexit
+import sys
 from typing import Any, Callable
 
 __all__ = ["DeviceBuffer", "SHARED"]
@@ -45,11 +46,13 @@ class DeviceBuffer:
         self.readers: Any = None
         self._release = release
 
-    def __del__(self) -> None:
+    def __del__(self, _finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
         # __del__, not weakref.finalize: a buffer per elementwise result makes its cost count
         # (about 3 us against 0.6). At interpreter exit the process's memory goes with it, and the
-        # driver may be gone first: nothing is released then.
-        if self._release is not None and not _exiting:
+        # driver may be gone first: nothing is released then. (Once modules are torn down their
+        # globals read None, ``_exiting`` too: sys.is_finalizing is bound here, where that cannot
+        # reach it; a Dask worker's chunks freed then had raised in every worker's exit.)
+        if self._release is not None and not _exiting and not _finalizing():
             self._release(self.ptr)
 
     def __reduce__(self) -> Any:

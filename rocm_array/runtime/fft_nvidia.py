@@ -19,7 +19,7 @@ from .nvmath_bindings import load as bindings
 if TYPE_CHECKING:
     from .gpu import GpuRuntime
 
-__all__ = ["Cufft", "open_library", "load"]
+__all__ = ["Cufft", "open_library"]
 
 _T = cufft.Type
 #: (kind, double precision) -> (plan type, exec function, takes a direction).

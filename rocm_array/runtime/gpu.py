@@ -149,10 +149,9 @@ class GpuRuntime:
             return DeviceBuffer(ptr, nbytes, index, functools.partial(self._keep, free, size))
         return DeviceBuffer(self._malloc(nbytes), nbytes, index, self.driver.free_async)
 
-    def _keep(self, free: list[int], size: int, ptr: int, most: int = MID_KEEP) -> None:
-        """A freed mid-size block: onto its free list, or back to the pool past MID_KEEP (bound at
-        definition: a buffer freed while the interpreter exits finds the module's globals gone)."""
-        if self._kept + size > most:
+    def _keep(self, free: list[int], size: int, ptr: int) -> None:
+        """A freed mid-size block: onto its free list, or back to the pool past MID_KEEP."""
+        if self._kept + size > MID_KEEP:
             self.driver.free_async(ptr)
             return
         self._kept += size
