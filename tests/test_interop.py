@@ -140,9 +140,9 @@ def test_numpy_writes_to_out_arrays() -> None:
     """``out=`` a cpu array: NumPy writes its elements, and the array itself comes back."""
     if not _numpy_may_view("cpu"):
         pytest.skip("ROCM_ARRAY_STRICT_HOST=1")
-    x, o = xp.asarray([1.0, -2.0]), xp.zeros(2)
+    x, o = xp.asarray([1.0, -2.0], device="cpu"), xp.zeros(2, device="cpu")
     assert np.fmax(x, 0.0, out=o) is o and to_numpy(o).tolist() == [1.0, 0.0]
-    v = np.diagonal(xp.reshape(xp.arange(4.0), (2, 2)))  # NumPy's view comes back sharing memory
+    v = np.diagonal(xp.reshape(xp.arange(4.0, device="cpu"), (2, 2)))  # NumPy's view comes back sharing memory
     assert isinstance(v, xp.Array) and to_numpy(v).tolist() == [0.0, 3.0]
 
 

@@ -125,8 +125,8 @@ def _lu_solve(name: str, a: Array, b: Array, dtype: DType) -> tuple[_Stack, Arra
     return s, x
 
 
-def solve(a: Array, b: Array, dtype: DType) -> tuple[Array, ...]:
-    s, x = _lu_solve("solve", a, b, dtype)
+def solve(a: Array, b: Array, dtype: DType, name: str = "solve") -> tuple[Array, ...]:
+    s, x = _lu_solve(name, a, b, dtype)
     s.check("singular")
     return (x,)
 
@@ -138,7 +138,7 @@ def _eye(n: int, dtype: DType, x: Array) -> Array:
 
 
 def inv(x: Array, dtype: DType) -> tuple[Array, ...]:
-    return solve(x, broadcast_view(_eye(x.shape[-1], dtype, x), x.shape), dtype)
+    return solve(x, broadcast_view(_eye(x.shape[-1], dtype, x), x.shape), dtype, "inv")
 
 
 def _determinant(name: str, x: Array, dtype: DType) -> tuple[Array, Array]:
