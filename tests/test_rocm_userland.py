@@ -21,7 +21,8 @@ import pytest
 
 from rocm_array import dtypes
 from rocm_array.memory.copies import COPIES
-from rocm_array.runtime import discover
+from rocm_array.occupancy import codeobject
+from rocm_array.runtime import discover, targets
 from rocm_array.runtime.compiler import compile_program, kernel_source
 from rocm_array.runtime.dnn import Tensor, Unsupported
 from rocm_array.runtime.layout import contiguous_strides
@@ -93,14 +94,20 @@ def test_hiprtc_builds_a_code_object(amd: Any, arch: str, wave: int) -> None:
     assert re.fullmatch(r"\d+\.\d+", version)
     names = ["fill<float>", "fill<int8_t>"]
     code, lowered = compile_program(rtc, kernel_source(COPIES.source), COPIES.source, names,
-                                    [*rtc.target_options(arch, wave), *COPIES.options], arch)
+                                    [*rtc.target_options(arch, wave), *COPIES.options(targets.kind(arch, wave))], arch)
     assert code[:4] == b"\x7fELF"
     machine, = struct.unpack_from("<H", code, 18)
     flags, = struct.unpack_from("<I", code, 48)
     assert (machine, flags & 0xFF) == (EM_AMDGPU, MACH[arch])
-    # The code object's metadata (MessagePack) records the wave size each kernel was built for.
+    # The code object's metadata (MessagePack) records the wave size each kernel was built for, and
+    # what it holds: the resource report reads it (rocm_array.occupancy).
     assert code.count(b".wavefront_size" + bytes([wave])) == len(names)
     assert lowered["fill<float>"].startswith("_Z4fillIfE") and lowered["fill<int8_t>"].startswith("_Z4fillIaE")
+    kernels = codeobject.amd_kernels(code)
+    assert sorted(kernels) == sorted(lowered.values())
+    for use in kernels.values():
+        assert (use.wave_size, use.max_threads, use.scratch, use.lds) == (wave, 1024, 0, 0)
+        assert 0 < use.vgprs <= 32 and 0 < use.sgprs <= 106
 
 
 @pytest.fixture(scope="module")

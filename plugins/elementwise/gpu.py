@@ -34,7 +34,8 @@ from .deferred import defer, defer_contiguous
 from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
-ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS})
+ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS},
+                     {"binary_tiles": TILE * TILE_ROWS})
 LAYOUTS = ("contiguous", "strided")
 #: The layouts of binary rows only: a matrix and a row or column (_rows), a transposed operand (_tiles).
 BINARY_LAYOUTS = ("rows", "tiles")

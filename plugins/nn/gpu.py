@@ -49,7 +49,10 @@ VECTOR_BYTES = 16
 #: NVRTC kept the values in local memory).
 HOLD_BYTES, HOLD_LOADS = 128, 16
 POINTWISE, POOL, CONV, INDEX = (Family(f"nn/{f}.hip") for f in ("pointwise", "pool", "conv", "index"))
-ROWS = Family("nn/rows.hip", {"NN_HOLD_BYTES": HOLD_BYTES, "NN_HOLD_LOADS": HOLD_LOADS})
+#: The most threads a block of the rows kernels has: a row of a block, up to the most a block holds.
+ROWS_BLOCK = 1024
+ROWS = Family("nn/rows.hip", {"NN_HOLD_BYTES": HOLD_BYTES, "NN_HOLD_LOADS": HOLD_LOADS, "NN_ROWS_BLOCK": ROWS_BLOCK},
+              dict.fromkeys(("softmax_rows", "norm_rows"), "NN_ROWS_BLOCK"))
 #: The windows (kernel == stride, no padding) pool2d_tiled is built for.
 TILED = (2, 3)
 #: The element type a kernel that only moves elements uses for each width.
@@ -148,7 +151,7 @@ def _row_kernel(device: Device, kernel: str, flag: bool, x: Array, out: Array, a
         block = 1 << (threads - 1).bit_length()
         per_block = 256 // block
     else:
-        block, per_block = min(1024, -(-threads // wave) * wave), 1
+        block, per_block = min(ROWS_BLOCK, -(-threads // wave) * wave), 1
     # At most 8 rounds of the blocks a compute unit holds (2048 threads): softmax of 8192^2 float32 on an
     # H200 took 151, 145, 142 and 139 us at 1, 2, 8 and 32 rounds; layer_norm of 2^16 x 1024 143, 153,
     # 140 and 145 us.

@@ -17,15 +17,17 @@ from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, grid_1d, i64, ptr
+from rocm_array.launch import BLOCK, Family, PerTarget, grid_1d, i64, ptr
 
 from . import backs, streams
 
 __all__ = ["kernel_sources"]
 
-RANDOM = Family("random/random.hip", {**streams.KERNEL_PHILOX, **streams.TERMS})
 OPS = ("uniform", "normal", "exponential")
 _WEIGHTS = "cumulative_weights<double>"
+#: cumulative_weights runs on one thread of a block of one wave (launches are whole waves).
+RANDOM = Family("random/random.hip", {**streams.KERNEL_PHILOX, **streams.TERMS},
+                {"cumulative_weights": PerTarget(nvidia=32, cdna=64, rdna=32)})
 
 
 def _draw_kernel(op: str, dtype: DType) -> tuple[str, bool]:
@@ -86,7 +88,7 @@ def cumulative_weights(p: Array) -> Array:
     """One thread adds the weights in order: the cpu back's order, so both give the same bits
     (a parallel scan would round differently); one pass over choice()'s weights."""
     out = memory.empty(p.shape, p.dtype, p.device)
-    RANDOM.launch(p.device, _WEIGHTS, _groups()["weights"], (1, 1, 1), (1, 1, 1),
+    RANDOM.launch(p.device, _WEIGHTS, _groups()["weights"], (1, 1, 1), (RANDOM.block(p.device, _WEIGHTS), 1, 1),
                   [ptr(out), ptr(p), *i64(p.size)])
     return out
 

@@ -56,9 +56,14 @@ _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized va
 #: 128x8 against 391 at 256x8, 365 at 128x16 and 456 at 256x4; 2^24 float64 164 against 171, 184
 #: and 173; 4096 rows of 4096 float32 113 against 124, 113 and 133 (PyTorch 216, 104 and 177 us).
 _SCAN_BLOCK, _SCAN_ITEMS = 128, 8
-REDUCTION = Family("reduction/reduction.hip", {
-    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS})
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
+#: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
+#: accumulators through this much dynamic shared memory.
+_OUTER_SHARED = BLOCK * _ACC_BYTES
+REDUCTION = Family("reduction/reduction.hip", {
+    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS},
+    threads={"scan_tiles": "RA_SCAN_BLOCK"},
+    shared=dict.fromkeys(("reduce_outer", "reduce_outer_vector", "reduce_partial_columns"), _OUTER_SHARED))
 #: Blocks a reduction aims for, per compute unit. Smaller chunks even out the blocks' finishing times:
 #: on an H200, a sum of 2^28 float32 took 259, 252, 250, 249 and 260 us at 8, 16, 32, 64 and 128
 #: (CuPy 242); a 16384^2 sum over axis 0 265, 258, 257, 255 and 256 us; over axis 1 240 us up to 64
@@ -180,8 +185,7 @@ def kernel_sources() -> list[KernelSource]:
         compute = accumulation_dtype(row.name, node.out_dtype, None) if row.accumulate else node.out_dtype
         c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, node.out_dtype, None)
         names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
-        generated.append(KernelSource(REDUCTION.source, names, REDUCTION.options,
-                                      _fused_prelude() + fused.kernel(node.sig).source))
+        generated.extend(REDUCTION.sources([names], _fused_prelude() + fused.kernel(node.sig).source))
     return [*REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
                                 _nonzero_group()]), *generated]
 
@@ -336,7 +340,7 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
     splits = min(splits, MAX_GRID_Y)
     chunk = -(-length // splits)
     fn = name(kind="reduce_outer_vector" if vector else "reduce_outer")
-    shared = BLOCK * _ACC_BYTES
+    shared = _OUTER_SHARED
     kept, red = geometry(kshape, kstr), geometry(rshape, rstr)
     if splits == 1:
         REDUCTION.launch(device, fn, group, (col_blocks, 1, 1), block,
@@ -386,10 +390,11 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     cut = _rows(device, rows, length)
     one = _folds(rows, cut)
     name = _fused_name("reduce_all_of" if one else "reduce_inner_of", row, c, out_dtype)
-    function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options,
+    function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options_on(device),
                                   _fused_prelude() + fused.kernel(node.sig).source)
     if function is None:
         return None
+    REDUCTION.check(device, name, cut.block)
     packed = fused.computed(node)
     src = (ctypes.c_char * len(packed)).from_buffer_copy(packed)
     param = ctypes.c_double(options.get("correction", 0.0))

@@ -42,7 +42,8 @@ SORT_KERNELS = Family("reduction/sort.hip", {
     "RA_RADIX": _RADIX, "RA_SORT_BLOCK": _RADIX, "RA_KEY_ITEMS": _KEY_ITEMS,
     "RA_DESCENDING": _DESCENDING, "RA_CANON_ZERO": _CANON_ZERO, "RA_IMAG_PART": _IMAG_PART,
     "RA_KEY_FLOAT": _FLOAT, "RA_KEY_SIGNED": _SIGNED, "RA_KEY_BFLOAT": _BFLOAT,
-    "RA_INTERLEAVED": _INTERLEAVED, "RA_GATHER": _GATHER})
+    "RA_INTERLEAVED": _INTERLEAVED, "RA_GATHER": _GATHER},
+    dict.fromkeys(("sort_counts", "segment_keys", "radix_onesweep"), "RA_SORT_BLOCK"))
 _MAX_DIGITS = 8
 _STATUS_AT = _MAX_DIGITS * (_RADIX + 1)  # uint32s of the scratch before the status (8-byte aligned)
 #: Few blocks for the count kernels: each adds its digit tables to the global one. The same sort:

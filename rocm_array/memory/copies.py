@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COPIES", "kernel_sources", "fill", "copy"]
 
-COPIES = Family("copy/copy.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS})
+COPIES = Family("copy/copy.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS}, {"copy_transpose": TILE * TILE_ROWS})
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,10 +8,31 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["hiprtc_options", "nvrtc_options", "hiprtc_name"]
+__all__ = ["hiprtc_options", "nvrtc_options", "hiprtc_name", "KINDS", "kind"]
 
 #: Options every kernel is compiled with, on both platforms.
 COMMON = ["-std=c++17"]
+
+
+#: The kinds of GPU whose compute units differ enough for a kernel constant to take another value on
+#: each (``launch.PerTarget``): NVIDIA's SMs; AMD's GFX9 (CDNA: gfx90a, gfx942), wave 64, 64 KiB of
+#: LDS a CU and 8 or 10 waves a SIMD; AMD's GFX10 and GFX11 (RDNA: gfx1030, gfx1100), wave 32,
+#: 128 KiB of LDS a WGP and 16 waves a SIMD.
+KINDS = ("nvidia", "cdna", "rdna")
+
+
+def kind(arch: str, wave_size: int) -> str:
+    """The kind (``KINDS``) of the architecture ``arch``. The simulator (``sim64``, ``sim32``) runs
+    AMD's code path, so it takes AMD's values for its wave size: CDNA's at 64, RDNA's at 32."""
+    if arch.startswith("sm_"):
+        return "nvidia"
+    if arch.startswith("gfx9"):
+        return "cdna"
+    if arch.startswith("gfx1"):
+        return "rdna"
+    if arch.startswith("sim"):
+        return "cdna" if wave_size == 64 else "rdna"
+    raise ValueError(f"no kind of GPU is known for the architecture {arch!r}: add it to runtime.targets.kind")
 
 
 def hiprtc_options(arch: str, wave_size: int) -> list[str]:

@@ -1,0 +1,112 @@
+"""The resource budget every kernel keeps on every target, checked by the compile check.
+
+- No kernel uses scratch (private segment on AMD, a local stack frame on NVIDIA: spills, or
+  arrays indexed at run time) unless ``SCRATCH`` lists it with its reason: scratch is memory
+  traffic the kernel's own work never asked for.
+- Kernels of the memory-bound families (``MEMORY_BOUND``) keep at least half the waves a SIMD
+  of the target can hold: their speed is the bandwidth, and waves in flight are what hide its
+  latency.
+- No kernel holds fewer than ``MIN_WAVES`` waves a SIMD unless ``FEW_WAVES`` lists it with its
+  reason: one wave a SIMD stalls on every load and barrier.
+- No kernel is declared for larger blocks than its code allows (its launch bounds, or on AMD the
+  1024 of none): such a launch fails.
+
+A listed kernel that no longer breaks its rule is reported too, so the lists stay true.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ..launch import template
+from .limits import LIMITS
+from .report import Row
+
+__all__ = ["Waiver", "MEMORY_BOUND", "MIN_WAVES", "SCRATCH", "FEW_WAVES", "violations", "summary"]
+
+#: The families whose kernels move memory with little arithmetic a byte: copies, elementwise
+#: (eager and fused), reductions and scans, pooling, random draws.
+MEMORY_BOUND = ("copy/copy.hip", "elementwise/elementwise.hip", "elementwise/fused.hip", "reduction/reduction.hip",
+                "nn/pool.hip", "random/random.hip")
+MIN_WAVES = 2
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """A kernel of ``path`` (a template's name, or the start of name expressions) allowed past a
+    rule on ``targets`` (all when empty), for ``reason``."""
+
+    path: str
+    kernel: str
+    reason: str
+    targets: tuple[str, ...] = ()
+
+    def covers(self, row: Row) -> bool:
+        return (row.path == self.path and (template(row.name) == self.kernel or row.name.startswith(self.kernel))
+                and (not self.targets or row.target in self.targets))
+
+
+#: Kernels that may use scratch, and why.
+SCRATCH: tuple[Waiver, ...] = ()
+#: Kernels that may hold fewer waves a SIMD than the rules ask, and why.
+FEW_WAVES: tuple[Waiver, ...] = ()
+
+
+def _describe(row: Row) -> str:
+    u = row.use
+    regs = (f"{u.vgprs} registers" if row.target.startswith("sm_")
+            else f"{u.vgprs} VGPRs ({u.agprs} AGPRs), {u.sgprs} SGPRs")
+    spills = f", spills {u.vgpr_spills} VGPRs {u.sgpr_spills} SGPRs" if u.vgpr_spills or u.sgpr_spills else ""
+    return (f"{row.target} {row.path}{' (generated)' if row.generated else ''} {row.name}: {row.waves:g} waves a SIMD "
+            f"of {LIMITS[row.target].max_waves} (bound by {row.limiter}); {regs}, {u.lds} bytes LDS + {row.shared} "
+            f"dynamic, {u.scratch} bytes scratch{spills}, {row.threads} threads a block")
+
+
+def _wanted(row: Row) -> float:
+    """The fewest waves a SIMD the rules allow ``row``."""
+    half = LIMITS[row.target].max_waves / 2 if row.path in MEMORY_BOUND else 0
+    return max(MIN_WAVES, half)
+
+
+def _scratch(row: Row) -> bool:
+    return row.use.scratch > 0 or row.use.dynamic_stack
+
+
+def violations(rows: Sequence[Row], scratch: Iterable[Waiver] = SCRATCH,
+               few: Iterable[Waiver] = FEW_WAVES) -> list[str]:
+    """A line for each kernel over the budget and each waiver no kernel needs (among the targets and
+    sources of ``rows``)."""
+    scratch, few = tuple(scratch), tuple(few)
+    out = []
+    for row in rows:
+        bound = row.use.max_threads
+        if bound and row.threads > bound:
+            out.append(f"{_describe(row)}: declared for {row.threads} threads a block, its code allows {bound}: "
+                       f"launches would fail (make the kernel's __launch_bounds__ the family's declared block)")
+        if _scratch(row) and not any(w.covers(row) for w in scratch):
+            out.append(f"{_describe(row)}: uses scratch: keep its arrays in registers (constant indices, fewer "
+                       f"live values), or list it in budget.SCRATCH with the reason")
+        if row.waves < _wanted(row) and not any(w.covers(row) for w in few):
+            rule = "half the target's" if row.path in MEMORY_BOUND else f"the {MIN_WAVES}"
+            out.append(f"{_describe(row)}: below {rule} ({_wanted(row):g}): fewer registers, LDS or threads a "
+                       f"block, or list it in budget.FEW_WAVES with the reason")
+    seen = {(r.path, r.target) for r in rows}
+    for kind, waivers, needs in (("SCRATCH", scratch, _scratch), ("FEW_WAVES", few, lambda r: r.waves < _wanted(r))):
+        for w in waivers:
+            covered = [r for r in rows if w.covers(r)]
+            if any((w.path, t) in seen for t in (w.targets or LIMITS)) and not any(needs(r) for r in covered):
+                out.append(f"budget.{kind} lists {w.path} {w.kernel}"
+                           f"{' on ' + ', '.join(w.targets) if w.targets else ''}, which no longer needs it: remove it")
+    return out
+
+
+def summary(rows: Iterable[Row], target: str) -> str:
+    """One line of a target's rows: kernels, those with scratch, and the waves a SIMD they hold."""
+    mine = [r for r in rows if r.target == target]
+    if not mine:
+        return "no kernels read"
+    low = min(mine, key=lambda r: r.waves)
+    return (f"{len(mine)} kernels, {sum(map(_scratch, mine))} with scratch, waves a SIMD: min {low.waves:g} "
+            f"({low.name}), median {statistics.median(r.waves for r in mine):g} of {LIMITS[target].max_waves}")
