@@ -121,6 +121,11 @@ class Family:
             on = self._devices[runtime] = _On(kind, p.wave_size, p.arch, self.options(kind))
         return on
 
+    def value(self, device: Device, name: str) -> int:
+        """The value of the constant ``name`` (one of ``defines``) on ``device``."""
+        value = self.defines[name]
+        return value.of(self._on(device).kind) if isinstance(value, PerTarget) else value
+
     def options_on(self, device: Device) -> tuple[str, ...]:
         """The options this family's kernels compile with on ``device``."""
         return self._on(device).options

@@ -25,9 +25,14 @@ __all__ = ["kernel_sources"]
 
 OPS = ("uniform", "normal", "exponential")
 _WEIGHTS = "cumulative_weights<double>"
+#: Threads a block of the normal draws of the table (normal_icdf): each block copies the 32 KiB
+#: table to its LDS, so a CU holds 2 of them on CDNA (64 KiB) and 4 on RDNA (128 KiB a WGP); blocks
+#: of 1024 and 512 threads keep a SIMD's 8 and 16 waves. NVIDIA: BLOCK (228 KiB an SM: 7 blocks of
+#: 8 warps). From the kernels' resources, not timed on AMD.
+_ICDF_BLOCK = PerTarget(nvidia=BLOCK, cdna=1024, rdna=512)
 #: cumulative_weights runs on one thread of a block of one wave (launches are whole waves).
 RANDOM = Family("random/random.hip", {**streams.KERNEL_PHILOX, **streams.TERMS},
-                {"cumulative_weights": PerTarget(nvidia=32, cdna=64, rdna=32)})
+                {"normal_icdf": _ICDF_BLOCK, "cumulative_weights": PerTarget(nvidia=32, cdna=64, rdna=32)})
 
 
 def _draw_kernel(op: str, dtype: DType) -> tuple[str, bool]:
@@ -61,7 +66,9 @@ def _stream_args(key: tuple[int, int], stream: int, counter: int) -> list[Any]:
 
 
 def _launch(device: Device, group: str, name: str, blocks: int, args: list[Any]) -> None:
-    RANDOM.launch(device, name, _groups()[group], grid_1d(blocks, device), (BLOCK, 1, 1), args)
+    """Launch ``name`` over ``blocks`` Philox blocks, a thread each (grid-striding)."""
+    threads = RANDOM.block(device, name)
+    RANDOM.launch(device, name, _groups()[group], grid_1d(blocks, device, block=threads), (threads, 1, 1), args)
 
 
 def draw(op: str, out: Array, key: tuple[int, int], stream: int, counter: int, a: float, b: float) -> None:
