@@ -31,6 +31,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence, TYPE_CHECKING, 
 from .hookspecs import KernelSource
 from .runtime import layout, targets
 from .runtime.launcher import Launcher
+from .runtime.targets import PerTarget
 
 if TYPE_CHECKING:
     from .array import Array
@@ -39,19 +40,6 @@ if TYPE_CHECKING:
 __all__ = ["Family", "PerTarget", "LaunchError", "prepare", "address", "ptr", "i64", "grid_1d", "template", "BLOCK"]
 
 BLOCK = layout.BLOCK
-
-
-@dataclass(frozen=True)
-class PerTarget:
-    """A family's constant (or declared block) whose value is chosen per kind of GPU
-    (``runtime.targets.KINDS``), from the device's architecture at run time."""
-
-    nvidia: int
-    cdna: int
-    rdna: int
-
-    def of(self, kind: str) -> int:
-        return cast(int, getattr(self, kind))
 
 
 class LaunchError(ValueError):

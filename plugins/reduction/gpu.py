@@ -30,7 +30,7 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.fusion import active
-from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
+from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims
 from rocm_array_plugins.elementwise import deferred, fused
@@ -55,7 +55,10 @@ _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized va
 #: unpadded had been 422 us for 2^26 float32 and 224 us for 2^24 float64): 2^26 float32 361 us at
 #: 128x8 against 391 at 256x8, 365 at 128x16 and 456 at 256x4; 2^24 float64 164 against 171, 184
 #: and 173; 4096 rows of 4096 float32 113 against 124, 113 and 133 (PyTorch 216, 104 and 177 us).
-_SCAN_BLOCK, _SCAN_ITEMS = 128, 8
+#: AMD, from the kernels' resources (not timed): the tile's LDS (17 KiB of complex128 at 128x8) left
+#: a CDNA CU (64 KiB) 3 blocks of 2 waves, 1.5 waves a SIMD of 8 (double: 3.5); at 256x2, 7 and 8.
+#: An RDNA WGP (128 KiB, wave 32) held 7 blocks of 4 waves, 7 of 16; at 256x4, 14.
+_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=2, rdna=4)
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 #: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
 #: accumulators through this much dynamic shared memory.
@@ -73,7 +76,6 @@ _BLOCKS_PER_CU = 32
 #: float32 78, 77 and 71 us; 256 rows of 2^18 along them 88, 80 and 77 us; 2^18 rows of 256 along
 #: axis 0 94, 107 and 106 us: within the 10% that unrelated settings moved the same cases.
 _MIN_CHUNK = 8192
-_SCAN_TILE = _SCAN_BLOCK * _SCAN_ITEMS
 
 
 # -- small shared helpers (the sort module uses them too) ---------------------------------------
@@ -420,8 +422,9 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     device = x.device
     name = _scan_name((x.dtype, c, out.dtype), map_, combine)
     group = group or (name,)
-    tiles = -(-length // _SCAN_TILE)
-    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (_SCAN_BLOCK, 1, 1)
+    threads = REDUCTION.value(device, "RA_SCAN_BLOCK")
+    tiles = -(-length // (threads * REDUCTION.value(device, "RA_SCAN_ITEMS")))
+    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (threads, 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
     if tiles == 1:
         REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(None)])

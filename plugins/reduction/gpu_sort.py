@@ -29,7 +29,7 @@ from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, p
 from . import backs
 from .gpu import REDUCTION, moved_back, moved_last, read_scalar, scan_rows
 
-__all__ = ["SORT_KERNELS", "kernel_sources", "sort", "argsort", "unique", "isin", "searchsorted"]
+__all__ = ["SORT_KERNELS", "kernel_sources", "tile_size", "sort", "argsort", "unique", "isin", "searchsorted"]
 
 # The flags of a pass: the order, and how keys are made of a value's bits and where it is read.
 _DESCENDING, _CANON_ZERO, _IMAG_PART = 1, 2, 4
@@ -93,14 +93,14 @@ class _Keys(NamedTuple):
     flags: int = 0
 
 
-def _tile(device: Device, key: DType) -> int:
-    """Keys a onesweep tile holds on ``device`` (RaTile's items a thread)."""
+def tile_size(device: Device, key: DType) -> int:
+    """Keys of the key dtype ``key`` a onesweep tile holds on ``device`` (RaTile's items a thread)."""
     items = SORT_KERNELS.value(device, "RA_TILE_ITEMS")
     return _RADIX * (items if key.itemsize == 4 else items // 2)
 
 
 def _tiles(device: Device, n: int, key: DType) -> int:
-    return -(-n // _tile(device, key))
+    return -(-n // tile_size(device, key))
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,7 +129,7 @@ def _flat(passes: list[tuple[str, str]]) -> list[str]:
 def _launched(device: Device, passes: list[tuple[str, str]], n: int, key: DType) -> list[str]:
     """The kernels of ``passes`` that a sort of ``n`` keys of ``key`` launches: the full tiles'
     when there is one, the last tile's when it is partial (a first call compiles no other)."""
-    full, tail = divmod(n, _tile(device, key))
+    full, tail = divmod(n, tile_size(device, key))
     return [name for both in passes for name, used in zip(both, (full > 0, tail > 0)) if used]
 
 
@@ -221,7 +221,7 @@ def _radix(device: Device, scratch: Array, n: int, src: _Keys, digits: int, pair
     values as positions within rows of ``length``."""
     key = _key_dtype(src.bits)
     names = _passes(src.bits, digits, pairs, out is not None)
-    tile = _tile(device, key)
+    tile = tile_size(device, key)
     status = ptr(_part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
     kin, _, in_flags = src
     spare_keys: list[Array] = []  # the two key buffers the passes between take turns on

@@ -7,8 +7,10 @@ check (compiling for named targets without a GPU).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import cast
 
-__all__ = ["hiprtc_options", "nvrtc_options", "hiprtc_name", "KINDS", "kind"]
+__all__ = ["hiprtc_options", "nvrtc_options", "hiprtc_name", "KINDS", "kind", "PerTarget"]
 
 #: Options every kernel is compiled with, on both platforms.
 COMMON = ["-std=c++17"]
@@ -19,6 +21,19 @@ COMMON = ["-std=c++17"]
 #: LDS a CU and 8 or 10 waves a SIMD; AMD's GFX10 and GFX11 (RDNA: gfx1030, gfx1100), wave 32,
 #: 128 KiB of LDS a WGP and 16 waves a SIMD.
 KINDS = ("nvidia", "cdna", "rdna")
+
+
+@dataclass(frozen=True)
+class PerTarget:
+    """A kernel constant (or a declared block) whose value is chosen per kind of GPU (``KINDS``),
+    from the device's architecture at run time (``launch.Family`` passes it as ``-D``)."""
+
+    nvidia: int
+    cdna: int
+    rdna: int
+
+    def of(self, kind: str) -> int:
+        return cast(int, getattr(self, kind))
 
 
 def kind(arch: str, wave_size: int) -> str:
