@@ -62,12 +62,13 @@ FEW_WAVES: tuple[Waiver, ...] = (
 
 def _describe(row: Row) -> str:
     u = row.use
-    regs = (f"{u.vgprs} registers" if row.target.startswith("sm_")
-            else f"{u.vgprs} VGPRs ({u.agprs} AGPRs), {u.sgprs} SGPRs")
+    nvidia = row.target.startswith("sm_")
+    regs = f"{u.vgprs} registers" if nvidia else f"{u.vgprs} VGPRs ({u.agprs} AGPRs), {u.sgprs} SGPRs"
     spills = f", spills {u.vgpr_spills} VGPRs {u.sgpr_spills} SGPRs" if u.vgpr_spills or u.sgpr_spills else ""
     return (f"{row.target} {row.path}{' (generated)' if row.generated else ''} {row.name}: {row.waves:g} waves a SIMD "
-            f"of {LIMITS[row.target].max_waves} (bound by {row.limiter}); {regs}, {u.lds} bytes LDS + {row.shared} "
-            f"dynamic, {u.scratch} bytes scratch{spills}, {row.threads} threads a block")
+            f"of {LIMITS[row.target].max_waves} (bound by {row.limiter}); {regs}, {u.lds} bytes "
+            f"{'shared memory' if nvidia else 'LDS'} + {row.shared} dynamic, {u.scratch} bytes "
+            f"{'stack' if nvidia else 'scratch'}{spills}, {row.threads} threads a block")
 
 
 def _wanted(row: Row) -> float:
