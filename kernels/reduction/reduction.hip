@@ -128,6 +128,8 @@ struct welford_combine_op {
   }
 };
 // argmax / argmin: NaN beats every number (NumPy's first NaN); ties go to the first index.
+// The winner is chosen field by field: choosing between the two structs whole, hiprtc kept them
+// in 40 bytes of scratch a lane (gfx90a, gfx942, gfx1030) for the floating types.
 template <bool MAX> struct RaArgCombine {
   template <typename A> RA_DEVICE static A identity() {
     typedef decltype(A().v) C;
@@ -135,9 +137,9 @@ template <bool MAX> struct RaArgCombine {
   }
   template <typename A> RA_DEVICE A operator()(A a, A b) const {
     const bool an = ra_isnan(a.v), bn = ra_isnan(b.v);
-    if (an || bn) return an && (!bn || a.i < b.i) ? a : b;
-    if (a.v == b.v) return a.i < b.i ? a : b;
-    return (MAX ? a.v > b.v : a.v < b.v) ? a : b;
+    const bool first = an || bn ? an && (!bn || a.i < b.i)
+                       : a.v == b.v ? a.i < b.i : (MAX ? a.v > b.v : a.v < b.v);
+    return {first ? a.v : b.v, first ? a.i : b.i};
   }
 };
 struct argmax_op : RaArgCombine<true> {};
