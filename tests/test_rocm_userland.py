@@ -110,6 +110,27 @@ def test_hiprtc_builds_a_code_object(amd: Any, arch: str, wave: int) -> None:
         assert 0 < use.vgprs <= 32 and 0 < use.sgprs <= 106
 
 
+def test_the_compile_check_reports_what_hiprtcs_kernels_hold(amd: Any, tmp_path: Any,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The resource report of the portability check's kernels for each AMD target, end to end."""
+    from rocm_array import compile_check
+    from rocm_array.occupancy import report
+
+    targets = [t for t in compile_check.TARGETS if t.startswith("gfx")]
+    out = tmp_path / "resources.json"
+    status = compile_check.main([*(f"--target={t}" for t in targets), "--path", compile_check.PORTABILITY.path,
+                                 "--jobs", "1", "--resources", str(out)])
+    log = capsys.readouterr().out
+    assert status == 0, log
+    rows = report.read([out])
+    assert sorted({r.target for r in rows}) == sorted(targets)
+    assert len(rows) == len(targets) * len(compile_check.PORTABILITY.names)
+    for r in rows:
+        assert r.threads == 1024 and r.use.max_threads == 1024 and r.use.scratch == 0 and r.waves >= 2
+        assert r.use.wave_size == compile_check.TARGETS[r.target][2]
+    assert "every kernel within the resource budget" in log
+
+
 @pytest.fixture(scope="module")
 def miopen() -> Any:
     dnn_amd = _module("rocm_array.runtime.dnn_amd")
