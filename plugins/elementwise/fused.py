@@ -22,7 +22,7 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.devices import cpu
 from rocm_array.dtypes import ALL, BY_NAME, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import Family, address
+from rocm_array.launch import BLOCK, Family, address
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import ctype_of, scalar_value
 
@@ -35,7 +35,7 @@ __all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PAT
 PATH = "elementwise/fused.hip"
 KERNEL = "fused_contiguous<RaFused>"
 #: The generated programs' family: their kernel's blocks are BLOCK threads (deferred.py launches them).
-FUSED = Family(PATH)
+FUSED = Family(PATH, {"RA_BLOCK": BLOCK})
 
 
 class Broadcast:

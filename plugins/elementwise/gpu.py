@@ -34,7 +34,7 @@ from .deferred import defer, defer_contiguous
 from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
-ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS},
+ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS, "RA_BLOCK": BLOCK},
                      {"binary_tiles": TILE_THREADS})
 LAYOUTS = ("contiguous", "strided")
 #: The layouts of binary rows only: a matrix and a row or column (_rows), a transposed operand (_tiles).

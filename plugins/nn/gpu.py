@@ -49,8 +49,10 @@ VECTOR_BYTES = 16
 #: HOLD_LOADS loads. NVIDIA: 128 in 16 (at 32 scalar loads per thread NVRTC kept the values in local
 #: memory). AMD: 64 in 8. A block of 1024 threads leaves a lane 128 VGPRs on gfx90a, gfx942 (4 waves
 #: of 64 a SIMD) and gfx1030 (8 of 32): at 128 bytes in 16 loads hiprtc spilled 13 to 104 VGPRs of
-#: the rows kernels to scratch there; at 64 in 8 none spill (96 to 110 VGPRs). Not timed on AMD.
-HOLD_BYTES, HOLD_LOADS = PerTarget(nvidia=128, cdna=64, rdna=64), PerTarget(nvidia=16, cdna=8, rdna=8)
+#: the rows kernels to scratch there; at 64 in 8 none spill on CDNA (96 to 110 VGPRs), but norm_rows of
+#: 16-bit floats in 16-byte vectors still spilled 13 to 17 on gfx1030; at 32 bytes in 8 loads on RDNA,
+#: 109 VGPRs (at 48, 125). Not timed on AMD.
+HOLD_BYTES, HOLD_LOADS = PerTarget(nvidia=128, cdna=64, rdna=32), PerTarget(nvidia=16, cdna=8, rdna=8)
 POINTWISE, POOL, CONV, INDEX = (Family(f"nn/{f}.hip") for f in ("pointwise", "pool", "conv", "index"))
 #: The most threads a block of the rows kernels has: a row of a block, up to the most a block holds.
 ROWS_BLOCK = 1024

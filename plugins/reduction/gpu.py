@@ -64,7 +64,7 @@ _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 i
 #: accumulators through this much dynamic shared memory.
 _OUTER_SHARED = BLOCK * _ACC_BYTES
 REDUCTION = Family("reduction/reduction.hip", {
-    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS},
+    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS, "RA_BLOCK": BLOCK},
     threads={"scan_tiles": "RA_SCAN_BLOCK"},
     shared=dict.fromkeys(("reduce_outer", "reduce_outer_vector", "reduce_partial_columns"), _OUTER_SHARED))
 #: Blocks a reduction aims for, per compute unit. Smaller chunks even out the blocks' finishing times:
