@@ -48,15 +48,38 @@ class Waiver:
                 and (not self.targets or row.target in self.targets))
 
 
+_CDNA, _GFX1030 = ("gfx90a", "gfx942"), ("gfx1030",)
+_COMPLEX = ("complex functors: complex128 pow and complex64 expm1 need 129 to 133 VGPRs a lane, 3 waves a SIMD of 8 "
+            "(at the 128 of 4 waves hiprtc spilled 2 to 10 of them to scratch); their arithmetic, not memory, is "
+            "their time")
+_BYTE_COLUMNS = ("the column reductions' vector path gives a thread 16 one-byte columns, so 16 accumulators: of "
+                 "8 bytes (sums in int64), 16 (mean, argmax) or 24 (var, std): 136 to 161 VGPRs on AMD (3 waves a "
+                 "SIMD of 8 on CDNA, 6 of 16 on gfx1030; at the 128 of 4 waves up to 100 spilled to scratch), 86 to "
+                 "196 registers on sm_90. A vector narrower for wide accumulators would lift them on every target, "
+                 "but changes sm_90's path: not done without timing it there")
+_FUSED = ("a reduction of a fused expression computes the expression in its unrolled loop (4 vectors a thread): "
+          "the examples' reach 133 to 158 VGPRs, 3 waves a SIMD on CDNA and 6 on gfx1030; a user's expression "
+          "may need fewer or more")
+
 #: Kernels that may use scratch, and why.
-SCRATCH: tuple[Waiver, ...] = ()
+SCRATCH: tuple[Waiver, ...] = (
+    Waiver("elementwise/elementwise.hip", "binary_tiles<pow_op, complex128",
+           "complex128 pow in the transposing tiles of 1024 threads a block on CDNA, which leave a lane 128 VGPRs: "
+           "6 to 10 spill (20 to 44 bytes); a compute-bound functor", _CDNA),
+)
 #: Kernels that may hold fewer waves a SIMD than the rules ask, and why.
 FEW_WAVES: tuple[Waiver, ...] = (
     Waiver("linalg/small_gemm.hip", "small_gemm",
            "never launched on AMD: its plan (plugins/linalg/small_gemm.py) sends AMD's products to rocBLAS, since the "
            "kernel wins only with asynchronous copies (NVIDIA from sm_80); it holds both 64x64 operands in 34 KiB of "
            "LDS by design, one block a CDNA CU (0.5 to 1.75 waves a SIMD). Compiled for the check and for the "
-           "simulator's test of its portable path", ("gfx90a", "gfx942")),
+           "simulator's test of its portable path", _CDNA),
+    *(Waiver("reduction/reduction.hip", f"reduce_outer_vector<{t}", _BYTE_COLUMNS, _CDNA + _GFX1030)
+      for t in ("int8_t", "uint8_t", "bool")),
+    *(Waiver("elementwise/elementwise.hip", k, _COMPLEX, _CDNA)
+      for k in ("binary_strided<pow_op, complex128", "binary_rows<pow_op, complex128",
+                "unary_contiguous<expm1_op, complex64")),
+    *(Waiver("reduction/reduction.hip", k, _FUSED, _CDNA + _GFX1030) for k in ("reduce_inner_of", "reduce_all_of")),
 )
 
 
