@@ -214,7 +214,7 @@ def test_the_page_is_made_from_the_reports(tmp_path: Any) -> None:
     assert report.read([tmp_path / "r.json"]) == rows
     text = page.render(rows)
     assert "| copy/copy.hip | gfx90a | 2 | 6 of 8 (`fill<int>`, vgprs) | 7 | - |" in text
-    assert "| copy/copy.hip | sm_90 | 1 | 16 of 16 (`fill<float>`, vgprs) | 16 | `fill<float>` (8 B) |" in text
+    assert "| copy/copy.hip | sm_90 | 1 | 16 of 16 (`fill<float>`, vgprs) | 16 | 1: `fill<float>` (8 B) |" in text
     out = tmp_path / "page.md"
     assert page.main([str(tmp_path / "r.json"), "--page", str(out), "--check"]) == 1
     assert page.main([str(tmp_path / "r.json"), "--page", str(out)]) == 0

@@ -48,11 +48,26 @@ def _family_table(rows: Sequence[Row], targets: Sequence[str]) -> list[str]:
             if not mine:
                 continue
             low = min(mine, key=lambda r: (r.waves, r.name))
-            scratch = sorted(f"`{r.name}` ({r.use.scratch} B)" for r in mine if r.use.scratch or r.use.dynamic_stack)
             lines.append(f"| {fam} | {target} | {len(mine)} | {_waves(low.waves)} of {LIMITS[target].max_waves} "
                          f"(`{low.name}`, {low.limiter}) | {_waves(statistics.median(r.waves for r in mine))} | "
-                         f"{', '.join(scratch) or '-'} |")
+                         f"{_scratch(mine)} |")
     return lines
+
+
+#: Kernels with scratch a cell names; past them it counts.
+_NAMED = 4
+
+
+def _scratch(rows: Sequence[Row]) -> str:
+    """The kernels of ``rows`` with scratch: how many, the first few by name, and their bytes."""
+    found = sorted((r.name, r.use.scratch) for r in rows if r.use.scratch or r.use.dynamic_stack)
+    if not found:
+        return "-"
+    named = ", ".join(f"`{name}` ({size} B)" for name, size in found[:_NAMED])
+    sizes = sorted({size for _, size in found})
+    spread = f"{sizes[0]} B" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]} B"
+    rest = f", and {len(found) - _NAMED} more ({spread})" if len(found) > _NAMED else ""
+    return f"{len(found)}: {named}{rest}"
 
 
 def _limits_table(targets: Sequence[str]) -> list[str]:
@@ -66,10 +81,14 @@ def _limits_table(targets: Sequence[str]) -> list[str]:
 
 
 def _waivers(title: str, waivers: Sequence[Waiver]) -> list[str]:
+    """The list's lines: one for the kernels of a source that share a reason and targets."""
     if not waivers:
         return [f"{title}: none."]
-    return [f"{title}:", "", *(f"- `{w.path}` `{w.kernel}`{' on ' + ', '.join(w.targets) if w.targets else ''}: "
-                               f"{w.reason}" for w in waivers)]
+    grouped: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
+    for w in waivers:
+        grouped.setdefault((w.path, w.reason, w.targets), []).append(f"`{w.kernel}`")
+    return [f"{title}:", "", *(f"- `{path}` {', '.join(kernels)}{' on ' + ', '.join(targets) if targets else ''}: "
+                               f"{reason}" for (path, reason, targets), kernels in grouped.items())]
 
 
 def render(rows: Sequence[Row]) -> str:
