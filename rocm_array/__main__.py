@@ -1,4 +1,4 @@
-"""The command line: ``python -m rocm_array {info,plugins,compile-check,warm}`` (also ``rocm-array``).
+"""The command line: ``python -m rocm_array {info,plugins,compile-check,resources-page,warm}`` (also ``rocm-array``).
 
 ``info`` is the smoke test a new user runs first: it shows what was found
 (devices, platform, plugins) and checks one small computation against NumPy on
@@ -143,6 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["warm"]:
         from rocm_array import warm
         return warm.main(args[1:])
+    if args[:1] == ["resources-page"]:
+        from rocm_array.occupancy import page
+        return page.main(args[1:])
     parser = argparse.ArgumentParser(prog="rocm-array", description="rocm_array: inspect the installation.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
     for name, command in (("info", info), ("plugins", plugins)):
@@ -152,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("compile-check", help="compile every kernel for target architectures, without a GPU "
                                          "(see compile-check --help)")
     sub.add_parser("warm", help="fill the kernel cache of a GPU so no first call compiles (see warm --help)")
+    sub.add_parser("resources-page", help="the docs page of compile-check's resource reports, written or checked "
+                                          "(see resources-page --help)")
     command = parser.parse_args(args).command
     try:
         status = info() if command == "info" else plugins()

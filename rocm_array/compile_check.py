@@ -7,6 +7,11 @@ through the run-time compiler classes the runtime itself uses: ``HiprtcRtc``
 architectures, ``NvrtcRtc`` (NVRTC through cuda-bindings) for sm_90. Neither
 needs a driver or a GPU. Exits non-zero, printing the compiler's log, when
 anything fails to compile, and when a named target's compiler cannot be loaded.
+
+From the code it compiled it reads what each kernel holds (registers, LDS, scratch, spills:
+``rocm_array.occupancy``), computes the waves a SIMD of the target holds of it at the block its
+family declares, and checks the budget (``occupancy.budget``): a kernel over it fails the check
+too, named with what it holds. ``--resources FILE`` writes that report as JSON.
 """
 
 from __future__ import annotations
@@ -17,11 +22,12 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from .runtime.compiler import CompileError, Compiler, Rtc, compile_program, kernel_source
 from .hookspecs import KernelSource
-from .runtime import INSTALL
+from .occupancy import budget, report
+from .runtime import INSTALL, targets
 
 __all__ = ["main", "kernel_sources", "TARGETS", "PORTABILITY"]
 
@@ -35,14 +41,18 @@ TARGETS: dict[str, tuple[str, str, int]] = {
 }
 #: The platform whose bindings bring each compiler (what to install when it is missing).
 _PLATFORM = {"hiprtc": "amd", "nvrtc": "nvidia"}
-#: The portability layer's own check (the GPU tests launch it too).
-PORTABILITY = KernelSource("check/portability.hip", (
+_PORTABILITY_NAMES = (
     "wave_sum<float>", "wave_sum<double>", "wave_sum<int>",
     "atomic_sum<int>", "atomic_sum<unsigned int>", "atomic_sum<long long>",
     "atomic_sum<unsigned long long>", "atomic_sum<float>", "atomic_sum<double>",
     "atomic_max<float>", "atomic_max<double>", "atomic_max<int>", "atomic_max<long long>",
     "wave_shuffles<int>", "block_scan_reverse<int>",
-))
+)
+#: The portability layer's own check (the GPU tests launch it too, at up to 1024 threads a block,
+#: block_scan_reverse with 4 bytes of dynamic shared memory a thread).
+PORTABILITY = KernelSource("check/portability.hip", _PORTABILITY_NAMES,
+                           threads=(1024,) * len(_PORTABILITY_NAMES),
+                           shared=tuple(4 * 1024 if n.startswith("block_scan") else 0 for n in _PORTABILITY_NAMES))
 
 
 def _rtc(kind: str) -> Rtc:
@@ -84,39 +94,70 @@ CHUNK = 48
 
 
 def batched(sources: Sequence[KernelSource], chunk: int = CHUNK) -> list[KernelSource]:
-    """The same instantiations, regrouped per source file and options into programs of ``chunk`` names.
+    """The same instantiations, regrouped per source file, options and kinds of GPU into programs of
+    ``chunk`` names (each keeping its declared block).
 
     Run time compiles small groups (a dtype's kernels); the check only needs every
     instantiation built once per target, and many single-kernel programs cost mostly start-up.
     """
-    merged: dict[tuple[str, tuple[str, ...]], dict[str, None]] = {}
+    merged: dict[tuple[str, tuple[str, ...], tuple[str, ...]], dict[str, tuple[int, int] | None]] = {}
     generated = [ks for ks in sources if ks.source is not None]  # (each its own program)
     for ks in sources:
         if ks.source is None:
-            merged.setdefault((ks.path, ks.options), {}).update(dict.fromkeys(ks.names))
-    return [*(KernelSource(path, tuple(names)[i:i + chunk], options)
-              for (path, options), names in merged.items() for i in range(0, len(names), chunk)), *generated]
+            declared = zip(ks.threads, ks.shared) if ks.threads else [None] * len(ks.names)
+            merged.setdefault((ks.path, ks.options, ks.kinds), {}).update(zip(ks.names, declared))
+    out = [*generated]
+    for (path, options, kinds), names in merged.items():
+        items = list(names.items())
+        for i in range(0, len(items), chunk):
+            part = items[i:i + chunk]
+            blocks = [b for _, b in part if b is not None]
+            out.append(KernelSource(path, tuple(n for n, _ in part), options, None, kinds,
+                                    *(tuple(zip(*blocks)) if len(blocks) == len(part) else ((), ()))))
+    return [*out[len(generated):], *generated]
 
 
-def _compile_one(target: str, ks: KernelSource, cache: str | None) -> tuple[str, str, int, float, str, bool]:
-    """Compile one program for one target: (target, path, names, seconds, error log or "", whether
-    it came from ``cache``: a compile of exactly these sources, options and compiler, kept there)."""
+def _for(target: str, ks: KernelSource) -> bool:
+    """Whether ``ks`` is compiled for ``target`` (its kinds of GPU, when it names them)."""
+    _, arch, wave = TARGETS[target]
+    return not ks.kinds or targets.kind(arch, wave) in ks.kinds
+
+
+class _Compiled(NamedTuple):
+    """One program compiled for one target: seconds, the error log ("" when it compiled), whether it
+    came from the cache (a compile of exactly these sources, options and compiler, kept there), and
+    the report's rows of its kernels."""
+
+    target: str
+    path: str
+    names: int
+    seconds: float
+    error: str
+    cached: bool
+    rows: list[report.Row]
+
+
+def _compile_one(target: str, ks: KernelSource, cache: str | None) -> _Compiled:
+    """Compile one program for one target, and read what its kernels hold."""
     kind, arch, wave = TARGETS[target]
     rtc = _rtc(kind)
     start = time.perf_counter()
-    cached = False
+    cached, rows = False, []
     try:
         if cache is None:
-            code, _ = compile_program(rtc, ks.source or kernel_source(ks.path), ks.path, ks.names,
-                                      [*rtc.target_options(arch, wave), *ks.options], target)
+            code, lowered = compile_program(rtc, ks.source or kernel_source(ks.path), ks.path, ks.names,
+                                            [*rtc.target_options(arch, wave), *ks.options], target)
         else:
             compiler = Compiler(rtc, arch, wave, Path(cache))
             cached = compiler.cached(ks.path, ks.names, ks.options, ks.source)
-            code = compiler.compile(ks.path, ks.names, ks.options, ks.source).code
+            program = compiler.compile(ks.path, ks.names, ks.options, ks.source)
+            code, lowered = program.code, program.lowered
         error = "" if code else f"{ks.path}: the compiler returned no code"
+        if code:
+            rows = report.rows(target, ks, code, lowered)
     except CompileError as exc:
         error = str(exc)
-    return target, ks.path, len(ks.names), time.perf_counter() - start, error, cached
+    return _Compiled(target, ks.path, len(ks.names), time.perf_counter() - start, error, cached, rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -133,13 +174,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="keep each program's code in DIR, as the runtime's kernel cache does (keyed by the "
                              "source, headers, options, target and compiler version), and take it from there "
                              "when nothing of that changed; the log counts both")
+    parser.add_argument("--resources", metavar="FILE",
+                        help="write the resource report (each kernel's registers, LDS, scratch, spills, block and "
+                             "waves a SIMD on each target) to FILE as JSON")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    targets = args.target or list(TARGETS)
+    chosen = args.target or list(TARGETS)
     sources = batched([ks for ks in kernel_sources() if not args.path or ks.path in args.path])
-    total = sum(len(ks.names) for ks in sources)
-    print(f"compile-check: {len(sources)} programs, {total} instantiations, targets {', '.join(targets)}")
+    per_target = {t: [ks for ks in sources if _for(t, ks)] for t in chosen}
+    total = {t: sum(len(ks.names) for ks in found) for t, found in per_target.items()}
+    print(f"compile-check: {len(sources)} programs, {sum(len(ks.names) for ks in sources)} instantiations, "
+          f"targets {', '.join(chosen)}")
     versions: dict[str, str] = {}
-    for target in targets:
+    for target in chosen:
         kind = TARGETS[target][0]
         try:
             rtc = _rtc(kind)
@@ -151,22 +197,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         library = _loaded_library(rtc.name)
         versions[target] += f" ({library})" if library else ""
     failures = 0
-    spent: dict[str, float] = dict.fromkeys(targets, 0.0)
-    from_cache: dict[str, int] = dict.fromkeys(targets, 0)
+    spent: dict[str, float] = dict.fromkeys(chosen, 0.0)
+    from_cache: dict[str, int] = dict.fromkeys(chosen, 0)
+    rows: list[report.Row] = []
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        jobs = [pool.submit(_compile_one, t, ks, args.cache) for t in targets for ks in sources]
+        jobs = [pool.submit(_compile_one, t, ks, args.cache) for t, found in per_target.items() for ks in found]
         for job in jobs:
-            target, path, n, seconds, error, cached = job.result()
-            spent[target] += seconds
-            from_cache[target] += cached
-            if error:
+            done = job.result()
+            spent[done.target] += done.seconds
+            from_cache[done.target] += done.cached
+            rows.extend(done.rows)
+            if done.error:
                 failures += 1
-                print(f"FAILED {target} {path} ({n} names):\n{error}\n")
-    for target in targets:
+                print(f"FAILED {done.target} {done.path} ({done.names} names):\n{done.error}\n")
+    compiled = time.perf_counter() - start
+    for target in chosen:
         note = f" ({from_cache[target]} of them from {args.cache})" if args.cache else ""
-        print(f"  {target}: {len(sources)} programs{note}, {total} instantiations, {versions[target]}, "
-              f"{spent[target]:.1f} s of compiler time")
-    print(f"compile-check: {time.perf_counter() - start:.1f} s with {max(1, args.jobs)} processes: "
+        print(f"  {target}: {len(per_target[target])} programs{note}, {total[target]} instantiations, "
+              f"{versions[target]}, {spent[target]:.1f} s of compiler time; {budget.summary(rows, target)}")
+    print(f"compile-check: {compiled:.1f} s with {max(1, args.jobs)} processes: "
           + (f"{failures} program(s) FAILED" if failures else "all kernels compiled"))
-    return 1 if failures else 0
+    if args.resources:
+        report.write(Path(args.resources), rows)
+        print(f"compile-check: the resource report of {len(rows)} kernels is in {args.resources}")
+    over = budget.violations(rows)
+    for line in over:
+        print(f"OVER BUDGET {line}")
+    print(f"compile-check: {len(over)} kernel(s) over the resource budget (rocm_array/occupancy/budget.py)"
+          if over else "compile-check: every kernel within the resource budget")
+    return 1 if failures or over else 0

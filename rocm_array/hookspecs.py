@@ -43,13 +43,20 @@ class KernelSource:
     expressions (``"binary<add_op, float>"``) compiled together; ``options`` are
     extra compiler flags; ``source``, when set, is the text of a program generated at
     run time (a fused expression's), which ``path`` names. CI compiles every one for
-    every target architecture.
+    every target architecture; ``kinds``, when set, narrows that to the kinds of GPU
+    (``runtime.targets.KINDS``) these options are for. ``threads`` and ``shared``, when set,
+    give for each name the most threads and dynamic shared memory (bytes) a block of it is
+    launched with: the resource report computes each kernel's occupancy from them (an entry
+    without them is reported at the largest block its code allows).
     """
 
     path: str
     names: tuple[str, ...]
     options: tuple[str, ...] = ()
     source: str | None = None
+    kinds: tuple[str, ...] = ()
+    threads: tuple[int, ...] = ()
+    shared: tuple[int, ...] = ()
 
 
 class Own:

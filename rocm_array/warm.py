@@ -16,6 +16,7 @@ from typing import Sequence
 
 from rocm_array.compile_check import kernel_sources
 from rocm_array.hookspecs import KernelSource
+from rocm_array.runtime import targets
 from rocm_array.runtime.compiler import cache_dir
 
 __all__ = ["main"]
@@ -34,12 +35,14 @@ def _compile(job: tuple[KernelSource, str]) -> tuple[str, float, str]:
     return ks.path, time.perf_counter() - start, error
 
 
-def programs(families: Sequence[str] = ()) -> list[KernelSource]:
+def programs(families: Sequence[str] = (), kind: str | None = None) -> list[KernelSource]:
     """The compile check's programs of ``kernels/`` whose path starts with one of ``families`` (all
-    when empty). Generated programs (``source`` set) are left out: each is one example expression,
-    and a user's expressions, compiled as they first appear, are others."""
+    when empty), for a kind of GPU (``runtime.targets.KINDS``; any when None). Generated programs
+    (``source`` set) are left out: each is one example expression, and a user's expressions,
+    compiled as they first appear, are others."""
     return [ks for ks in kernel_sources()
-            if ks.source is None and (not families or ks.path.startswith(tuple(families)))]
+            if ks.source is None and (not families or ks.path.startswith(tuple(families)))
+            and (kind is None or not ks.kinds or kind in ks.kinds)]
 
 
 def main(argv: Sequence[str]) -> int:
@@ -59,7 +62,8 @@ def main(argv: Sequence[str]) -> int:
         # Optional, as the README's install block says: no GPU is nothing to do, unless one was named.
         print(f"warm: {device} is not a GPU; nothing to compile ({', '.join(devices.gpu_problems()) or 'no GPU found'})")
         return 1 if args.device else 0
-    sources = programs(args.families)
+    props = device.runtime.properties
+    sources = programs(args.families, targets.kind(props.arch, props.wave_size))
     if not sources:
         print(f"warm: no kernel source starts with {', '.join(args.families)}")
         return 1

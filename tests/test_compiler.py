@@ -40,7 +40,7 @@ class CountingRtc(nvidia.NvrtcRtc):
 
 
 FILL = ["fill<float>", "fill<int8_t>"]
-SOURCE, OPTIONS = copies.COPIES.source, copies.COPIES.options
+SOURCE, OPTIONS = copies.COPIES.source, copies.COPIES.options("nvidia")
 
 
 @pytest.fixture()

@@ -28,7 +28,7 @@ from helpers import RecordingDriver, read_argument, run_python
 nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
 
 GROUP = ["fill<float>", "fill<int8_t>", "fill<double>"]
-SOURCE, OPTIONS = copies.COPIES.source, copies.COPIES.options
+SOURCE, OPTIONS = copies.COPIES.source, copies.COPIES.options("nvidia")
 
 
 class CountingRtc(nvidia.NvrtcRtc):
@@ -126,14 +126,14 @@ def test_a_first_reduction_compiles_its_own_kernels_at_once(runtime: GpuRuntime)
               "reduce_partial_rows<float, float, identity_op, add_op, identity_op>"]
     assert rtc.programs == [1, 1] and sorted(rtc.names) == passes
     launched = [launch[0] for launch in runtime.driver.launches[-2:]]  # (the recorder's functions: lowered names)
-    assert launched == [runtime.kernel(REDUCTION.source, name, (), REDUCTION.options) for name in passes]
+    assert launched == [runtime.kernel(REDUCTION.source, name, (), REDUCTION.options("nvidia")) for name in passes]
     runtime.driver.launches.clear()
     runtime.compiler.rtc = alone = CountingRtc()
     xp.sum(x[0])
     one = "reduce_all<float, float, float, identity_op, add_op, identity_op>"
     assert alone.names == [one]
     assert [launch[0] for launch in runtime.driver.launches] == [runtime.kernel(REDUCTION.source, one, (),
-                                                                               REDUCTION.options)]
+                                                                               REDUCTION.options("nvidia"))]
 
 
 def test_a_first_full_reduction_keeps_its_counter_apart_from_its_partials(runtime: GpuRuntime,

@@ -327,7 +327,7 @@ def test_a_new_shape_runs_eagerly_while_its_kernel_compiles(gpu: str, fusing: No
     key = (rt, fused.KERNEL, source)
     monkeypatch.delitem(deferred._KERNELS, key, raising=False)  # (loaded by an earlier run in this process)
     monkeypatch.delitem(deferred._READY, (rt, first._buf.node.sig), raising=False)
-    assert not rt.compiler.cached(fused.PATH, [fused.KERNEL], (), source)
+    assert not rt.compiler.cached(fused.PATH, [fused.KERNEL], fused.FUSED.options_on(x.device), source)
     values = host(first)  # eager, and the kernel compiles on a thread
     found = deferred._KERNELS[key]
     found.result(timeout=600)

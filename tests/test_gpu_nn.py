@@ -89,7 +89,7 @@ def held(dtype: str, vector: bool = True) -> int:
     """The longest row a block of the row kernels holds in registers (read once)."""
     size = storage(dtype).itemsize
     v = 16 // size if vector else 1
-    return 1024 * min(nn_gpu.HOLD_LOADS, nn_gpu.HOLD_BYTES // (v * size)) * v
+    return nn_gpu.ROWS_BLOCK * nn_gpu.held_loads(devices.parse(GPUS[0]), size, v) * v
 
 
 def offset_view(a: np.ndarray, dtype: str, offset: int) -> xp.Array:

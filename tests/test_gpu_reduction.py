@@ -14,6 +14,8 @@ import pytest
 
 import rocm_array as xp
 from helpers import host, storage
+from rocm_array import devices
+from rocm_array_plugins.reduction import gpu_sort
 
 GPUS = [str(d) for d in xp.__array_namespace_info__().devices() if str(d).startswith("gpu")]
 pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU")
@@ -149,10 +151,13 @@ def test_unique_nonzero_isin_searchsorted_large(gpu: str) -> None:
                               np.searchsorted(s, probe, side=side))
 
 
-@pytest.mark.parametrize("n", [1, 2, 2047, 2048, 2049, 4095, 4096, 4097, 3 * 4096 + 17])
+@pytest.mark.parametrize("tiles, extra", [(0, 1), (0, 2), (1, -1), (1, 0), (1, 1), (2, -1), (2, 0), (2, 1), (3, 17)])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
-def test_radix_sort_tile_boundaries(gpu: str, dtype: str, n: int) -> None:
-    # Onesweep tiles hold 4096 4-byte keys or 2048 8-byte ones; ties check stability across tiles.
+def test_radix_sort_tile_boundaries(gpu: str, dtype: str, tiles: int, extra: int) -> None:
+    # Around whole onesweep tiles of the device (4096 4-byte keys or 2048 8-byte ones on NVIDIA, half
+    # as many on CDNA); ties check stability across tiles.
+    key = xp.uint64 if np.dtype(dtype).itemsize == 8 else xp.uint32
+    n = tiles * gpu_sort.tile_size(devices.parse(gpu), key) + extra
     a = np.random.default_rng(n).integers(-20, 20, n).astype(dtype)
     x = put(a, gpu)
     for descending in (False, True):

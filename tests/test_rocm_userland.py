@@ -21,7 +21,8 @@ import pytest
 
 from rocm_array import dtypes
 from rocm_array.memory.copies import COPIES
-from rocm_array.runtime import discover
+from rocm_array.occupancy import codeobject
+from rocm_array.runtime import discover, targets
 from rocm_array.runtime.compiler import compile_program, kernel_source
 from rocm_array.runtime.dnn import Tensor, Unsupported
 from rocm_array.runtime.layout import contiguous_strides
@@ -93,14 +94,41 @@ def test_hiprtc_builds_a_code_object(amd: Any, arch: str, wave: int) -> None:
     assert re.fullmatch(r"\d+\.\d+", version)
     names = ["fill<float>", "fill<int8_t>"]
     code, lowered = compile_program(rtc, kernel_source(COPIES.source), COPIES.source, names,
-                                    [*rtc.target_options(arch, wave), *COPIES.options], arch)
+                                    [*rtc.target_options(arch, wave), *COPIES.options(targets.kind(arch, wave))], arch)
     assert code[:4] == b"\x7fELF"
     machine, = struct.unpack_from("<H", code, 18)
     flags, = struct.unpack_from("<I", code, 48)
     assert (machine, flags & 0xFF) == (EM_AMDGPU, MACH[arch])
-    # The code object's metadata (MessagePack) records the wave size each kernel was built for.
+    # The code object's metadata (MessagePack) records the wave size each kernel was built for, and
+    # what it holds: the resource report reads it (rocm_array.occupancy).
     assert code.count(b".wavefront_size" + bytes([wave])) == len(names)
     assert lowered["fill<float>"].startswith("_Z4fillIfE") and lowered["fill<int8_t>"].startswith("_Z4fillIaE")
+    kernels = codeobject.amd_kernels(code)
+    assert sorted(kernels) == sorted(lowered.values())
+    for use in kernels.values():
+        assert (use.wave_size, use.max_threads, use.scratch, use.lds) == (wave, 1024, 0, 0)
+        assert 0 < use.vgprs <= 32 and 0 < use.sgprs <= 106
+
+
+def test_the_compile_check_reports_what_hiprtcs_kernels_hold(amd: Any, tmp_path: Any,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The resource report of the portability check's kernels for each AMD target, end to end."""
+    from rocm_array import compile_check
+    from rocm_array.occupancy import report
+
+    targets = [t for t in compile_check.TARGETS if t.startswith("gfx")]
+    out = tmp_path / "resources.json"
+    status = compile_check.main([*(f"--target={t}" for t in targets), "--path", compile_check.PORTABILITY.path,
+                                 "--jobs", "1", "--resources", str(out)])
+    log = capsys.readouterr().out
+    assert status == 0, log
+    rows = report.read([out])
+    assert sorted({r.target for r in rows}) == sorted(targets)
+    assert len(rows) == len(targets) * len(compile_check.PORTABILITY.names)
+    for r in rows:
+        assert r.threads == 1024 and r.use.max_threads == 1024 and r.use.scratch == 0 and r.waves >= 2
+        assert r.use.wave_size == compile_check.TARGETS[r.target][2]
+    assert "every kernel within the resource budget" in log
 
 
 @pytest.fixture(scope="module")

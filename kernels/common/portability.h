@@ -30,6 +30,17 @@ static_assert(RA_WAVE_SIZE == __AMDGCN_WAVEFRONT_SIZE,
 #define RA_RESTRICT __restrict__
 #define RA_ALIGN(n) __attribute__((aligned(n)))
 
+// RA_LAUNCH_BOUNDS(n): a kernel launched with blocks of at most n threads (its family's declared
+// block, passed as a -D option). Without a bound hiprtc plans every kernel's registers for blocks of
+// 1024 threads, which on gfx90a, gfx942 and gfx1030 leaves a lane 128 VGPRs: kernels that need a
+// few more spilled them to scratch. ptxas plans registers without a block size, so on NVIDIA the
+// bound is left out and sm_90's code stays as measured.
+#ifdef RA_AMD
+#define RA_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+#else
+#define RA_LAUNCH_BOUNDS(n)
+#endif
+
 // The launch's dynamic shared memory as an array of T (the simulator hands the block's buffer).
 #ifdef RA_SIM
 #define RA_DYNAMIC_SHARED(T, name) T* name = static_cast<T*>(ra_sim_dynamic_shared())

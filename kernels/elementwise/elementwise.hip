@@ -13,6 +13,8 @@
 //   shared-memory tiles.
 // A binary kernel's S says which operand is a Python scalar passed by value (0: none,
 // 1: the first, 2: the second): no device memory and no fill for it.
+// RA_BLOCK (the most threads a block of the 1-D kernels) is a compile option of the elementwise
+// family and of the fused programs (plugins/elementwise/gpu.py, fused.py).
 #include "common/portability.h"
 #include "common/types.h"
 #include "common/cast.h"
@@ -75,7 +77,8 @@ template <int N> RA_DEVICE void ra_ew_offsets(const ra_geometry<N>& g, ra_index_
 
 // ---- unary ----------------------------------------------------------------------------------
 template <typename Op, typename T, typename O>
-__global__ void unary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+unary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n) {
   constexpr int V = RaWidth<T, O>::value;
   const RaUnary<Op, T, O> f;
   const ra_index_t stride = ra_grid_stride();
@@ -105,8 +108,9 @@ __global__ void unary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_
 }
 
 template <typename Op, typename T, typename O>
-__global__ void unary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n, ra_geometry<2> g,
-                              int narrow) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+unary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n, ra_geometry<2> g,
+              int narrow) {
   const RaUnary<Op, T, O> f;
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[2];
@@ -121,8 +125,9 @@ template <int S, typename T> RA_DEVICE T ra_pick(const T* p, ra_index_t i, T s, 
 }
 
 template <typename Op, typename T, typename O, int S>
-__global__ void binary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b,
-                                  T s, ra_index_t n) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+binary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b,
+                  T s, ra_index_t n) {
   constexpr int V = RaWidth<T, O>::value;
   const RaBinary<Op, T, O> f;
   const ra_index_t stride = ra_grid_stride();
@@ -159,8 +164,9 @@ __global__ void binary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, co
 }
 
 template <typename Op, typename T, typename O, int S>
-__global__ void binary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b, T s,
-                               ra_index_t n, ra_geometry<3> g, int narrow) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+binary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b, T s,
+               ra_index_t n, ra_geometry<3> g, int narrow) {
   const RaBinary<Op, T, O> f;
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[3];
@@ -192,8 +198,9 @@ RA_DEVICE ra_vec<T, V> ra_row_load(const T* p, int kind, ra_index_t r, ra_index_
 // sum ran at 53% of the H200's copy bandwidth through it, PyTorch's at 66%). Block rows walk the
 // rows, two at a time in flight; a row's vectors are spread over the threads of gridDim.x blocks.
 template <typename Op, typename T, typename O, int S>
-__global__ void binary_rows(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b, T s,
-                            ra_index_t rows, ra_index_t cols, int kinds) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+binary_rows(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b, T s,
+            ra_index_t rows, ra_index_t cols, int kinds) {
   constexpr int V = RaWidth<T, O>::value;
   const RaBinary<Op, T, O> f;
   const int ka = kinds & 3, kb = (kinds >> 2) & 3;
@@ -282,14 +289,16 @@ binary_tiles(O* RA_RESTRICT out, const T* RA_RESTRICT a, const T* RA_RESTRICT b,
 
 // ---- where ----------------------------------------------------------------------------------
 template <typename T>
-__global__ void where_contiguous(T* RA_RESTRICT out, const bool* RA_RESTRICT c, const T* RA_RESTRICT a,
-                                 const T* RA_RESTRICT b, ra_index_t n) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+where_contiguous(T* RA_RESTRICT out, const bool* RA_RESTRICT c, const T* RA_RESTRICT a,
+                 const T* RA_RESTRICT b, ra_index_t n) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) out[i] = c[i] ? a[i] : b[i];
 }
 
 template <typename T>
-__global__ void where_strided(T* RA_RESTRICT out, const bool* RA_RESTRICT c, const T* RA_RESTRICT a,
-                              const T* RA_RESTRICT b, ra_index_t n, ra_geometry<4> g, int narrow) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+where_strided(T* RA_RESTRICT out, const bool* RA_RESTRICT c, const T* RA_RESTRICT a,
+              const T* RA_RESTRICT b, ra_index_t n, ra_geometry<4> g, int narrow) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[4];
     ra_ew_offsets<4>(g, i, narrow, off);
@@ -300,20 +309,23 @@ __global__ void where_strided(T* RA_RESTRICT out, const bool* RA_RESTRICT c, con
 // ---- arange / linspace ------------------------------------------------------------------------
 // Integers: start + i * step modulo 2^64, wrapped into T.
 template <typename T>
-__global__ void sequence_int(T* RA_RESTRICT out, ra_index_t n, unsigned long long start, unsigned long long step) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+sequence_int(T* RA_RESTRICT out, ra_index_t n, unsigned long long start, unsigned long long step) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride())
     out[i] = (T)(start + (unsigned long long)i * step);
 }
 
 // start + step * i in double, cast to T.
 template <typename T>
-__global__ void sequence_real(T* RA_RESTRICT out, ra_index_t n, double start, double step) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+sequence_real(T* RA_RESTRICT out, ra_index_t n, double start, double step) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride())
     out[i] = ra_cast<T>(start + step * (double)i);
 }
 
 template <typename T>
-__global__ void sequence_complex(T* RA_RESTRICT out, ra_index_t n, complex128 start, complex128 step) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+sequence_complex(T* RA_RESTRICT out, ra_index_t n, complex128 start, complex128 step) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride())
     out[i] = ra_cast<T>(start + step * complex128((double)i, 0.0));
 }
@@ -321,8 +333,9 @@ __global__ void sequence_complex(T* RA_RESTRICT out, ra_index_t n, complex128 st
 // ---- tril / triu ------------------------------------------------------------------------------
 // out (contiguous, x's shape) = x where column - row >= k (upper) or <= k (lower), else 0.
 template <typename T>
-__global__ void triangle(T* RA_RESTRICT out, const T* RA_RESTRICT x, ra_index_t n, ra_index_t rows,
-                         ra_index_t cols, ra_index_t k, int upper, ra_geometry<1> g) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+triangle(T* RA_RESTRICT out, const T* RA_RESTRICT x, ra_index_t n, ra_index_t rows,
+         ra_index_t cols, ra_index_t k, int upper, ra_geometry<1> g) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     const ra_index_t c = i % cols, r = (i / cols) % rows;
     const bool keep = upper ? c - r >= k : c - r <= k;

@@ -37,7 +37,8 @@ template <typename T> RA_DEVICE T ra_fence(T v, unsigned int z) { return RaFence
 // n elements of the expression E, a grid-stride loop as the eager contiguous kernels run it: two
 // vectors in flight per thread (all loads before any store), then the tail element by element.
 template <typename E>
-__global__ void fused_contiguous(E e, ra_index_t n) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+fused_contiguous(E e, ra_index_t n) {
   constexpr int V = E::width;
   const ra_index_t stride = ra_grid_stride();
   ra_index_t head = 0;

@@ -12,7 +12,8 @@
 #include "common/block.h"
 #include "nn/nn.h"
 
-// NN_HOLD_BYTES and NN_HOLD_LOADS are compile options, defined once in plugins/nn/gpu.py (ROWS).
+// NN_HOLD_BYTES, NN_HOLD_LOADS and NN_ROWS_BLOCK (the most threads a block) are compile options,
+// defined once in plugins/nn/gpu.py (ROWS).
 
 // A thread's share of a held row of nv vectors: vector threadIdx.x + l * blockDim.x in v[l]
 // for l < mine (32-bit offsets keep the registers for the values).
@@ -109,7 +110,7 @@ template <typename T, int V, typename C> RA_DEVICE C nn_exp_sum(ra_vec<T, V> a, 
 }
 
 template <typename T, bool LOG, int V>
-__global__ void __launch_bounds__(RA_BLOCK_MAX)
+__global__ void __launch_bounds__(NN_ROWS_BLOCK)
 softmax_rows(T* RA_RESTRICT out, const T* RA_RESTRICT x, ra_index_t rows, ra_index_t n) {
   typedef typename nn_acc<T>::type C;
   typedef NnHeld<T, V> Held;
@@ -191,7 +192,7 @@ template <int P, typename T, int V, typename C> RA_DEVICE C nn_sum(ra_vec<T, V> 
 // RMS: y = x / sqrt(mean(x^2) + eps) * w + b; otherwise y = (x - mean) / sqrt(var + eps) * w + b
 // (the variance from the deviations, after the mean, for accuracy).
 template <typename T, bool RMS, int V>
-__global__ void __launch_bounds__(RA_BLOCK_MAX)
+__global__ void __launch_bounds__(NN_ROWS_BLOCK)
 norm_rows(T* RA_RESTRICT out, const T* RA_RESTRICT x, const T* RA_RESTRICT weight,
           const T* RA_RESTRICT bias, ra_index_t rows, ra_index_t n, double eps) {
   typedef typename nn_acc<T>::type C;

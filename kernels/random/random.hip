@@ -203,7 +203,11 @@ RA_DEVICE void rng_blocks(T* RA_RESTRICT out, ra_index_t n, const RaKey& key, ui
   if (rest != 0 && ra_thread_index() == 0) {
     T v[V];
     values(rng_philox(counter + (uint64_t)full, stream, key), v);
-    for (int j = 0; j < rest; ++j) out[full * V + j] = v[j];
+    // Constant indices: v stays in registers (indexed by the loop counter, hiprtc put it in scratch,
+    // or in LDS sized for a block of 1024 threads).
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (j < rest) out[full * V + j] = v[j];
   }
 }
 

@@ -23,7 +23,8 @@
 #include "common/indexing.h"
 #include "common/block.h"
 
-// RA_PARTIAL_OUT is a compile option, defined once in plugins/reduction/gpu.py.
+// RA_PARTIAL_OUT and RA_BLOCK (the most threads a block of the kernels but scan_tiles) are compile
+// options, defined once in plugins/reduction/gpu.py.
 
 // ---- limits and NaN tests --------------------------------------------------------------
 template <typename T> struct RaLimits {
@@ -128,6 +129,8 @@ struct welford_combine_op {
   }
 };
 // argmax / argmin: NaN beats every number (NumPy's first NaN); ties go to the first index.
+// The winner is chosen field by field: choosing between the two structs whole, hiprtc kept them
+// in 40 bytes of scratch a lane (gfx90a, gfx942, gfx1030) for the floating types.
 template <bool MAX> struct RaArgCombine {
   template <typename A> RA_DEVICE static A identity() {
     typedef decltype(A().v) C;
@@ -135,9 +138,9 @@ template <bool MAX> struct RaArgCombine {
   }
   template <typename A> RA_DEVICE A operator()(A a, A b) const {
     const bool an = ra_isnan(a.v), bn = ra_isnan(b.v);
-    if (an || bn) return an && (!bn || a.i < b.i) ? a : b;
-    if (a.v == b.v) return a.i < b.i ? a : b;
-    return (MAX ? a.v > b.v : a.v < b.v) ? a : b;
+    const bool first = an || bn ? an && (!bn || a.i < b.i)
+                       : a.v == b.v ? a.i < b.i : (MAX ? a.v > b.v : a.v < b.v);
+    return {first ? a.v : b.v, first ? a.i : b.i};
   }
 };
 struct argmax_op : RaArgCombine<true> {};
@@ -332,8 +335,9 @@ template <typename In, typename C, typename Map, typename Combine, bool PARTIAL,
 
 // The first pass when each output's reduced elements are one contiguous run (red: 1-D, stride 1).
 template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
-                             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
+             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
   typedef typename Map::template acc<C> A;
   ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaGeometryAt{kept},
                                        RaContiguousPart<In, C, Map, Combine>{(const In*)in}, flags, param);
@@ -342,8 +346,9 @@ __global__ void reduce_inner(void* out, const void* in, ra_index_t rows, ra_inde
 // The first pass of reduce_inner over rows of a computed run (a fused expression, appended to this
 // file with elementwise/fused.hip): rows contiguous, row r from element r * len.
 template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_inner_of(void* out, Src src, ra_index_t rows, ra_index_t len, ra_index_t chunk, int flags,
-                                double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_inner_of(void* out, Src src, ra_index_t rows, ra_index_t len, ra_index_t chunk, int flags,
+                double param) {
   typedef typename Map::template acc<C> A;
   ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaLinearAt{len}, RaSourcePart<Src, C, Map, Combine>{src},
                                        flags, param);
@@ -389,23 +394,26 @@ RA_DEVICE void ra_reduce_all(void* out, void* part, unsigned int* done, const Sr
 // A full reduction of an array's contiguous elements in one launch (a mid-size sum's second
 // launch cost a few microseconds, a tenth of its time on an H200).
 template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_all(void* out, void* part, unsigned int* done, const void* in, ra_index_t len,
-                           ra_index_t chunk, int fold, double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_all(void* out, void* part, unsigned int* done, const void* in, ra_index_t len,
+           ra_index_t chunk, int fold, double param) {
   ra_reduce_all<RaMemory<In>, C, Out, Map, Combine, Fin>(out, part, done, RaMemory<In>{(const In*)in}, len, chunk,
                                                          fold, param);
 }
 
 // The same of a computed run (a fused expression).
 template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_all_of(void* out, void* part, unsigned int* done, Src src, ra_index_t len, ra_index_t chunk,
-                              int fold, double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_all_of(void* out, void* part, unsigned int* done, Src src, ra_index_t len, ra_index_t chunk,
+              int fold, double param) {
   ra_reduce_all<Src, C, Out, Map, Combine, Fin>(out, part, done, src, len, chunk, fold, param);
 }
 
 // The first pass over reduced elements anywhere a geometry says.
 template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_inner_strided(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
-                                     ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_inner_strided(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
+                     ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
   typedef typename Map::template acc<C> A;
   ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaGeometryAt{kept},
                                        RaStridedPart<In, C, Map, Combine, false, RaGeometryAt>{in, RaGeometryAt{red}},
@@ -414,7 +422,8 @@ __global__ void reduce_inner_strided(void* out, const void* in, ra_index_t rows,
 
 // The second pass of reduce_inner*: each of `rows` rows of `len` accumulators combined and finalized.
 template <typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_partial_rows(void* out, const void* in, ra_index_t rows, ra_index_t len, double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_partial_rows(void* out, const void* in, ra_index_t rows, ra_index_t len, double param) {
   typedef typename Map::template acc<C> A;
   ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, len, RaLinearAt{len},
                                        RaStridedPart<C, C, Map, Combine, true, RaLinearAt>{in, RaLinearAt{1}}, 0, param);
@@ -496,8 +505,9 @@ RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_in
 // Block (x: columns, y: thread rows); blockIdx.y: the chunk of the reduced range. The first
 // pass, one column a thread.
 template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
-                             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
+             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
   ra_reduce_outer<In, C, Map, Combine, false, 1, Out, Fin>(out, in, cols, len, chunk, RaGeometryAt{kept},
                                                            RaGeometryAt{red}, flags, param);
 }
@@ -505,8 +515,9 @@ __global__ void reduce_outer(void* out, const void* in, ra_index_t cols, ra_inde
 // The first pass, V = 16 / sizeof(In) neighbouring columns a thread (the host checks that every
 // row's V columns are one aligned 16-byte load).
 template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_outer_vector(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
-                                    ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_outer_vector(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
+                    ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
   constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
   ra_reduce_outer<In, C, Map, Combine, false, V, Out, Fin>(out, in, cols, len, chunk, RaGeometryAt{kept},
                                                            RaGeometryAt{red}, flags, param);
@@ -514,7 +525,8 @@ __global__ void reduce_outer_vector(void* out, const void* in, ra_index_t cols, 
 
 // The second pass of reduce_outer*: column c of `len` rows of `cols` accumulators combined and finalized.
 template <typename C, typename Out, typename Map, typename Combine, typename Fin>
-__global__ void reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t len, double param) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t len, double param) {
   ra_reduce_outer<C, C, Map, Combine, true, 1, Out, Fin>(out, in, cols, len, len, RaLinearAt{1}, RaLinearAt{cols},
                                                          0, param);
 }
@@ -569,8 +581,9 @@ __global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* 
 // `position` is the inclusive scan of the nonzero flags; out[d * count + k] the
 // coordinate d of the k-th nonzero element.
 template <typename In>
-__global__ void nonzero_scatter(int64_t* out, const In* x, const int64_t* position, ra_index_t n,
-                                ra_index_t count, ra_geometry<1> shape) {
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+nonzero_scatter(int64_t* out, const In* x, const int64_t* position, ra_index_t n,
+                ra_index_t count, ra_geometry<1> shape) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     if (!ra_cast<bool>(x[i])) continue;
     const ra_index_t k = position[i] - 1;

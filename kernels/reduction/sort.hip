@@ -34,7 +34,8 @@
 #include "common/block.h"
 
 // Compile options, defined once in plugins/reduction/gpu_sort.py (SORT_KERNELS):
-// RA_RADIX (digit values), RA_SORT_BLOCK (the onesweep's threads), RA_KEY_ITEMS, and the flag bits
+// RA_RADIX (digit values), RA_SORT_BLOCK (the onesweep's threads), RA_KEY_ITEMS, RA_TILE_ITEMS and
+// RA_LOOKBACK_KEYS / RA_LOOKBACK_PAIRS (the onesweep's tile and look-back window), and the flag bits
 // RA_DESCENDING, RA_CANON_ZERO, RA_IMAG_PART;
 // how keys are made of (and values remade from) the bits of a real value (ra_key_bits):
 //   RA_KEY_FLOAT (an IEEE float's bits), RA_KEY_SIGNED (a two's complement integer's),
@@ -243,14 +244,15 @@ struct add_two {
   RA_DEVICE RaTwo operator()(RaTwo x, RaTwo y) const { return {x.a + y.a, x.b + y.b}; }
 };
 
-template <typename K> struct RaTile { static constexpr int items = sizeof(K) == 4 ? 16 : 8; };
+// Keys a thread of a tile holds: RA_TILE_ITEMS of 4 bytes, half as many of 8.
+template <typename K> struct RaTile { static constexpr int items = sizeof(K) == 4 ? RA_TILE_ITEMS : RA_TILE_ITEMS / 2; };
 // The pass is latency-bound (each tile waits on its loads, its waves' ranking chains and the
 // look-back): enough blocks per multiprocessor to overlap them (4 cap registers at 64, 3 at
 // 80, which the values need). Measured on an H200.
 template <typename VO> struct RaOnesweep {
   static constexpr int blocks = ra_same<VO, void>::value ? 4 : 3;
   // Tiles whose status a look-back reads at once (one round trip per window).
-  static constexpr int lookback = ra_same<VO, void>::value ? 16 : 32;
+  static constexpr int lookback = ra_same<VO, void>::value ? RA_LOOKBACK_KEYS : RA_LOOKBACK_PAIRS;
 };
 // A status word: 0 until published; then the tile's count of the digit plus 1, and at last
 // RA_INCLUSIVE | the count of the digit in all tiles up to it, mod 2^31 (see radix_onesweep).

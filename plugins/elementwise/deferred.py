@@ -230,8 +230,10 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
         ready = _READY.get((rt, node.sig))
         if ready is None:
             k = fused.kernel(node.sig)
-            function = generated(device, fused.PATH, fused.KERNEL, (), fused.prelude() + k.source)
+            function = generated(device, fused.PATH, fused.KERNEL, fused.FUSED.options_on(device),
+                                 fused.prelude() + k.source)
             if function is not None:
+                fused.FUSED.check(device, fused.KERNEL, (BLOCK, 1, 1))
                 ready = _READY[(rt, node.sig)] = (
                     rt.launcher(function, [k.struct, ctypes.c_int64], (BLOCK, 1, 1)), k,
                     rt.properties.compute_units * BLOCKS_PER_CU)

@@ -22,18 +22,20 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.devices import cpu
 from rocm_array.dtypes import ALL, BY_NAME, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import address
+from rocm_array.launch import BLOCK, Family, address
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import ctype_of, scalar_value
 
 from .ufunc import Scalar, Ufunc
 
 __all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed",
-           "arguments", "packed_scalar", "node", "examples", "kernel_sources"]
+           "arguments", "packed_scalar", "node", "examples", "kernel_sources", "FUSED"]
 
 #: What a generated program is named (logs) and the kernel it holds.
 PATH = "elementwise/fused.hip"
 KERNEL = "fused_contiguous<RaFused>"
+#: The generated programs' family: their kernel's blocks are BLOCK threads (deferred.py launches them).
+FUSED = Family(PATH, {"RA_BLOCK": BLOCK})
 
 
 class Broadcast:
@@ -292,4 +294,4 @@ def examples() -> list[Node]:
 def kernel_sources() -> list[KernelSource]:
     """Generated programs for the compile check (see ``examples``)."""
     text = prelude()
-    return [KernelSource(PATH, (KERNEL,), (), text + kernel(n.sig).source) for n in examples()]
+    return [ks for n in examples() for ks in FUSED.sources([(KERNEL,)], text + kernel(n.sig).source)]

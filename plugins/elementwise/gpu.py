@@ -26,15 +26,16 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.fusion import active
-from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS, crosses,
-                                      ctype_of, geometry, merge_dims, scalar_arg, scalar_value)
+from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS, TILE_THREADS,
+                                      crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value)
 
 from . import backs
 from .deferred import defer, defer_contiguous
 from .table import UFUNCS
 from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
 
-ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS})
+ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS, "RA_BLOCK": BLOCK},
+                     {"binary_tiles": TILE_THREADS})
 LAYOUTS = ("contiguous", "strided")
 #: The layouts of binary rows only: a matrix and a row or column (_rows), a transposed operand (_tiles).
 BINARY_LAYOUTS = ("rows", "tiles")
@@ -262,7 +263,8 @@ def _tiles(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int,
     rows, cols = merged
     names = ufunc_names(fn, dtype, "tiles")
     grid = (min(-(-cols // TILE), MAX_GRID_Y), min(-(-rows // TILE), MAX_GRID_Y), 1)
-    ELEMENTWISE.launch(out.device, names[s], names, grid, (TILE, TILE_ROWS, 1),
+    block = (TILE, ELEMENTWISE.value(out.device, "RA_TILE_ROWS"), 1)
+    ELEMENTWISE.launch(out.device, names[s], names, grid, block,
                        [ptr(out), *(ptr(a) for a in ops), value, *i64(rows, cols, *strides[1], *strides[2]),
                         ctypes.c_int(tiled)])
     return True

@@ -27,7 +27,8 @@ from .table import BY_NAME
 #: on an H200: 1159 us at 256x8, 1165-1356 at 256x16 (from process to process), 1767 at 256x32, 1231
 #: at 512x16.
 _MASK_BLOCK, _MASK_ITEMS = 256, 16
-INDEXING = Family("indexing/indexing.hip", {"RA_MASK_BLOCK": _MASK_BLOCK, "RA_MASK_ITEMS": _MASK_ITEMS})
+INDEXING = Family("indexing/indexing.hip", {"RA_MASK_BLOCK": _MASK_BLOCK, "RA_MASK_ITEMS": _MASK_ITEMS},
+                  {"mask_count": "RA_MASK_BLOCK", "mask_positions": "RA_MASK_BLOCK"})
 _OFFSETS, _MASK_COUNT, _MASK_POSITIONS = "index_offsets<int64_t>", "mask_count<bool>", "mask_positions<bool>"
 NAMES = (_OFFSETS, _MASK_COUNT, _MASK_POSITIONS, *(f"{k}<{d.c_type}>" for d in ALL for k in ("gather", "scatter")))
 _MASK_CHUNK = _MASK_BLOCK * _MASK_ITEMS

@@ -38,7 +38,7 @@ __all__ = ["LINALG", "kernel_sources", "product", "matmul", "vecdot", "cross", "
 #: int_gemm's tile: a block of _TILE x _TILE threads computes as many outputs. A 2048^2 int32
 #: product on an H200 took 4195 us at 8, 2804 at 16 and 2634 at 32 (32 not yet run through the suite).
 _TILE = 16
-LINALG = Family("linalg/linalg.hip", {"RA_GEMM_TILE": _TILE})
+LINALG = Family("linalg/linalg.hip", {"RA_GEMM_TILE": _TILE}, {"int_gemm": _TILE * _TILE})
 #: The solvers' dtypes, and the pivot dtypes of the platforms (int64: cuSOLVER's generic API, int32: hipSOLVER).
 SOLVER_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 _PIVOTS = (dtypes.int32, dtypes.int64)

@@ -21,8 +21,6 @@ from rocm_array.runtime.launcher import Launcher
 
 __all__ = ["SMALL_GEMM", "Config", "FULL", "GENERAL", "SMALL", "CONFIGS", "kernel_sources", "plan", "launch"]
 
-SMALL_GEMM = Family("linalg/small_gemm.hip")
-
 
 @dataclass(frozen=True)
 class Config:
@@ -54,6 +52,7 @@ FULL = Config(64, 8, 4, 32)  # 128 threads: fewer shared-memory reads a multiply
 GENERAL = Config(64, 4, 4, 16)  # 256 threads: more warps to hide latency, finer skipping of rows past m
 SMALL = Config(32, 4, 4, 16)  # 64 threads
 CONFIGS = (FULL, GENERAL, SMALL)
+SMALL_GEMM = Family("linalg/small_gemm.hip", threads={c.name: c.threads for c in CONFIGS})
 #: Fewer 64-tile products than this go to the BLAS: one block a product leaves most SMs idle, and
 #: cuBLAS's kernel for one product of 64^3 took 6.0 us against GENERAL's 7.3 us.
 MIN_COUNT = 16

@@ -25,7 +25,7 @@ from rocm_array import dtypes, memory
 from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
+from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
 from rocm_array.runtime import dnn, vendor
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
 from rocm_array_plugins.elementwise.layout import pick
@@ -40,16 +40,30 @@ if TYPE_CHECKING:
     from .pointwise import Pointwise
     from .pool import PoolSpec
 
-__all__ = ["kernel_sources"]
+__all__ = ["kernel_sources", "held_loads"]
 
 FLOATS = dtypes.REAL_FLOATS
 #: The widest access of the kernels' ra_vec, in bytes.
 VECTOR_BYTES = 16
-#: What of a row each thread of the rows kernels holds in registers (at 32 scalar loads per thread
-#: NVRTC kept the values in local memory).
-HOLD_BYTES, HOLD_LOADS = 128, 16
+#: What of a row each thread of the rows kernels holds in registers: at most HOLD_BYTES, in at most
+#: HOLD_LOADS loads. NVIDIA: 128 in 16 (at 32 scalar loads per thread NVRTC kept the values in local
+#: memory). AMD: 64 in 8. A block of 1024 threads leaves a lane 128 VGPRs on gfx90a, gfx942 (4 waves
+#: of 64 a SIMD) and gfx1030 (8 of 32): at 128 bytes in 16 loads hiprtc spilled 13 to 104 VGPRs of
+#: the rows kernels to scratch there; at 64 in 8 none spill on CDNA (96 to 110 VGPRs), but norm_rows of
+#: 16-bit floats in 16-byte vectors still spilled 13 to 17 on gfx1030; at 32 bytes in 8 loads on RDNA,
+#: 109 VGPRs (at 48, 125). Not timed on AMD.
+HOLD_BYTES, HOLD_LOADS = PerTarget(nvidia=128, cdna=64, rdna=32), PerTarget(nvidia=16, cdna=8, rdna=8)
 POINTWISE, POOL, CONV, INDEX = (Family(f"nn/{f}.hip") for f in ("pointwise", "pool", "conv", "index"))
-ROWS = Family("nn/rows.hip", {"NN_HOLD_BYTES": HOLD_BYTES, "NN_HOLD_LOADS": HOLD_LOADS})
+#: The most threads a block of the rows kernels has: a row of a block, up to the most a block holds.
+ROWS_BLOCK = 1024
+ROWS = Family("nn/rows.hip", {"NN_HOLD_BYTES": HOLD_BYTES, "NN_HOLD_LOADS": HOLD_LOADS, "NN_ROWS_BLOCK": ROWS_BLOCK},
+              dict.fromkeys(("softmax_rows", "norm_rows"), "NN_ROWS_BLOCK"))
+
+
+def held_loads(device: Device, itemsize: int, v: int) -> int:
+    """The loads of ``v`` elements of ``itemsize`` bytes in which a thread of the rows kernels holds its
+    share of a row on ``device`` (NnHeld's LOADS)."""
+    return min(ROWS.value(device, "NN_HOLD_LOADS"), ROWS.value(device, "NN_HOLD_BYTES") // (v * itemsize))
 #: The windows (kernel == stride, no padding) pool2d_tiled is built for.
 TILED = (2, 3)
 #: The element type a kernel that only moves elements uses for each width.
@@ -143,12 +157,12 @@ def _row_kernel(device: Device, kernel: str, flag: bool, x: Array, out: Array, a
     rows, n = x.shape
     c, wave = x.dtype.c_type, device.runtime.properties.wave_size
     v = _row_width(x, (out, *params))
-    threads = -(-n // (min(HOLD_LOADS, HOLD_BYTES // (v * x.dtype.itemsize)) * v))
+    threads = -(-n // (held_loads(device, x.dtype.itemsize, v) * v))
     if threads <= wave:
         block = 1 << (threads - 1).bit_length()
         per_block = 256 // block
     else:
-        block, per_block = min(1024, -(-threads // wave) * wave), 1
+        block, per_block = min(ROWS_BLOCK, -(-threads // wave) * wave), 1
     # At most 8 rounds of the blocks a compute unit holds (2048 threads): softmax of 8192^2 float32 on an
     # H200 took 151, 145, 142 and 139 us at 1, 2, 8 and 32 rounds; layer_norm of 2^16 x 1024 143, 153,
     # 140 and 145 us.

@@ -17,15 +17,22 @@ from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, grid_1d, i64, ptr
+from rocm_array.launch import BLOCK, Family, PerTarget, grid_1d, i64, ptr
 
 from . import backs, streams
 
 __all__ = ["kernel_sources"]
 
-RANDOM = Family("random/random.hip", {**streams.KERNEL_PHILOX, **streams.TERMS})
 OPS = ("uniform", "normal", "exponential")
 _WEIGHTS = "cumulative_weights<double>"
+#: Threads a block of the normal draws of the table (normal_icdf): each block copies the 32 KiB
+#: table to its LDS, so a CU holds 2 of them on CDNA (64 KiB) and 4 on RDNA (128 KiB a WGP); blocks
+#: of 1024 and 512 threads keep a SIMD's 8 and 16 waves. NVIDIA: BLOCK (228 KiB an SM: 7 blocks of
+#: 8 warps). From the kernels' resources, not timed on AMD.
+_ICDF_BLOCK = PerTarget(nvidia=BLOCK, cdna=1024, rdna=512)
+#: cumulative_weights runs on one thread of a block of one wave (launches are whole waves).
+RANDOM = Family("random/random.hip", {**streams.KERNEL_PHILOX, **streams.TERMS},
+                {"normal_icdf": _ICDF_BLOCK, "cumulative_weights": PerTarget(nvidia=32, cdna=64, rdna=32)})
 
 
 def _draw_kernel(op: str, dtype: DType) -> tuple[str, bool]:
@@ -59,7 +66,9 @@ def _stream_args(key: tuple[int, int], stream: int, counter: int) -> list[Any]:
 
 
 def _launch(device: Device, group: str, name: str, blocks: int, args: list[Any]) -> None:
-    RANDOM.launch(device, name, _groups()[group], grid_1d(blocks, device), (BLOCK, 1, 1), args)
+    """Launch ``name`` over ``blocks`` Philox blocks, a thread each (grid-striding)."""
+    threads = RANDOM.block(device, name)
+    RANDOM.launch(device, name, _groups()[group], grid_1d(blocks, device, block=threads), (threads, 1, 1), args)
 
 
 def draw(op: str, out: Array, key: tuple[int, int], stream: int, counter: int, a: float, b: float) -> None:
@@ -86,7 +95,7 @@ def cumulative_weights(p: Array) -> Array:
     """One thread adds the weights in order: the cpu back's order, so both give the same bits
     (a parallel scan would round differently); one pass over choice()'s weights."""
     out = memory.empty(p.shape, p.dtype, p.device)
-    RANDOM.launch(p.device, _WEIGHTS, _groups()["weights"], (1, 1, 1), (1, 1, 1),
+    RANDOM.launch(p.device, _WEIGHTS, _groups()["weights"], (1, 1, 1), (RANDOM.block(p.device, _WEIGHTS), 1, 1),
                   [ptr(out), ptr(p), *i64(p.size)])
     return out
 

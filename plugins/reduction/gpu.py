@@ -30,7 +30,7 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.fusion import active
-from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
+from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims
 from rocm_array_plugins.elementwise import deferred, fused
@@ -55,10 +55,18 @@ _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized va
 #: unpadded had been 422 us for 2^26 float32 and 224 us for 2^24 float64): 2^26 float32 361 us at
 #: 128x8 against 391 at 256x8, 365 at 128x16 and 456 at 256x4; 2^24 float64 164 against 171, 184
 #: and 173; 4096 rows of 4096 float32 113 against 124, 113 and 133 (PyTorch 216, 104 and 177 us).
-_SCAN_BLOCK, _SCAN_ITEMS = 128, 8
-REDUCTION = Family("reduction/reduction.hip", {
-    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS})
+#: AMD, from the kernels' resources (not timed): the tile's LDS (17 KiB of complex128 at 128x8) left
+#: a CDNA CU (64 KiB) 3 blocks of 2 waves, 1.5 waves a SIMD of 8 (double: 3.5); at 256x2, 7 and 8.
+#: An RDNA WGP (128 KiB, wave 32) held 7 blocks of 4 waves, 7 of 16; at 256x4, 14.
+_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=2, rdna=4)
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
+#: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
+#: accumulators through this much dynamic shared memory.
+_OUTER_SHARED = BLOCK * _ACC_BYTES
+REDUCTION = Family("reduction/reduction.hip", {
+    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS, "RA_BLOCK": BLOCK},
+    threads={"scan_tiles": "RA_SCAN_BLOCK"},
+    shared=dict.fromkeys(("reduce_outer", "reduce_outer_vector", "reduce_partial_columns"), _OUTER_SHARED))
 #: Blocks a reduction aims for, per compute unit. Smaller chunks even out the blocks' finishing times:
 #: on an H200, a sum of 2^28 float32 took 259, 252, 250, 249 and 260 us at 8, 16, 32, 64 and 128
 #: (CuPy 242); a 16384^2 sum over axis 0 265, 258, 257, 255 and 256 us; over axis 1 240 us up to 64
@@ -68,7 +76,6 @@ _BLOCKS_PER_CU = 32
 #: float32 78, 77 and 71 us; 256 rows of 2^18 along them 88, 80 and 77 us; 2^18 rows of 256 along
 #: axis 0 94, 107 and 106 us: within the 10% that unrelated settings moved the same cases.
 _MIN_CHUNK = 8192
-_SCAN_TILE = _SCAN_BLOCK * _SCAN_ITEMS
 
 
 # -- small shared helpers (the sort module uses them too) ---------------------------------------
@@ -180,8 +187,7 @@ def kernel_sources() -> list[KernelSource]:
         compute = accumulation_dtype(row.name, node.out_dtype, None) if row.accumulate else node.out_dtype
         c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, node.out_dtype, None)
         names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
-        generated.append(KernelSource(REDUCTION.source, names, REDUCTION.options,
-                                      _fused_prelude() + fused.kernel(node.sig).source))
+        generated.extend(REDUCTION.sources([names], _fused_prelude() + fused.kernel(node.sig).source))
     return [*REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
                                 _nonzero_group()]), *generated]
 
@@ -336,7 +342,7 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
     splits = min(splits, MAX_GRID_Y)
     chunk = -(-length // splits)
     fn = name(kind="reduce_outer_vector" if vector else "reduce_outer")
-    shared = BLOCK * _ACC_BYTES
+    shared = _OUTER_SHARED
     kept, red = geometry(kshape, kstr), geometry(rshape, rstr)
     if splits == 1:
         REDUCTION.launch(device, fn, group, (col_blocks, 1, 1), block,
@@ -386,10 +392,11 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     cut = _rows(device, rows, length)
     one = _folds(rows, cut)
     name = _fused_name("reduce_all_of" if one else "reduce_inner_of", row, c, out_dtype)
-    function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options,
+    function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options_on(device),
                                   _fused_prelude() + fused.kernel(node.sig).source)
     if function is None:
         return None
+    REDUCTION.check(device, name, cut.block)
     packed = fused.computed(node)
     src = (ctypes.c_char * len(packed)).from_buffer_copy(packed)
     param = ctypes.c_double(options.get("correction", 0.0))
@@ -415,8 +422,9 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     device = x.device
     name = _scan_name((x.dtype, c, out.dtype), map_, combine)
     group = group or (name,)
-    tiles = -(-length // _SCAN_TILE)
-    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (_SCAN_BLOCK, 1, 1)
+    threads = REDUCTION.value(device, "RA_SCAN_BLOCK")
+    tiles = -(-length // (threads * REDUCTION.value(device, "RA_SCAN_ITEMS")))
+    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (threads, 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
     if tiles == 1:
         REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(None)])

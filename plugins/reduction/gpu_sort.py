@@ -24,12 +24,12 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.devices import Device
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, prepare, ptr
+from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, prepare, ptr
 
 from . import backs
 from .gpu import REDUCTION, moved_back, moved_last, read_scalar, scan_rows
 
-__all__ = ["SORT_KERNELS", "kernel_sources", "sort", "argsort", "unique", "isin", "searchsorted"]
+__all__ = ["SORT_KERNELS", "kernel_sources", "tile_size", "sort", "argsort", "unique", "isin", "searchsorted"]
 
 # The flags of a pass: the order, and how keys are made of a value's bits and where it is read.
 _DESCENDING, _CANON_ZERO, _IMAG_PART = 1, 2, 4
@@ -38,11 +38,23 @@ _RADIX = 256  # digit values, and the onesweep's threads
 #: Elements a counting thread loads before using any. A sort of 2^24 float32 on an H200 took 481 us
 #: at 8, 474-508 at 16 and 481 at 32 (processes with the same setting differ as much).
 _KEY_ITEMS = 16
+#: Keys of 4 bytes a onesweep thread holds (8-byte keys: half as many). NVIDIA: 16, measured with the
+#: blocks an SM the pass's launch bounds ask (sort.hip's RaOnesweep). CDNA: 8, so that a CU holds
+#: more than one tile (64 KiB of LDS: a tile of 16 with its values takes 37 KiB, one block of 4 waves,
+#: a wave a SIMD; at 8, 21 KiB: 2 waves a SIMD, keys alone 4). RDNA: 16 (128 KiB a WGP: 6 waves a
+#: SIMD with values, 10 without). Chosen from the kernels' resources, not timed on AMD.
+_TILE_ITEMS = PerTarget(nvidia=16, cdna=8, rdna=16)
+#: Tiles whose published counts a look-back reads at once (a round trip a window), keys alone and
+#: with values; NVIDIA's measured on an H200. hiprtc keeps a window of 32 words in scratch (144 bytes
+#: a lane: the window's loop ends early when it finds a total); of 16 in registers.
+_LOOKBACK_KEYS, _LOOKBACK_PAIRS = 16, PerTarget(nvidia=32, cdna=16, rdna=16)
 SORT_KERNELS = Family("reduction/sort.hip", {
-    "RA_RADIX": _RADIX, "RA_SORT_BLOCK": _RADIX, "RA_KEY_ITEMS": _KEY_ITEMS,
+    "RA_RADIX": _RADIX, "RA_SORT_BLOCK": _RADIX, "RA_KEY_ITEMS": _KEY_ITEMS, "RA_TILE_ITEMS": _TILE_ITEMS,
+    "RA_LOOKBACK_KEYS": _LOOKBACK_KEYS, "RA_LOOKBACK_PAIRS": _LOOKBACK_PAIRS,
     "RA_DESCENDING": _DESCENDING, "RA_CANON_ZERO": _CANON_ZERO, "RA_IMAG_PART": _IMAG_PART,
     "RA_KEY_FLOAT": _FLOAT, "RA_KEY_SIGNED": _SIGNED, "RA_KEY_BFLOAT": _BFLOAT,
-    "RA_INTERLEAVED": _INTERLEAVED, "RA_GATHER": _GATHER})
+    "RA_INTERLEAVED": _INTERLEAVED, "RA_GATHER": _GATHER},
+    dict.fromkeys(("sort_counts", "segment_keys", "radix_onesweep"), "RA_SORT_BLOCK"))
 _MAX_DIGITS = 8
 _STATUS_AT = _MAX_DIGITS * (_RADIX + 1)  # uint32s of the scratch before the status (8-byte aligned)
 #: Few blocks for the count kernels: each adds its digit tables to the global one. The same sort:
@@ -81,13 +93,14 @@ class _Keys(NamedTuple):
     flags: int = 0
 
 
-def _tile(key: DType) -> int:
-    """Keys a onesweep tile holds (RaTile's items a thread)."""
-    return _RADIX * (16 if key.itemsize == 4 else 8)
+def tile_size(device: Device, key: DType) -> int:
+    """Keys of the key dtype ``key`` a onesweep tile holds on ``device`` (RaTile's items a thread)."""
+    items = SORT_KERNELS.value(device, "RA_TILE_ITEMS")
+    return _RADIX * (items if key.itemsize == 4 else items // 2)
 
 
-def _tiles(n: int, key: DType) -> int:
-    return -(-n // _tile(key))
+def _tiles(device: Device, n: int, key: DType) -> int:
+    return -(-n // tile_size(device, key))
 
 
 @functools.lru_cache(maxsize=None)
@@ -113,10 +126,10 @@ def _flat(passes: list[tuple[str, str]]) -> list[str]:
     return [name for both in passes for name in both]
 
 
-def _launched(passes: list[tuple[str, str]], n: int, key: DType) -> list[str]:
+def _launched(device: Device, passes: list[tuple[str, str]], n: int, key: DType) -> list[str]:
     """The kernels of ``passes`` that a sort of ``n`` keys of ``key`` launches: the full tiles'
     when there is one, the last tile's when it is partial (a first call compiles no other)."""
-    full, tail = divmod(n, _tile(key))
+    full, tail = divmod(n, tile_size(device, key))
     return [name for both in passes for name, used in zip(both, (full > 0, tail > 0)) if used]
 
 
@@ -176,7 +189,7 @@ def _part(a: Array, start: int, size: int) -> Array:
 def _counted(device: Device, name: str, n: int, args: list[Any], key: DType) -> Array:
     """Launch a kernel that counts the digits of keys (``args`` then the counts); returns the
     scratch of their LSD sort, the counts filled, what the first pass reads zeroed (see ``_radix``)."""
-    tiles = _tiles(n, key)
+    tiles = _tiles(device, n, key)
     scratch = memory.empty((_STATUS_AT + 2 * _RADIX * tiles,), _U32, device)
     memory.fill(_part(scratch, 0, _STATUS_AT + _RADIX * tiles), 0)  # the first pass zeroes the second status array
     grid = min(-(-n // (_RADIX * _KEY_ITEMS)), device.runtime.properties.compute_units * _COUNT_BLOCKS_PER_CU)
@@ -208,7 +221,7 @@ def _radix(device: Device, scratch: Array, n: int, src: _Keys, digits: int, pair
     values as positions within rows of ``length``."""
     key = _key_dtype(src.bits)
     names = _passes(src.bits, digits, pairs, out is not None)
-    tile = _tile(key)
+    tile = tile_size(device, key)
     status = ptr(_part(scratch, _STATUS_AT, scratch.size - _STATUS_AT))
     kin, _, in_flags = src
     spare_keys: list[Array] = []  # the two key buffers the passes between take turns on
@@ -248,16 +261,16 @@ def _row_digits(rows: int) -> int:
     return -(-(rows - 1).bit_length() // 8)
 
 
-def _argsort_kernels(t: DType, n: int, rows: int, positions: bool) -> list[str]:
+def _argsort_kernels(device: Device, t: DType, n: int, rows: int, positions: bool) -> list[str]:
     """The sort.hip kernels ``_argsort_rows`` launches for ``n`` elements of ``t`` in ``rows``
     rows (``positions``: with ``out``)."""
     bits = _BITS[dtypes.real_of(t).itemsize]
     key = _key_dtype(bits)
-    names = [_count_name(t), *_launched(_passes(bits, bits.itemsize, True, positions and rows == 1), n, key)]
+    names = [_count_name(t), *_launched(device, _passes(bits, bits.itemsize, True, positions and rows == 1), n, key)]
     if t.kind == "c":  # the imaginary parts' sort comes first, its values uint32 indices
-        names += _launched(_passes(bits, bits.itemsize, True, False), n, key)
+        names += _launched(device, _passes(bits, bits.itemsize, True, False), n, key)
     if rows > 1:
-        names += [_SEGMENT_KEYS, *_launched(_passes(_U32, _row_digits(rows), True, positions), n, _U32)]
+        names += [_SEGMENT_KEYS, *_launched(device, _passes(_U32, _row_digits(rows), True, positions), n, _U32)]
     return names
 
 
@@ -267,7 +280,7 @@ def _argsort_rows(device: Device, x: Array, length: int, flags: int, out: Array 
     n, t = x.size, x.dtype
     rows = n // length
     parts = (True, False) if t.kind == "c" else (False,)  # least significant key first: imag, real
-    _prepare(device, *_argsort_kernels(t, n, rows, out is not None))
+    _prepare(device, *_argsort_kernels(device, t, n, rows, out is not None))
     perm: Array | None = None  # the order so far, by the less significant keys
     for i, imag in enumerate(parts):
         src, scratch = _value_keys(device, x, n, flags | (_GATHER if perm is not None else 0), imag)
@@ -292,7 +305,7 @@ def _sorted(device: Device, x: Array, flags: int) -> Array:
                                                                 ctypes.c_int64(n)])
         return out
     bits = _BITS[t.itemsize]
-    _prepare(device, _count_name(t), *_launched(_passes(bits, t.itemsize, False, False), n, _key_dtype(bits)))
+    _prepare(device, _count_name(t), *_launched(device, _passes(bits, t.itemsize, False, False), n, _key_dtype(bits)))
     src, scratch = _value_keys(device, x, n, flags)
     return _radix(device, scratch, n, src, t.itemsize, False, out=out)
 
@@ -335,8 +348,9 @@ def unique(x: Array) -> tuple[Array, Array, Array, Array]:
         empty = memory.empty((0,), index, x.device)
         return memory.empty((0,), t, x.device), empty, memory.empty(x.shape, index, x.device), empty
     xc = memory.contiguous(x, t)
-    _prepare(device, *_argsort_kernels(t, n, 1, False), f"unique_flags<{t.c_type}>", f"unique_scatter<{t.c_type}>",
-             "unique_counts<int64_t>", dtype=t, more=((REDUCTION, _COUNT_SCAN, (_COUNT_SCAN,)),))
+    _prepare(device, *_argsort_kernels(device, t, n, 1, False), f"unique_flags<{t.c_type}>",
+             f"unique_scatter<{t.c_type}>", "unique_counts<int64_t>", dtype=t,
+             more=((REDUCTION, _COUNT_SCAN, (_COUNT_SCAN,)),))
     perm = _argsort_rows(device, xc, n, _CANON_ZERO)
     marks = memory.empty((n,), _U32, device)
     _launch(device, f"unique_flags<{t.c_type}>", _group(t), n,

@@ -18,7 +18,8 @@ from ..broadcast import broadcast_view
 from ..dtypes import ALL, DType
 from ..hookspecs import KernelSource
 from ..launch import BLOCK, Family, address, grid_1d, i64, ptr
-from ..runtime.layout import MAX_DIMS, MAX_GRID_Y, TILE, TILE_ROWS, crosses, geometry, merge_dims, scalar_arg
+from ..runtime.layout import (MAX_DIMS, MAX_GRID_Y, TILE, TILE_ROWS, TILE_THREADS, crosses, geometry, merge_dims,
+                              scalar_arg)
 from . import empty, overlaps, same_elements
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COPIES", "kernel_sources", "fill", "copy"]
 
-COPIES = Family("copy/copy.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS})
+COPIES = Family("copy/copy.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS}, {"copy_transpose": TILE_THREADS})
 
 
 @functools.lru_cache(maxsize=1)
@@ -102,7 +103,7 @@ def copy(dst: Array, src: Array) -> None:
         if crosses(ds, ss):
             rows, cols = shape
             grid = (min(-(-cols // TILE), MAX_GRID_Y), min(-(-rows // TILE), MAX_GRID_Y), 1)
-            _launch_copy("copy_transpose", dst, src, grid, (TILE, TILE_ROWS, 1),
+            _launch_copy("copy_transpose", dst, src, grid, (TILE, COPIES.value(dst.device, "RA_TILE_ROWS"), 1),
                          [dp, sp, *i64(rows, cols, ss[0], ss[1], ds[0], ds[1])])
             return
     n = 1

@@ -16,10 +16,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..dtypes import DType, host_cast
+from .targets import KINDS, PerTarget
 
 __all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of",
-           "scalar_arg", "scalar_value", "grid_1d", "BLOCK", "BLOCKS_PER_CU", "TILE", "TILE_ROWS", "MAX_GRID_X",
-           "MAX_GRID_Y"]
+           "scalar_arg", "scalar_value", "grid_1d", "BLOCK", "BLOCKS_PER_CU", "TILE", "TILE_ROWS", "TILE_THREADS",
+           "MAX_GRID_X", "MAX_GRID_Y"]
 
 #: RA_MAX_DIMS in kernels/common/indexing.h.
 MAX_DIMS = 8
@@ -31,10 +32,16 @@ BLOCK = 256
 #: and 128; exp 144, 141, 137, 136 and 136 us: flat from 16 up.
 BLOCKS_PER_CU = 32
 #: The transposing kernels' tile (RA_TILE, RA_TILE_ROWS: a block of TILE x TILE_ROWS threads moves a
-#: TILE x TILE tile through shared memory): copy_transpose and binary_tiles. On an H200, reshape(a.T,
-#: (-1,)) of 8192^2 float32 took 188 us at 32x8, 190 at 32x4, 193 at 32x16 and 195 at 64x8; a.T + b
-#: 266, 269, 276 and 274 us; 4096^2 float64 77, 88, 84 and 93 us.
-TILE, TILE_ROWS = 32, 8
+#: TILE x TILE tile through shared memory): copy_transpose and binary_tiles. NVIDIA: on an H200,
+#: reshape(a.T, (-1,)) of 8192^2 float32 took 188 us at 32x8, 190 at 32x4, 193 at 32x16 and 195 at
+#: 64x8; a.T + b 266, 269, 276 and 274 us; 4096^2 float64 77, 88, 84 and 93 us. AMD, from the
+#: kernels' resources (not timed): a tile of complex128 takes 16.5 KiB of LDS, and binary_tiles two;
+#: at 32x8, a CDNA CU (64 KiB) held 3 blocks of copy_transpose and 1 of binary_tiles, 3 and 1 waves
+#: a SIMD of 8; at 32x32, 8 and 4. An RDNA WGP (128 KiB, wave 32) held 3 blocks of binary_tiles,
+#: 6 waves of 16; at 32x16, 12.
+TILE, TILE_ROWS = 32, PerTarget(nvidia=8, cdna=32, rdna=16)
+#: Threads a block of the transposing kernels.
+TILE_THREADS = PerTarget(**{k: TILE * TILE_ROWS.of(k) for k in KINDS})
 #: The most blocks a grid has along x and along y (CUDA's and HIP's limits).
 MAX_GRID_X, MAX_GRID_Y = 2**31 - 1, 65535
 

@@ -7,11 +7,47 @@ check (compiling for named targets without a GPU).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import cast
 
-__all__ = ["hiprtc_options", "nvrtc_options", "hiprtc_name"]
+__all__ = ["hiprtc_options", "nvrtc_options", "hiprtc_name", "KINDS", "kind", "PerTarget"]
 
 #: Options every kernel is compiled with, on both platforms.
 COMMON = ["-std=c++17"]
+
+
+#: The kinds of GPU whose compute units differ enough for a kernel constant to take another value on
+#: each (``launch.PerTarget``): NVIDIA's SMs; AMD's GFX9 (CDNA: gfx90a, gfx942), wave 64, 64 KiB of
+#: LDS a CU and 8 or 10 waves a SIMD; AMD's GFX10 and GFX11 (RDNA: gfx1030, gfx1100), wave 32,
+#: 128 KiB of LDS a WGP and 16 waves a SIMD.
+KINDS = ("nvidia", "cdna", "rdna")
+
+
+@dataclass(frozen=True)
+class PerTarget:
+    """A kernel constant (or a declared block) whose value is chosen per kind of GPU (``KINDS``),
+    from the device's architecture at run time (``launch.Family`` passes it as ``-D``)."""
+
+    nvidia: int
+    cdna: int
+    rdna: int
+
+    def of(self, kind: str) -> int:
+        return cast(int, getattr(self, kind))
+
+
+def kind(arch: str, wave_size: int) -> str:
+    """The kind (``KINDS``) of the architecture ``arch``. The simulator (``sim64``, ``sim32``) runs
+    AMD's code path, so it takes AMD's values for its wave size: CDNA's at 64, RDNA's at 32."""
+    if arch.startswith("sm_"):
+        return "nvidia"
+    if arch.startswith("gfx9"):
+        return "cdna"
+    if arch.startswith("gfx1"):
+        return "rdna"
+    if arch.startswith("sim"):
+        return "cdna" if wave_size == 64 else "rdna"
+    raise ValueError(f"no kind of GPU is known for the architecture {arch!r}: add it to runtime.targets.kind")
 
 
 def hiprtc_options(arch: str, wave_size: int) -> list[str]:
