@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["locate", "map_first", "is_mapped"]
+__all__ = ["locate", "map_first"]
 
 
 def locate(soname: str) -> str:
@@ -57,7 +57,3 @@ def map_first(choice: tuple[str, ...]) -> str | None:
             return name
     return None
 
-
-def is_mapped(soname: str) -> bool:
-    """Whether a file with ``soname`` is mapped in this process (RTLD_NOLOAD opens nothing)."""
-    return bool(_dlopen()(os.fsencode(soname), os.RTLD_NOW | os.RTLD_NOLOAD))
