@@ -23,6 +23,7 @@ sender and a receiver must agree; an unregistered receiver could not read a chun
 
 from __future__ import annotations
 
+import operator
 from types import ModuleType
 from typing import Any, Sequence
 
@@ -34,12 +35,7 @@ from ..devices import Device
 from ..dtypes import BY_NAME
 from .placement import visible_gpus
 
-__all__ = ["serialize", "deserialize", "nbytes", "register_serializers", "register_sizeof", "arrival"]
-
-
-def nbytes(x: Array) -> int:
-    """The bytes of ``x``'s elements (a view's, not its whole buffer's): what crossing sends."""
-    return x.size * x.dtype.itemsize
+__all__ = ["serialize", "deserialize", "register_serializers", "register_sizeof", "arrival"]
 
 
 def serialize(x: Array) -> tuple[dict[str, Any], list[memoryview]]:
@@ -88,4 +84,4 @@ def register_serializers(protocol: ModuleType) -> None:
 def register_sizeof(module: ModuleType) -> None:
     """Register with ``dask.sizeof``: without it Dask counts a chunk of any size as the 96 bytes of
     the Python object, and its memory accounting and spilling ignore GPU chunks."""
-    module.sizeof.register(Array)(nbytes)
+    module.sizeof.register(Array)(operator.attrgetter("nbytes"))  # (a view's elements, not its whole buffer)

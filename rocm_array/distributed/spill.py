@@ -21,7 +21,6 @@ from distributed.protocol.serialize import deserialize, serialize
 
 from .. import devices
 from ..array import Array
-from .serialize import nbytes
 
 __all__ = ["DeviceHostFile", "DEFAULT_LIMIT", "device_limit", "device_bytes"]
 
@@ -56,7 +55,7 @@ def device_limit(spec: float | int | str | None, total: int) -> int:
 def device_bytes(value: Any, depth: int = 0) -> int:
     """The GPU bytes a worker's value holds: a GPU array's, or the sum over a list, tuple or dict."""
     if isinstance(value, Array):
-        return nbytes(value) if value.device.kind == "gpu" else 0
+        return value.nbytes if value.device.kind == "gpu" else 0
     if depth < 4 and isinstance(value, (list, tuple)):
         return sum(device_bytes(v, depth + 1) for v in value)
     if depth < 4 and isinstance(value, dict):
