@@ -6,8 +6,11 @@ the BLAS and solver routines for every dtype, and the FFT plans of every kind. E
 binding call must match what the installed version declares. The spies return answers;
 nothing reaches a library or a device.
 
+cuFFT is called through ctypes (``fft_nvidia``): its declarations are held to the installed
+``cufft.h``, and its plans are driven through stand-ins that convert each argument as ctypes does.
+
 CI runs this file in side environments, one per hip-python version (6.4, 7.2, and 10 with
-``[libraries]``), and with cuda-bindings and nvmath-python. There,
+``[libraries]``), and with cuda-bindings, nvmath-python and cuFFT's wheel. There,
 ``ROCM_ARRAY_REQUIRE_BINDINGS=amd`` (or ``nvidia``) turns a missing binding into a failure
 rather than a skip.
 """
@@ -15,10 +18,13 @@ rather than a skip.
 from __future__ import annotations
 
 import ctypes
+import glob
 import importlib
 import os
+import re
 import sys
 import types
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -217,13 +223,12 @@ def test_amd_spy_refuses_what_the_binding_would(amd: Any) -> None:
 @pytest.fixture()
 def nvidia(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[types.ModuleType], CallRecord, Any]]:
     cu, nvrtc = _real("nvidia", "cuda.bindings", "driver", "nvrtc")
-    cublas, cusolver, cusolver_dn, cufft = _real("nvidia", "nvmath.bindings", "cublas", "cusolver", "cusolverDn", "cufft")
+    cublas, cusolver, cusolver_dn = _real("nvidia", "nvmath.bindings", "cublas", "cusolver", "cusolverDn")
     record = CallRecord()
     answers: dict[str, Any] = {
         "cuDeviceGetCount": 1, "cuDeviceGetAttribute": 1, "cuDeviceGetName": b"spy", "cuDeviceTotalMem": 2**30,
         "cuMemPoolGetAttribute": 0, "cuEventElapsedTime": 1.0, "nvrtcVersion": (12, 0),
         "nvrtcGetProgramLogSize": 8, "nvrtcGetCUBINSize": 64, "nvrtcGetLoweredName": b"_Z1kIfEvPT_",
-        "make_plan_many64": 0,
     }
     answers.update({n: (64, 0) for n in dir(cusolver_dn) if n.startswith("x") and n.endswith("_buffer_size")})
     answers.update({f"{p}{r}_buffer_size": 64 for p in "sdcz" for r in ("orgqr", "ungqr")})
@@ -231,16 +236,15 @@ def nvidia(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[types.ModuleT
     bindings.driver = Spy(cu, "cuda-bindings", answers, record)
     bindings.nvrtc = Spy(nvrtc, "cuda-bindings", answers, record)
     nvmath_bindings = types.ModuleType("nvmath.bindings")
-    for real in (cublas, cusolver, cusolver_dn, cufft):
+    for real in (cublas, cusolver, cusolver_dn):
         setattr(nvmath_bindings, real.__name__.rpartition(".")[2], Spy(real, "nvmath", answers, record))
     modules = _import_with(monkeypatch, {"cuda.bindings": bindings, "nvmath.bindings": nvmath_bindings},
-                           ["rocm_array.runtime.nvidia", "rocm_array.runtime.blas_nvidia",
-                            "rocm_array.runtime.fft_nvidia"])
+                           ["rocm_array.runtime.nvidia", "rocm_array.runtime.blas_nvidia"])
     yield modules, record, bindings
 
 
 def test_nvidia_driver_matches_cuda_bindings(nvidia: Any) -> None:
-    (platform, _, _), record, _ = nvidia
+    (platform, _), record, _ = nvidia
     exercise_driver(platform)
     assert {"cuInit", "cuDevicePrimaryCtxRetain", "cuMemAllocAsync", "cuLaunchKernel",
             "cuMemPoolTrimTo", "cuDeviceCanAccessPeer", "cuCtxEnablePeerAccess", "cuMemPoolSetAccess",
@@ -248,14 +252,14 @@ def test_nvidia_driver_matches_cuda_bindings(nvidia: Any) -> None:
 
 
 def test_nvidia_rtc_matches_cuda_bindings(nvidia: Any) -> None:
-    (platform, _, _), record, _ = nvidia
+    (platform, _), record, _ = nvidia
     exercise_rtc(platform.NvrtcRtc())
     assert {"nvrtcCreateProgram", "nvrtcCompileProgram", "nvrtcGetCUBIN", "nvrtcGetLoweredName",
             "nvrtcDestroyProgram"} <= set(record.names())
 
 
 def test_nvidia_blas_matches_nvmath(nvidia: Any) -> None:
-    (platform, blas_nvidia, _), record, _ = nvidia
+    (platform, blas_nvidia), record, _ = nvidia
     exercise_blas(blas_nvidia.open_library(SpyRuntime(platform.NvidiaDriver(0))))
     names = record.names()
     for call in ("gemm_ex", "gemm_strided_batched_ex", "xgetrf", "xgetrs", "xpotrf", "xgeqrf", "sorgqr", "zungqr",
@@ -263,13 +267,121 @@ def test_nvidia_blas_matches_nvmath(nvidia: Any) -> None:
         assert call in names, call
 
 
-def test_nvidia_fft_matches_nvmath(nvidia: Any) -> None:
-    (platform, _, fft_nvidia), record, _ = nvidia
-    exercise_fft(fft_nvidia.open_library(SpyRuntime(platform.NvidiaDriver(0))))
-    for call in ("make_plan_many64", "exec_c2c", "exec_z2d", "exec_r2c", "destroy"):
-        assert call in record.names(), call
-
-
 def test_nvidia_spy_refuses_what_the_binding_would(nvidia: Any) -> None:
     _, _, bindings = nvidia
     assert_refusals(bindings.driver, "cu", lambda: bindings.driver.cuMemsetD8Async(HANDLE, "0", 16, HANDLE))
+
+
+# -- nvidia: cuFFT through ctypes, against the installed cufft.h --------------------------------------
+
+def _cufft_header() -> str:
+    """The installed ``cufft.h`` (the nvidia-cufft wheel's, which ``[nvidia]`` brings)."""
+    for base in sys.path:
+        found = sorted(glob.glob(os.path.join(glob.escape(base or "."), "nvidia", "*", "include", "cufft.h")))
+        if found:
+            return Path(found[0]).read_text()
+    if "nvidia" in REQUIRED:
+        pytest.fail("ROCM_ARRAY_REQUIRE_BINDINGS names nvidia, but no nvidia/*/include/cufft.h is on sys.path")
+    pytest.skip("cuFFT's header is not installed (nvidia-cufft)")
+    raise AssertionError  # unreachable: skip raises
+
+
+#: cufft.h's parameter types as ctypes passes them (device pointers and streams are addresses).
+_CTYPES = {"cufftHandle": ctypes.c_int, "int": ctypes.c_int, "cufftType": ctypes.c_int,
+           "long long int": ctypes.c_longlong, "cudaStream_t": ctypes.c_void_p, "void *": ctypes.c_void_p,
+           "cufftReal *": ctypes.c_void_p, "cufftDoubleReal *": ctypes.c_void_p, "cufftComplex *": ctypes.c_void_p,
+           "cufftDoubleComplex *": ctypes.c_void_p, "cufftHandle *": ctypes.POINTER(ctypes.c_int),
+           "int *": ctypes.POINTER(ctypes.c_int), "long long int *": ctypes.POINTER(ctypes.c_longlong),
+           "size_t *": ctypes.POINTER(ctypes.c_size_t)}
+
+
+def _enum(header: str, name: str) -> dict[str, int]:
+    body = re.search(r"typedef enum %s\s*\{(.*?)\}" % name, header, re.S)
+    assert body, name
+    return {k: int(v, 0) for k, v in re.findall(r"(CUFFT_\w+)\s*=\s*(0x[0-9A-Fa-f]+|\d+)", body.group(1))}
+
+
+def test_cufft_declarations_are_cufft_hs() -> None:
+    """Each call ``fft_nvidia`` declares has the header's parameters, and its status and type
+    tables are the header's enums."""
+    from rocm_array.runtime import fft_nvidia
+
+    header = _cufft_header()
+    declared = {name: [" ".join(p.replace("*", " * ").split()[:-1]) for p in params.split(",")]
+                for name, params in re.findall(r"cufftResult CUFFTAPI (\w+)\s*\(([^)]*)\)", header)}
+    for name, params in fft_nvidia.SIGNATURES.items():
+        assert name in declared, f"{name} is not in cufft.h"
+        assert [_CTYPES[t] for t in declared[name]] == list(params), (name, declared[name])
+    assert _enum(header, "cufftResult_t") == {v: k for k, v in fft_nvidia.STATUS.items()}
+    assert _enum(header, "cufftType_t") == fft_nvidia.TYPES
+
+
+class _Function:
+    """A stand-in for one ctypes function: converts each argument as ctypes would (``from_param``),
+    records the call, and answers with the status ``answers`` gives (0), writing out-parameters."""
+
+    def __init__(self, name: str, calls: list[str], answers: dict[str, int]) -> None:
+        self.name, self.calls, self.answers = name, calls, answers
+        self.argtypes: list[Any] = []
+        self.restype: Any = None
+
+    def __call__(self, *args: Any) -> int:
+        assert len(args) == len(self.argtypes), f"{self.name}: {len(args)} arguments, declared {len(self.argtypes)}"
+        for kind, arg in zip(self.argtypes, args):
+            kind.from_param(arg)  # raises as the real call would
+        self.calls.append(self.name)
+        out = {"cufftCreate": (0, 7), "cufftMakePlanMany64": (-1, 4096)}.get(self.name)
+        if out is not None:
+            args[out[0]]._obj.value = out[1]
+        return self.answers.get(self.name, 0)
+
+
+class _Cufft:
+    def __init__(self, answers: dict[str, int] | None = None) -> None:
+        self.calls: list[str] = []
+        self.answers = answers or {}
+
+    def __getattr__(self, name: str) -> _Function:
+        from rocm_array.runtime import fft_nvidia
+
+        if name not in fft_nvidia.SIGNATURES:
+            raise AttributeError(name)
+        function = _Function(name, self.calls, self.answers)
+        setattr(self, name, function)
+        return function
+
+
+def _cufft_runtime() -> SpyRuntime:
+    return SpyRuntime(types.SimpleNamespace(platform="nvidia", stream=HANDLE, activate=lambda: None))
+
+
+def test_nvidia_fft_makes_runs_and_frees_plans_through_its_declarations() -> None:
+    from rocm_array.runtime import fft_nvidia
+
+    library = _Cufft()
+    exercise_fft(fft_nvidia.Cufft(_cufft_runtime(), library))  # type: ignore[arg-type]
+    for call in ("cufftCreate", "cufftSetStream", "cufftSetAutoAllocation", "cufftMakePlanMany64",
+                 "cufftSetWorkArea", "cufftExecC2C", "cufftExecZ2Z", "cufftExecR2C", "cufftExecD2Z", "cufftExecC2R",
+                 "cufftExecZ2D", "cufftDestroy"):
+        assert call in library.calls, call
+
+
+def test_a_failed_cufft_call_names_the_call_and_status_and_frees_the_plan() -> None:
+    from rocm_array.runtime import fft_nvidia
+    from rocm_array.runtime.protocol import DriverError, DriverOutOfMemory
+
+    for status, error, name in [(0x8, DriverError, "CUFFT_INVALID_SIZE"), (0x2, DriverOutOfMemory, "CUFFT_ALLOC_FAILED")]:
+        library = _Cufft({"cufftMakePlanMany64": status})
+        fft = fft_nvidia.Cufft(_cufft_runtime(), library)  # type: ignore[arg-type]
+        with pytest.raises(error, match=f"cufftMakePlanMany64 failed: {name}"):
+            fft.execute("c2c", dtypes.complex64, (8,), 1, HANDLE, HANDLE, False)
+        assert library.calls[-1] == "cufftDestroy" and not fft._plans
+
+
+def test_the_installed_cufft_opens_and_answers_its_version() -> None:
+    """The real library file, opened as a first fft does (``libfiles.CUFFT``); its version needs no GPU."""
+    from rocm_array.runtime import fft_nvidia
+
+    _cufft_header()  # (skips, or fails under ROCM_ARRAY_REQUIRE_BINDINGS=nvidia, where cuFFT is missing)
+    version = ctypes.c_int()
+    assert fft_nvidia.open_cufft().cufftGetVersion(ctypes.byref(version)) == 0 and version.value >= 11000

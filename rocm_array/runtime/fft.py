@@ -1,8 +1,7 @@
 """The vendor FFT library of a GPU, behind one neutral protocol.
 
-``fft_nvidia`` (cuFFT through nvmath-python's bindings) and ``fft_amd`` (hipFFT
-through hip-python) implement ``Fft``; they are the only modules that import
-those bindings. ``vendor.library("fft", rt)`` gives the one ``Fft`` of a runtime,
+``fft_nvidia`` (cuFFT through ctypes) and ``fft_amd`` (hipFFT through hip-python)
+implement ``Fft``; they are the only modules that call those libraries. ``vendor.library("fft", rt)`` gives the one ``Fft`` of a runtime,
 bound to its stream and kept for the life of the process. Both share ``PlannedFft``: plans
 are made once per problem (kind, precision, lengths, batch) with the 64-bit
 API and automatic allocation off, kept in a bounded cache, and run with one

@@ -1,59 +1,140 @@
-"""``Fft`` on the ``nvidia`` platform: cuFFT through nvmath-python's low-level bindings.
+"""``Fft`` on the ``nvidia`` platform: cuFFT called through ``ctypes``, on the file the preload mapped.
 
 Kept symmetric with ``fft_amd.py``. Plans are made with ``cufftMakePlanMany64``
 after ``cufftSetAutoAllocation(0)``, so cuFFT allocates no work area of its own:
 ``cufftSetWorkArea`` hands it the shared one from the runtime's allocator before
-each run. nvmath's bindings raise ``cuFFTError`` on a failed call.
+each run. A call that fails raises ``DriverError`` naming the call and cuFFT's status
+(``DriverOutOfMemory`` for ``CUFFT_ALLOC_FAILED``).
+
+Why ctypes and not nvmath-python's binding, as cuBLAS has: in fresh processes on an H100 (five
+each), importing ``nvmath.bindings.cufft`` took 3.6-6.6 ms of a first 2^20-point rfft, which made
+it 0.85x CuPy's, while cuFFT's own plan and first transform took 2.8-4.2 ms; opening the mapped
+file through ctypes took 0.3-0.5 ms. The calls used are declared in ``SIGNATURES`` as ``cufft.h``
+writes them; ``tests/test_bindings.py`` holds them, and ``STATUS``, to the installed header.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import ctypes
+import functools
+from typing import TYPE_CHECKING, Any
 
-
+from . import libfiles
 from .fft import Fft, PlannedFft, Problem
-from .nvmath_bindings import load as bindings
-
-(cufft,) = bindings("bindings.cufft")  # without importing nvmath itself (see nvmath_bindings)
+from .protocol import DriverError, DriverOutOfMemory
 
 if TYPE_CHECKING:
     from .gpu import GpuRuntime
 
-__all__ = ["Cufft", "open_library"]
+__all__ = ["Cufft", "open_library", "SIGNATURES", "STATUS", "TYPES", "open_cufft"]
 
-_T = cufft.Type
-#: (kind, double precision) -> (plan type, exec function, takes a direction).
-_EXEC = {("c2c", False): (_T.C2C, cufft.exec_c2c, True), ("c2c", True): (_T.Z2Z, cufft.exec_z2z, True),
-         ("r2c", False): (_T.R2C, cufft.exec_r2c, False), ("r2c", True): (_T.D2Z, cufft.exec_d2z, False),
-         ("c2r", False): (_T.C2R, cufft.exec_c2r, False), ("c2r", True): (_T.Z2D, cufft.exec_z2d, False)}
+_int, _i64, _ptr = ctypes.c_int, ctypes.c_longlong, ctypes.c_void_p
+_out_int, _out_i64, _out_size = ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_longlong), \
+    ctypes.POINTER(ctypes.c_size_t)
+#: Each call's parameters (every call returns a cufftResult, an int). cufftHandle is an int;
+#: device pointers and streams are addresses.
+SIGNATURES: dict[str, tuple[Any, ...]] = {
+    "cufftGetVersion": (_out_int,),
+    "cufftCreate": (_out_int,),
+    "cufftSetStream": (_int, _ptr),
+    "cufftSetAutoAllocation": (_int, _int),
+    "cufftMakePlanMany64": (_int, _int, _out_i64, _out_i64, _i64, _i64, _out_i64, _i64, _i64, _int, _i64, _out_size),
+    "cufftSetWorkArea": (_int, _ptr),
+    "cufftExecC2C": (_int, _ptr, _ptr, _int),
+    "cufftExecZ2Z": (_int, _ptr, _ptr, _int),
+    "cufftExecR2C": (_int, _ptr, _ptr),
+    "cufftExecD2Z": (_int, _ptr, _ptr),
+    "cufftExecC2R": (_int, _ptr, _ptr),
+    "cufftExecZ2D": (_int, _ptr, _ptr),
+    "cufftDestroy": (_int,),
+}
+#: cufftResult's values, as cufft.h names them (the ones it leaves out are retired).
+STATUS = {0x0: "CUFFT_SUCCESS", 0x1: "CUFFT_INVALID_PLAN", 0x2: "CUFFT_ALLOC_FAILED", 0x3: "CUFFT_INVALID_TYPE",
+          0x4: "CUFFT_INVALID_VALUE", 0x5: "CUFFT_INTERNAL_ERROR", 0x6: "CUFFT_EXEC_FAILED",
+          0x7: "CUFFT_SETUP_FAILED", 0x8: "CUFFT_INVALID_SIZE", 0x9: "CUFFT_UNALIGNED_DATA",
+          0xB: "CUFFT_INVALID_DEVICE", 0xD: "CUFFT_NO_WORKSPACE", 0xE: "CUFFT_NOT_IMPLEMENTED",
+          0x10: "CUFFT_NOT_SUPPORTED", 0x11: "CUFFT_MISSING_DEPENDENCY", 0x12: "CUFFT_NVRTC_FAILURE",
+          0x13: "CUFFT_NVJITLINK_FAILURE", 0x14: "CUFFT_NVSHMEM_FAILURE"}
+_ALLOC_FAILED = 0x2
+#: cufftType's values, as cufft.h names them.
+TYPES = {"CUFFT_R2C": 0x2A, "CUFFT_C2R": 0x2C, "CUFFT_C2C": 0x29, "CUFFT_D2Z": 0x6A, "CUFFT_Z2D": 0x6C,
+         "CUFFT_Z2Z": 0x69}
+#: (kind, double precision) -> (plan type, exec call, takes a direction).
+_EXEC = {("c2c", False): ("CUFFT_C2C", "cufftExecC2C", True), ("c2c", True): ("CUFFT_Z2Z", "cufftExecZ2Z", True),
+         ("r2c", False): ("CUFFT_R2C", "cufftExecR2C", False), ("r2c", True): ("CUFFT_D2Z", "cufftExecD2Z", False),
+         ("c2r", False): ("CUFFT_C2R", "cufftExecC2R", False), ("c2r", True): ("CUFFT_Z2D", "cufftExecZ2D", False)}
 _FORWARD, _INVERSE = -1, 1  # CUFFT_FORWARD, CUFFT_INVERSE
+
+
+def open_cufft(library: Any = None) -> Any:
+    """cuFFT's calls, declared: ``library`` (a ``ctypes.CDLL``, or a stand-in with the same
+    attributes), else the process's one copy of the first of ``libfiles.CUFFT`` that opens."""
+    return _declare(library) if library is not None else _installed()
+
+
+@functools.cache
+def _installed() -> Any:
+    errors = []
+    for soname in libfiles.CUFFT:
+        try:
+            return _declare(ctypes.CDLL(libfiles.locate(soname)))
+        except OSError as exc:
+            errors.append(str(exc))
+    raise OSError(f"no cuFFT library file opens ({'; '.join(errors)})")
+
+
+def _declare(library: Any) -> Any:
+    for name, params in SIGNATURES.items():
+        function = getattr(library, name)
+        function.argtypes, function.restype = list(params), ctypes.c_int
+    return library
+
+
+def _dims(lengths: tuple[int, ...]) -> Any:
+    """A ``long long[]`` of ``lengths``."""
+    return (ctypes.c_longlong * len(lengths))(*lengths)
+
+
+def _check(status: int, call: str) -> None:
+    if status:
+        cls = DriverOutOfMemory if status == _ALLOC_FAILED else DriverError
+        raise cls(f"{call} failed: {STATUS.get(status, f'cufftResult {status}')}")
 
 
 class Cufft(PlannedFft):
     """cuFFT plans of one device, bound to its runtime's stream."""
 
+    def __init__(self, rt: GpuRuntime, library: Any = None) -> None:
+        super().__init__(rt)
+        self._lib = open_cufft(library)
+
+    def _call(self, name: str, *args: Any) -> None:
+        _check(getattr(self._lib, name)(*args), name)
+
     def _make(self, problem: Problem) -> tuple[int, int]:
-        plan = cufft.create()
+        handle = ctypes.c_int()
+        self._call("cufftCreate", ctypes.byref(handle))
+        plan = handle.value
         try:
-            cufft.set_stream(plan, self._rt.driver.stream)
-            cufft.set_auto_allocation(plan, 0)
+            self._call("cufftSetStream", plan, self._rt.driver.stream)
+            self._call("cufftSetAutoAllocation", plan, 0)
             inembed, idist, onembed, odist = problem.embeds()
-            work = cufft.make_plan_many64(plan, len(problem.lengths), problem.lengths, inembed, 1, idist,
-                                          onembed, 1, odist, _EXEC[problem.kind, problem.double][0],
-                                          problem.batch)
+            rank, work = len(problem.lengths), ctypes.c_size_t()
+            self._call("cufftMakePlanMany64", plan, rank, _dims(problem.lengths), _dims(inembed), 1, idist,
+                       _dims(onembed), 1, odist, TYPES[_EXEC[problem.kind, problem.double][0]], problem.batch,
+                       ctypes.byref(work))
         except BaseException:
-            cufft.destroy(plan)
+            self._lib.cufftDestroy(plan)
             raise
-        return plan, int(work)
+        return plan, work.value
 
     def _run(self, plan: int, problem: Problem, work: int, src: int, dst: int, inverse: bool) -> None:
-        cufft.set_work_area(plan, work)
-        _, run, directed = _EXEC[problem.kind, problem.double]
-        direction = (_INVERSE if inverse else _FORWARD,) if directed else ()
-        run(plan, src, dst, *direction)
+        self._call("cufftSetWorkArea", plan, work)
+        _, call, directed = _EXEC[problem.kind, problem.double]
+        self._call(call, plan, src, dst, *((_INVERSE if inverse else _FORWARD,) if directed else ()))
 
     def _destroy(self, plan: int) -> None:
-        cufft.destroy(plan)
+        self._call("cufftDestroy", plan)
 
 
 def open_library(rt: GpuRuntime) -> Fft:  # (mypy checks Cufft against the protocol)

@@ -17,7 +17,10 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["locate", "map_first"]
+__all__ = ["locate", "map_first", "CUFFT"]
+
+#: cuFFT's file, newest first (CUDA 13's, then 12's): the preload maps it, ``fft_nvidia`` opens it.
+CUFFT = ("libcufft.so.12", "libcufft.so.11")
 
 
 def locate(soname: str) -> str:
