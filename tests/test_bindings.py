@@ -258,47 +258,60 @@ def test_nvidia_rtc_matches_cuda_bindings(nvidia: Any) -> None:
             "nvrtcDestroyProgram"} <= set(record.names())
 
 
-def test_nvidia_blas_matches_nvmath(nvidia: Any) -> None:
-    (platform, blas_nvidia), record, _ = nvidia
-    exercise_blas(blas_nvidia.open_library(SpyRuntime(platform.NvidiaDriver(0))))
-    names = record.names()
-    for call in ("gemm_ex", "gemm_strided_batched_ex", "xgetrf", "xgetrs", "xpotrf", "xgeqrf", "sorgqr", "zungqr",
-                 "xsyevd", "xgesvd", "create_gesvdj_info", "sgesvdj", "zgesvdj_buffer_size", "zgesvdj", "cgeam"):
-        assert call in names, call
-
-
 def test_nvidia_spy_refuses_what_the_binding_would(nvidia: Any) -> None:
     _, _, bindings = nvidia
     assert_refusals(bindings.driver, "cu", lambda: bindings.driver.cuMemsetD8Async(HANDLE, "0", 16, HANDLE))
 
 
-# -- nvidia: cuFFT through ctypes, against the installed cufft.h --------------------------------------
+# -- nvidia: cuBLAS and cuFFT through ctypes, against the installed headers -----------------------------
 
-def _cufft_header() -> str:
-    """The installed ``cufft.h`` (the nvidia-cufft wheel's, which ``[nvidia]`` brings)."""
+def _header(name: str) -> str:
+    """The installed ``name`` (the nvidia-cublas and nvidia-cufft wheels', which ``[nvidia]`` brings)."""
     for base in sys.path:
-        found = sorted(glob.glob(os.path.join(glob.escape(base or "."), "nvidia", "*", "include", "cufft.h")))
+        found = sorted(glob.glob(os.path.join(glob.escape(base or "."), "nvidia", "*", "include", name)))
         if found:
             return Path(found[0]).read_text()
     if "nvidia" in REQUIRED:
-        pytest.fail("ROCM_ARRAY_REQUIRE_BINDINGS names nvidia, but no nvidia/*/include/cufft.h is on sys.path")
-    pytest.skip("cuFFT's header is not installed (nvidia-cufft)")
+        pytest.fail(f"ROCM_ARRAY_REQUIRE_BINDINGS names nvidia, but no nvidia/*/include/{name} is on sys.path")
+    pytest.skip(f"{name} is not installed")
     raise AssertionError  # unreachable: skip raises
 
 
-#: cufft.h's parameter types as ctypes passes them (device pointers and streams are addresses).
+_P = ctypes.c_void_p
+#: The headers' parameter types as ctypes passes them ("const" dropped): handles, streams and
+#: device pointers are addresses, enums ints.
 _CTYPES = {"cufftHandle": ctypes.c_int, "int": ctypes.c_int, "cufftType": ctypes.c_int,
-           "long long int": ctypes.c_longlong, "cudaStream_t": ctypes.c_void_p, "void *": ctypes.c_void_p,
-           "cufftReal *": ctypes.c_void_p, "cufftDoubleReal *": ctypes.c_void_p, "cufftComplex *": ctypes.c_void_p,
-           "cufftDoubleComplex *": ctypes.c_void_p, "cufftHandle *": ctypes.POINTER(ctypes.c_int),
+           "long long int": ctypes.c_longlong, "size_t": ctypes.c_size_t, "cudaStream_t": _P, "void *": _P,
+           "cufftReal *": _P, "cufftDoubleReal *": _P, "cufftComplex *": _P, "cufftDoubleComplex *": _P,
+           "float *": _P, "double *": _P, "cuComplex *": _P, "cuDoubleComplex *": _P, "cublasHandle_t": _P,
+           "cublasOperation_t": ctypes.c_int, "cudaDataType": ctypes.c_int, "cublasComputeType_t": ctypes.c_int,
+           "cublasGemmAlgo_t": ctypes.c_int, "cufftHandle *": ctypes.POINTER(ctypes.c_int),
            "int *": ctypes.POINTER(ctypes.c_int), "long long int *": ctypes.POINTER(ctypes.c_longlong),
-           "size_t *": ctypes.POINTER(ctypes.c_size_t)}
+           "size_t *": ctypes.POINTER(ctypes.c_size_t), "cublasHandle_t *": ctypes.POINTER(_P)}
 
 
-def _enum(header: str, name: str) -> dict[str, int]:
-    body = re.search(r"typedef enum %s\s*\{(.*?)\}" % name, header, re.S)
-    assert body, name
-    return {k: int(v, 0) for k, v in re.findall(r"(CUFFT_\w+)\s*=\s*(0x[0-9A-Fa-f]+|\d+)", body.group(1))}
+def _declarations(header: str, returns: str) -> dict[str, list[str]]:
+    """Each function of ``header`` returning ``returns``: its parameters' types, as _CTYPES spells them."""
+    found = {}
+    for name, params in re.findall(r"%s \w+ (\w+)\s*\(([^)]*)\);" % returns, header):
+        found[name] = [" ".join(p.replace("const ", " ").replace("*", " * ").split()[:-1]) for p in params.split(",")]
+    return found
+
+
+def _enums(header: str) -> dict[str, dict[str, int]]:
+    """Each ``typedef enum`` of ``header``, by its tag and by its name: its constants' values."""
+    found = {}
+    for tag, body, name in re.findall(r"typedef enum (\w*)\s*\{(.*?)\}\s*(\w*)\s*;", header, re.S):
+        values = {k: int(v, 0) for k, v in re.findall(r"(\w+)\s*=\s*(-?0x[0-9A-Fa-f]+|-?\d+)", body)}
+        found.update({n: values for n in (tag, name) if n})
+    return found
+
+
+def _assert_declared(header: str, returns: str, signatures: dict[str, tuple[Any, ...]]) -> None:
+    declared = _declarations(header, returns)
+    for name, params in signatures.items():
+        assert name in declared, f"{name} is not in the header"
+        assert [_CTYPES[t] for t in declared[name]] == list(params), (name, declared[name])
 
 
 def test_cufft_declarations_are_cufft_hs() -> None:
@@ -306,19 +319,41 @@ def test_cufft_declarations_are_cufft_hs() -> None:
     tables are the header's enums."""
     from rocm_array.runtime import fft_nvidia
 
-    header = _cufft_header()
-    declared = {name: [" ".join(p.replace("*", " * ").split()[:-1]) for p in params.split(",")]
-                for name, params in re.findall(r"cufftResult CUFFTAPI (\w+)\s*\(([^)]*)\)", header)}
-    for name, params in fft_nvidia.SIGNATURES.items():
-        assert name in declared, f"{name} is not in cufft.h"
-        assert [_CTYPES[t] for t in declared[name]] == list(params), (name, declared[name])
-    assert _enum(header, "cufftResult_t") == {v: k for k, v in fft_nvidia.STATUS.items()}
-    assert _enum(header, "cufftType_t") == fft_nvidia.TYPES
+    header = _header("cufft.h")
+    _assert_declared(header, "cufftResult", fft_nvidia.SIGNATURES)
+    enums = _enums(header)
+    assert enums["cufftResult_t"] == {v: k for k, v in fft_nvidia.STATUS.items()}
+    assert enums["cufftType_t"] == fft_nvidia.TYPES
+
+
+def test_cublas_declarations_are_cublas_api_hs() -> None:
+    """Each cuBLAS call ``blas_nvidia`` declares has the header's parameters; its enum values are the
+    header's, and its data and eigen-mode values nvmath's (the cuSOLVER binding it passes them to)."""
+    from rocm_array.runtime import blas_nvidia as b
+
+    header = _header("cublas_api.h")
+    _assert_declared(header, "cublasStatus_t", b.SIGNATURES)
+    enums = _enums(header)
+    assert enums["cublasStatus_t"] == {v: k for k, v in b.STATUS.items()}
+    assert {f"CUBLAS_OP_{k}": v for k, v in b.OPERATIONS.items()}.items() <= enums["cublasOperation_t"].items()
+    assert b.COMPUTE.items() <= enums["cublasComputeType_t"].items()
+    assert enums["cublasGemmAlgo_t"]["CUBLAS_GEMM_DEFAULT"] == b.GEMM_DEFAULT
+    assert enums["cublasFillMode_t"]["CUBLAS_FILL_MODE_LOWER"] == b._LOWER
+    assert enums["cublasFillMode_t"]["CUBLAS_FILL_MODE_UPPER"] == b._UPPER
+    (utils,) = _real("nvidia", "nvmath", "_utils")
+    names = {"float16": "CUDA_R_16F", "bfloat16": "CUDA_R_16BF", "float32": "CUDA_R_32F", "float64": "CUDA_R_64F",
+             "complex64": "CUDA_C_32F", "complex128": "CUDA_C_64F"}
+    assert {k: int(getattr(utils.CudaDataType, v)) for k, v in names.items()} == b.DATA_TYPES
+    eig = importlib.import_module("nvmath.bindings.cusolver").EigMode
+    assert (int(eig.NOVECTOR), int(eig.VECTOR)) == (b._NOVECTOR, b._VECTOR)
 
 
 class _Function:
     """A stand-in for one ctypes function: converts each argument as ctypes would (``from_param``),
     records the call, and answers with the status ``answers`` gives (0), writing out-parameters."""
+
+    #: call -> (its out-parameter's position, the value written).
+    OUT = {"cufftCreate": (0, 7), "cufftMakePlanMany64": (-1, 4096), "cublasCreate_v2": (0, 0x2000)}
 
     def __init__(self, name: str, calls: list[str], answers: dict[str, int]) -> None:
         self.name, self.calls, self.answers = name, calls, answers
@@ -330,58 +365,90 @@ class _Function:
         for kind, arg in zip(self.argtypes, args):
             kind.from_param(arg)  # raises as the real call would
         self.calls.append(self.name)
-        out = {"cufftCreate": (0, 7), "cufftMakePlanMany64": (-1, 4096)}.get(self.name)
-        if out is not None:
-            args[out[0]]._obj.value = out[1]
+        if self.name in self.OUT:
+            at, value = self.OUT[self.name]
+            args[at]._obj.value = value
         return self.answers.get(self.name, 0)
 
 
-class _Cufft:
-    def __init__(self, answers: dict[str, int] | None = None) -> None:
+class _Library:
+    """A stand-in for a ``ctypes.CDLL`` that has exactly the calls of ``signatures``."""
+
+    def __init__(self, signatures: dict[str, Any], answers: dict[str, int] | None = None) -> None:
+        self.signatures = signatures
         self.calls: list[str] = []
         self.answers = answers or {}
 
     def __getattr__(self, name: str) -> _Function:
-        from rocm_array.runtime import fft_nvidia
-
-        if name not in fft_nvidia.SIGNATURES:
+        if name not in self.__dict__.get("signatures", {}):
             raise AttributeError(name)
         function = _Function(name, self.calls, self.answers)
         setattr(self, name, function)
         return function
 
 
-def _cufft_runtime() -> SpyRuntime:
+def _ctypes_runtime() -> SpyRuntime:
     return SpyRuntime(types.SimpleNamespace(platform="nvidia", stream=HANDLE, activate=lambda: None))
 
 
 def test_nvidia_fft_makes_runs_and_frees_plans_through_its_declarations() -> None:
     from rocm_array.runtime import fft_nvidia
 
-    library = _Cufft()
-    exercise_fft(fft_nvidia.Cufft(_cufft_runtime(), library))  # type: ignore[arg-type]
-    for call in ("cufftCreate", "cufftSetStream", "cufftSetAutoAllocation", "cufftMakePlanMany64",
-                 "cufftSetWorkArea", "cufftExecC2C", "cufftExecZ2Z", "cufftExecR2C", "cufftExecD2Z", "cufftExecC2R",
-                 "cufftExecZ2D", "cufftDestroy"):
-        assert call in library.calls, call
+    library = _Library(fft_nvidia.SIGNATURES)
+    exercise_fft(fft_nvidia.Cufft(_ctypes_runtime(), library))  # type: ignore[arg-type]
+    assert set(library.calls) == set(fft_nvidia.SIGNATURES) - {"cufftGetVersion"}
 
 
-def test_a_failed_cufft_call_names_the_call_and_status_and_frees_the_plan() -> None:
-    from rocm_array.runtime import fft_nvidia
+def test_nvidia_blas_calls_cublas_through_its_declarations_and_cusolver_through_nvmath(nvidia: Any) -> None:
+    (_, blas_nvidia), record, _ = nvidia
+    library = _Library(blas_nvidia.SIGNATURES)
+    exercise_blas(blas_nvidia.NvidiaBlas(_ctypes_runtime(), library))  # type: ignore[arg-type]
+    assert set(library.calls) == set(blas_nvidia.SIGNATURES)
+    for call in ("xgetrf", "xgetrs", "xpotrf", "xgeqrf", "sorgqr", "zungqr", "xsyevd", "xgesvd",
+                 "create_gesvdj_info", "sgesvdj", "zgesvdj_buffer_size", "zgesvdj"):
+        assert call in record.names(), call
+
+
+def test_a_first_matmul_imports_no_cusolver_binding(nvidia: Any) -> None:
+    (_, blas_nvidia), record, _ = nvidia
+    library = _Library(blas_nvidia.SIGNATURES)
+    blas = blas_nvidia.NvidiaBlas(_ctypes_runtime(), library)  # type: ignore[arg-type]
+    blas.gemm(dtypes.float32, "N", "N", 4, 4, 4, HANDLE, 4, 16, HANDLE, 4, 16, HANDLE, 4, 16, 1)
+    assert library.calls[-1] == "cublasGemmEx" and not record.names()
+
+
+@pytest.mark.parametrize("module, signatures, call, args, status, name", [
+    ("fft_nvidia", "cufftMakePlanMany64", "execute", ("c2c", dtypes.complex64, (8,), 1, HANDLE, HANDLE, False),
+     0x8, "CUFFT_INVALID_SIZE"),
+    ("fft_nvidia", "cufftMakePlanMany64", "execute", ("c2c", dtypes.complex64, (8,), 1, HANDLE, HANDLE, False),
+     0x2, "CUFFT_ALLOC_FAILED"),
+    ("blas_nvidia", "cublasGemmEx", "gemm",
+     (dtypes.float32, "N", "N", 4, 4, 4, HANDLE, 4, 16, HANDLE, 4, 16, HANDLE, 4, 16, 1), 7,
+     "CUBLAS_STATUS_INVALID_VALUE"),
+    ("blas_nvidia", "cublasGemmEx", "gemm",
+     (dtypes.float32, "N", "N", 4, 4, 4, HANDLE, 4, 16, HANDLE, 4, 16, HANDLE, 4, 16, 1), 3,
+     "CUBLAS_STATUS_ALLOC_FAILED"),
+])
+def test_a_failed_ctypes_call_names_the_call_and_status(module: str, signatures: str, call: str, args: tuple[Any, ...],
+                                                        status: int, name: str) -> None:
+    """DriverError (DriverOutOfMemory for the library's allocation failure) names the call and the
+    status; a plan that failed to be made is freed."""
     from rocm_array.runtime.protocol import DriverError, DriverOutOfMemory
 
-    for status, error, name in [(0x8, DriverError, "CUFFT_INVALID_SIZE"), (0x2, DriverOutOfMemory, "CUFFT_ALLOC_FAILED")]:
-        library = _Cufft({"cufftMakePlanMany64": status})
-        fft = fft_nvidia.Cufft(_cufft_runtime(), library)  # type: ignore[arg-type]
-        with pytest.raises(error, match=f"cufftMakePlanMany64 failed: {name}"):
-            fft.execute("c2c", dtypes.complex64, (8,), 1, HANDLE, HANDLE, False)
-        assert library.calls[-1] == "cufftDestroy" and not fft._plans
+    mod = importlib.import_module(f"rocm_array.runtime.{module}")
+    library = _Library(mod.SIGNATURES, {signatures: status})
+    opened = (mod.Cufft if module == "fft_nvidia" else mod.NvidiaBlas)(_ctypes_runtime(), library)
+    error = DriverOutOfMemory if "ALLOC" in name else DriverError
+    with pytest.raises(error, match=f"{signatures} failed: {name}"):
+        getattr(opened, call)(*args)
+    if module == "fft_nvidia":
+        assert library.calls[-1] == "cufftDestroy" and not opened._plans
 
 
 def test_the_installed_cufft_opens_and_answers_its_version() -> None:
     """The real library file, opened as a first fft does (``libfiles.CUFFT``); its version needs no GPU."""
     from rocm_array.runtime import fft_nvidia
 
-    _cufft_header()  # (skips, or fails under ROCM_ARRAY_REQUIRE_BINDINGS=nvidia, where cuFFT is missing)
+    _header("cufft.h")  # (skips, or fails under ROCM_ARRAY_REQUIRE_BINDINGS=nvidia, where cuFFT is missing)
     version = ctypes.c_int()
     assert fft_nvidia.open_cufft().cufftGetVersion(ctypes.byref(version)) == 0 and version.value >= 11000

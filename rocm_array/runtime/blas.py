@@ -41,8 +41,9 @@ class Blas(Protocol):
 
     #: The integer dtype of the pivots ``getrf`` writes (1-based row numbers).
     ipiv_dtype: DType
-    #: Whether ``geev`` (general eigenproblems) is available.
-    has_geev: bool
+    @property
+    def has_geev(self) -> bool:
+        """Whether ``geev`` (general eigenproblems) is available (asked only before one)."""
 
     def gemm(self, dtype: DType, trans_a: str, trans_b: str, m: int, n: int, k: int,
              a: int, lda: int, stride_a: int, b: int, ldb: int, stride_b: int,

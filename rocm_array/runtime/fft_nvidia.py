@@ -1,16 +1,12 @@
-"""``Fft`` on the ``nvidia`` platform: cuFFT called through ``ctypes``, on the file the preload mapped.
+"""``Fft`` on the ``nvidia`` platform: cuFFT called through ``ctypes`` (``cdll``: why), on the file
+the preload mapped.
 
 Kept symmetric with ``fft_amd.py``. Plans are made with ``cufftMakePlanMany64``
 after ``cufftSetAutoAllocation(0)``, so cuFFT allocates no work area of its own:
 ``cufftSetWorkArea`` hands it the shared one from the runtime's allocator before
 each run. A call that fails raises ``DriverError`` naming the call and cuFFT's status
-(``DriverOutOfMemory`` for ``CUFFT_ALLOC_FAILED``).
-
-Why ctypes and not nvmath-python's binding, as cuBLAS has: in fresh processes on an H100 (five
-each), importing ``nvmath.bindings.cufft`` took 3.6-6.6 ms of a first 2^20-point rfft, which made
-it 0.85x CuPy's, while cuFFT's own plan and first transform took 2.8-4.2 ms; opening the mapped
-file through ctypes took 0.3-0.5 ms. The calls used are declared in ``SIGNATURES`` as ``cufft.h``
-writes them; ``tests/test_bindings.py`` holds them, and ``STATUS``, to the installed header.
+(``DriverOutOfMemory`` for ``CUFFT_ALLOC_FAILED``). ``SIGNATURES``, ``STATUS`` and ``TYPES``
+are ``cufft.h``'s, and tests/test_bindings.py holds them to the installed header.
 """
 
 from __future__ import annotations
@@ -19,9 +15,8 @@ import ctypes
 import functools
 from typing import TYPE_CHECKING, Any
 
-from . import libfiles
+from . import cdll, libfiles
 from .fft import Fft, PlannedFft, Problem
-from .protocol import DriverError, DriverOutOfMemory
 
 if TYPE_CHECKING:
     from .gpu import GpuRuntime
@@ -69,36 +64,17 @@ _FORWARD, _INVERSE = -1, 1  # CUFFT_FORWARD, CUFFT_INVERSE
 def open_cufft(library: Any = None) -> Any:
     """cuFFT's calls, declared: ``library`` (a ``ctypes.CDLL``, or a stand-in with the same
     attributes), else the process's one copy of the first of ``libfiles.CUFFT`` that opens."""
-    return _declare(library) if library is not None else _installed()
+    return cdll.declare(library, SIGNATURES) if library is not None else _installed()
 
 
 @functools.cache
 def _installed() -> Any:
-    errors = []
-    for soname in libfiles.CUFFT:
-        try:
-            return _declare(ctypes.CDLL(libfiles.locate(soname)))
-        except OSError as exc:
-            errors.append(str(exc))
-    raise OSError(f"no cuFFT library file opens ({'; '.join(errors)})")
-
-
-def _declare(library: Any) -> Any:
-    for name, params in SIGNATURES.items():
-        function = getattr(library, name)
-        function.argtypes, function.restype = list(params), ctypes.c_int
-    return library
+    return cdll.open_declared(libfiles.CUFFT, SIGNATURES)
 
 
 def _dims(lengths: tuple[int, ...]) -> Any:
     """A ``long long[]`` of ``lengths``."""
     return (ctypes.c_longlong * len(lengths))(*lengths)
-
-
-def _check(status: int, call: str) -> None:
-    if status:
-        cls = DriverOutOfMemory if status == _ALLOC_FAILED else DriverError
-        raise cls(f"{call} failed: {STATUS.get(status, f'cufftResult {status}')}")
 
 
 class Cufft(PlannedFft):
@@ -109,7 +85,7 @@ class Cufft(PlannedFft):
         self._lib = open_cufft(library)
 
     def _call(self, name: str, *args: Any) -> None:
-        _check(getattr(self._lib, name)(*args), name)
+        cdll.check(getattr(self._lib, name)(*args), name, STATUS, _ALLOC_FAILED)
 
     def _make(self, problem: Problem) -> tuple[int, int]:
         handle = ctypes.c_int()

@@ -17,9 +17,11 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["locate", "map_first", "CUFFT"]
+__all__ = ["locate", "map_first", "CUBLAS", "CUFFT"]
 
-#: cuFFT's file, newest first (CUDA 13's, then 12's): the preload maps it, ``fft_nvidia`` opens it.
+#: The files the nvidia modules open through ctypes (``cdll``), newest first (CUDA 13's, then 12's);
+#: the preload maps the same.
+CUBLAS = ("libcublas.so.13", "libcublas.so.12")
 CUFFT = ("libcufft.so.12", "libcufft.so.11")
 
 

@@ -2,8 +2,9 @@
 
 ``import nvmath`` runs its package initializer, which preloads libraries and imports nvmath's FFT,
 linear-algebra, sparse and tensor front ends: 0.7 s here, most of rocm_array's warm first matmul
-and fft (642 ms and 632 ms on an H200, against CuPy's 138 ms and 27 ms). rocm_array calls only the
-binding modules (``nvmath.bindings.cublas``…), which load in about 0.1 s. ``load`` imports them
+and fft (642 ms and 632 ms on an H200, against CuPy's 138 ms and 27 ms). rocm_array calls only
+cuSOLVER's binding module (``nvmath.bindings.cusolverDn``; cuBLAS and cuFFT go through ctypes,
+``cdll``). ``load`` imports them
 with their parent packages present but not initialized, then takes those placeholders away: a
 later ``import nvmath`` (the user's, or another library's) initializes nvmath as usual and finds
 the same binding modules. When nvmath is imported already, its modules are used as they are.

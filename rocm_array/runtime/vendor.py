@@ -71,7 +71,7 @@ _CUDNN = (("libcudnn.so.9",), ("libcudnn_graph.so.9",), ("libcudnn_heuristic.so.
 #: kind -> platform -> the library. Sonames: CUDA 13's, then 12's; ROCm 7's, then 6's.
 KINDS: dict[str, dict[str, Library]] = {
     "blas": {"nvidia": Library("cuBLAS and cuSOLVER", ("nvmath-python", "nvidia-cublas", "nvidia-cusolver"), _NVIDIA,
-                               (("libcublas.so.13", "libcublas.so.12"), ("libcublasLt.so.13", "libcublasLt.so.12"),
+                               (libfiles.CUBLAS, ("libcublasLt.so.13", "libcublasLt.so.12"),
                                 ("libcusolver.so.12", "libcusolver.so.11"))),
              "amd": Library("hipBLAS and hipSOLVER", ("hip-python",), _ROCM.format("libhipblas and libhipsolver"),
                             (("libhipblas.so.3", "libhipblas.so.2"), ("libhipsolver.so.1", "libhipsolver.so.0"))),
