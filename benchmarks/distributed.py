@@ -8,6 +8,8 @@ generated on the workers (``rocm_array.random``, ``cupy.random``):
 - ``(da.sin(x) ** 2).sum()`` and ``x.T @ x`` over an array of ``--gib`` GiB of float32, persisted;
 - a rechunk from row chunks to column chunks on 2 workers, which moves half of every chunk to the
   other worker (the GB/s is of the bytes that cross);
+- for each Dask case on several workers, the GiB that crossed between workers in a run and the rate
+  of those transfers (Dask's own log: the sender's serialization, the comm and the receiver's);
 - peer copies ``gpu:0 -> gpu:1`` of 256 MiB and 2 GiB in this process, rocm_array's ``to_device``
   beside ``torch.Tensor.to('cuda:1')``.
 
@@ -126,6 +128,27 @@ def fresh(x: Any) -> Any:
     return x.map_blocks(_same, dtype=x.dtype, meta=x._meta, name=f"fresh-{uuid.uuid4().hex}")
 
 
+def _transfers(dask_worker: Any) -> tuple[int, float]:
+    """The bytes a worker has received from its peers, and the seconds those transfers took (from
+    the request to the chunk deserialized: the sender's serialization, the comm, the receiver's)."""
+    log = dask_worker.transfer_incoming_log
+    return sum(e["total"] for e in log), sum(e["duration"] for e in log)
+
+
+def crossing(client: Any, case: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``case()``'s result with the bytes that crossed workers in each of its runs and the rate of
+    those transfers."""
+    before = client.run(_transfers)
+    result = case()
+    after = client.run(_transfers)
+    moved = sum(after[w][0] - before[w][0] for w in after)
+    seconds = sum(after[w][1] - before[w][1] for w in after)
+    if result["status"] == "ok":
+        result["crossed_gib"] = moved / GiB / (len(result["times"]) + 1)  # (the untimed run too)
+        result["transfer_gb_per_s"] = moved / seconds / 1e9 if seconds else None
+    return result
+
+
 def dask_cases(lib: str, device: str, workers: int, args: argparse.Namespace, rows: int) -> dict[str, Any]:
     """The Dask cases of one library on ``workers`` workers of a fresh cluster."""
     import dask
@@ -145,8 +168,10 @@ def dask_cases(lib: str, device: str, workers: int, args: argparse.Namespace, ro
         distributed.wait(x)
         out["generate"] = {"status": "ok", "s": time.perf_counter() - t0}
         import dask.array as da
-        out["sin2_sum"] = timed(lambda: client.compute((da.sin(fresh(x)) ** 2).sum()).result(), args.repeats)
-        out["gram"] = timed(lambda: client.compute(fresh(x).T @ fresh(x)).result(), args.repeats)
+        out["sin2_sum"] = crossing(client, lambda: timed(
+            lambda: client.compute((da.sin(fresh(x)) ** 2).sum()).result(), args.repeats))
+        out["gram"] = crossing(client, lambda: timed(lambda: client.compute(fresh(x).T @ fresh(x)).result(),
+                                                     args.repeats))
         if workers > 1:
             columns = max(1, args.cols * args.chunk_rows // rows)
 
@@ -156,7 +181,7 @@ def dask_cases(lib: str, device: str, workers: int, args: argparse.Namespace, ro
                     distributed.wait(y)
                     del y
 
-            out["rechunk"] = timed(rechunk, args.repeats)
+            out["rechunk"] = crossing(client, lambda: timed(rechunk, args.repeats))
             if out["rechunk"]["status"] == "ok":
                 moved = rows * args.cols * 4 * (workers - 1) / workers
                 out["rechunk"]["moved_gb_per_s"] = moved / out["rechunk"]["s"] / 1e9
@@ -214,7 +239,11 @@ def _cell(r: dict[str, Any] | None) -> str:
         return "-"
     if r["status"] != "ok":
         return "n/a"
-    return f"{r['s'] * 1e3:.1f} ms" + (f" ({r['moved_gb_per_s']:.2f} GB/s)" if "moved_gb_per_s" in r else "")
+    cell = f"{r['s'] * 1e3:.1f} ms" + (f" ({r['moved_gb_per_s']:.2f} GB/s)" if "moved_gb_per_s" in r else "")
+    if r.get("crossed_gib"):
+        rate = r.get("transfer_gb_per_s")
+        cell += f"; {r['crossed_gib']:.2f} GiB crossed" + (f" at {rate:.2f} GB/s" if rate else "")
+    return cell
 
 
 def _ratio(num: dict[str, Any] | None, den: dict[str, Any] | None) -> str:

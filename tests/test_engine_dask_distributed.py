@@ -312,3 +312,21 @@ def test_dask_worker_with_the_nanny_preload(tmp_path: Any) -> None:
             finally:
                 worker.terminate()
                 worker.wait(timeout=60)
+
+
+def test_root_tasks_are_co_assigned_so_neighbours_reduce_on_one_worker(cluster: Setup) -> None:
+    """Chunks drawn on the workers from nothing go in runs of neighbours to a worker (the scheduler's
+    worker-saturation is infinite, ``cluster.WORKER_SATURATION``), not alternating, so a tree
+    reduction over neighbours moves few partial results between workers."""
+    from rocm_array.distributed.cluster import WORKER_SATURATION
+
+    assert cluster.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION) \
+        == WORKER_SATURATION
+    n = 32
+    x = da.map_blocks(lambda block_info=None: xp.full((4, 4), float(block_info[None]["chunk-location"][0])),
+                      chunks=((4,) * n, (4,)), dtype=np.float64, meta=xp.empty((0, 0), device="cpu")).persist()
+    distributed.wait(x)
+    who = cluster.client.who_has(x)
+    owners = [next(iter(who[(x.name, i, 0)])) for i in range(n)]
+    changes = sum(a != b for a, b in zip(owners, owners[1:]))
+    assert len(set(owners)) == 2 and changes <= 4, owners  # (Dask's default, queued, alternated: ~n changes)
