@@ -330,3 +330,49 @@ def test_root_tasks_are_co_assigned_so_neighbours_reduce_on_one_worker(cluster: 
     owners = [next(iter(who[(x.name, i, 0)])) for i in range(n)]
     changes = sum(a != b for a, b in zip(owners, owners[1:]))
     assert len(set(owners)) == 2 and changes <= 4, owners  # (Dask's default, queued, alternated: ~n changes)
+
+
+def test_a_worker_stays_at_most_run_ahead_results_ahead_of_its_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Storing a GPU result queues its deferred work and marks the stream after it; the store waits
+    for the mark ``RUN_AHEAD`` results back, so a chunk another worker asks for is not downloaded
+    behind a whole graph's queued work. Host values mark nothing."""
+    import itertools
+
+    from helpers import RecordingDriver
+    from rocm_array import dtypes, fusion, memory
+    from rocm_array.devices import Device
+    from rocm_array.distributed import spill
+    from rocm_array.runtime.gpu import GpuRuntime
+
+    class Marks(RecordingDriver):
+        def __init__(self) -> None:
+            super().__init__()
+            self.log: list[tuple[str, int]] = []
+            self._ids = itertools.count()
+
+        def event_create(self) -> int:
+            return next(self._ids)
+
+        def event_record(self, event: int) -> None:
+            self.log.append(("record", event))
+
+        def event_synchronize(self, event: int) -> None:
+            self.log.append(("wait", event))
+
+        def event_destroy(self, event: int) -> None:
+            pass
+
+    driver = Marks()
+    gpu = Device("gpu", 0, GpuRuntime(driver))
+    monkeypatch.setattr(devices, "default", lambda: gpu)
+    queued: list[Any] = []
+    monkeypatch.setattr(fusion, "compute", lambda x: queued.append(x) or x)
+    data = DeviceHostFile(device_memory_limit=0)
+    chunks = [memory.empty((16,), dtypes.float32, gpu) for _ in range(4)]
+    data["a"], data["meta"] = chunks[0], {"n": 1}
+    data["b"], data["parts"] = chunks[1], [chunks[2], {"x": chunks[3]}]
+    assert spill.RUN_AHEAD == 2
+    recorded = [e for what, e in driver.log if what == "record"]
+    assert [what for what, _ in driver.log] == ["record"] * 3 + ["wait"] and len(set(recorded)) == 3
+    assert driver.log[-1] == ("wait", recorded[0])
+    assert queued == chunks  # (the nested partial results too)
