@@ -169,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a target to compile for (repeatable; default: all of them)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compiler processes")
     parser.add_argument("--path", action="append",
-                        help="only the kernels of this file under kernels/, e.g. reduction/sort.hip (repeatable)")
+                        help="only the kernels of this file under rocm_array_kernels/, e.g. reduction/sort.hip (repeatable)")
     parser.add_argument("--cache", metavar="DIR",
                         help="keep each program's code in DIR, as the runtime's kernel cache does (keyed by the "
                              "source, headers, options, target and compiler version), and take it from there "

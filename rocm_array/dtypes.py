@@ -34,7 +34,7 @@ class DType:
         self.kind = kind  # "b", "i", "u", "f", "c": the kind letter NumPy uses too
         self.numpy = np.dtype(numpy_dtype)
         self.itemsize = self.numpy.itemsize
-        self.c_type = c_type  # the type's name in kernels/ (see kernels/common/types.h)
+        self.c_type = c_type  # the type's name in rocm_array_kernels/ (see rocm_array_kernels/common/types.h)
         # What engines written for NumPy read off a dtype (Dask, xarray, Zarr): NumPy's values.
         self.type = self.numpy.type
         self.char = self.numpy.char

@@ -37,7 +37,7 @@ class Impl:
 
 @dataclass(frozen=True)
 class KernelSource:
-    """A kernel source file of ``kernels/`` and the template instantiations a plugin uses.
+    """A kernel source file of ``rocm_array_kernels/`` and the template instantiations a plugin uses.
 
     ``path`` is relative to the ``kernels`` folder; ``names`` are C++ name
     expressions (``"binary<add_op, float>"``) compiled together; ``options`` are

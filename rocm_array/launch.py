@@ -1,6 +1,6 @@
 """The launch kit of every GPU back: kernel families, argument packing and grids (platform neutral).
 
-A ``Family`` is one HIP source of ``kernels/`` with the constants that Python and
+A ``Family`` is one HIP source of ``rocm_array_kernels/`` with the constants that Python and
 that kernel share. Each constant is defined once, here in Python, and reaches the
 kernel as a ``-D`` compile option; the source only uses it (``tests/test_launch.py``
 checks that every constant a family passes is used by its source and defined
@@ -64,7 +64,7 @@ class _On(NamedTuple):
 
 @dataclass(frozen=True, eq=False)  # one object per family: hashed by identity (backs key tables by it)
 class Family:
-    """The kernels of ``kernels/<source>``, compiled with ``defines`` (name -> integer, or a
+    """The kernels of ``rocm_array_kernels/<source>``, compiled with ``defines`` (name -> integer, or a
     ``PerTarget``). ``threads``: the most threads a block of a kernel has, by its name expression or
     its template's name (a number, a ``PerTarget``, or the name of one of ``defines``: the constant
     its ``__launch_bounds__`` use), BLOCK for those not named; ``shared``: the most dynamic shared

@@ -36,7 +36,7 @@ def _compile(job: tuple[KernelSource, str]) -> tuple[str, float, str]:
 
 
 def programs(families: Sequence[str] = (), kind: str | None = None) -> list[KernelSource]:
-    """The compile check's programs of ``kernels/`` whose path starts with one of ``families`` (all
+    """The compile check's programs of ``rocm_array_kernels/`` whose path starts with one of ``families`` (all
     when empty), for a kind of GPU (``runtime.targets.KINDS``; any when None). Generated programs
     (``source`` set) are left out: each is one example expression, and a user's expressions,
     compiled as they first appear, are others."""

@@ -3,9 +3,9 @@
 - ``rocm_array/__init__.pyi`` and ``rocm_array/{linalg,fft,nn,random}.pyi``: the typed stub of the default
   namespace (this distribution's plugins), so a type checker knows every ``xp.*`` and its
   signature, and ``xp.ad`` is an error;
-- ``plugins/<family>/examples.py``: each table row's docstring example, run on ``cpu`` here; the
+- ``rocm_array_plugins/<family>/examples.py``: each table row's docstring example, run on ``cpu`` here; the
   docstring tests (``tests/test_docstrings.py``) run them again and compare;
-- ``kernels/random/normal_icdf.h``: the normal draws' inverse CDF table (plugins/random/icdf.py).
+- ``rocm_array_kernels/random/normal_icdf.h``: the normal draws' inverse CDF table (rocm_array_plugins/random/icdf.py).
 
 Run from a checkout with the package installed (editable or not): ``python scripts/generate.py``.
 """
@@ -173,7 +173,7 @@ def examples() -> dict[pathlib.Path, str]:
         if type(func).__name__ not in ("Ufunc", "Reduction", "Scan"):
             continue
         package = importlib.import_module(type(func).__module__.rpartition(".")[0])
-        path = REPO / "plugins" / pathlib.Path(package.__file__).parent.name / "examples.py"  # type: ignore[arg-type]
+        path = REPO / "rocm_array_plugins" / pathlib.Path(package.__file__).parent.name / "examples.py"  # type: ignore[arg-type]
         found.setdefault(path, {})[name] = _row_example(func)
     out = {}
     for path, table in found.items():
@@ -186,7 +186,7 @@ def examples() -> dict[pathlib.Path, str]:
 def tables() -> dict[pathlib.Path, str]:
     from rocm_array_plugins.random import icdf
 
-    return {REPO / "kernels" / icdf.HEADER: icdf.header()}
+    return {REPO / "rocm_array_kernels" / icdf.HEADER: icdf.header()}
 
 
 def main(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""Check the elementwise functors of ``kernels/elementwise/ops.h`` on the host, without a GPU.
+"""Check the elementwise functors of ``rocm_array_kernels/elementwise/ops.h`` on the host, without a GPU.
 
 Compiles every (row, dtype) of the elementwise table with the host's C++ compiler
 (g++, through a shim that turns the HIP spellings into plain C++), then runs a pytest
@@ -68,7 +68,7 @@ def build() -> tuple[ctypes.CDLL, dict]:
                         f"(({o.c_type}*)out)[i] = f((({d.c_type}*)a)[i], (({d.c_type}*)b)[i]);")
             lines.append(f'extern "C" void {sym}(void* out, const void* a, const void* b, long long n) {{ {body} }}')
     src = "\n".join(lines)
-    kernels = ROOT / "kernels"
+    kernels = ROOT / "rocm_array_kernels"
     digest = hashlib.sha256((SHIM + src + "".join(p.read_text() for p in sorted(kernels.rglob("*.h")))
                              + (kernels / "elementwise/elementwise.hip").read_text()).encode()).hexdigest()[:16]
     lib = Path(tempfile.gettempdir()) / f"ra_host_functors_{digest}.so"

@@ -1,4 +1,4 @@
-"""The small float32 GEMM (kernels/linalg/small_gemm.hip, plugins/linalg/small_gemm.py) against
+"""The small float32 GEMM (rocm_array_kernels/linalg/small_gemm.hip, rocm_array_plugins/linalg/small_gemm.py) against
 NumPy: every instantiation at shapes that fill its tile and shapes that leave edges in m, n and k,
 padded rows, batch strides, a broadcast operand; and which products the plan gives it.
 

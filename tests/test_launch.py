@@ -19,7 +19,7 @@ _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
 
 
 def _text_with_headers(path: str) -> str:
-    """The source of ``kernels/<path>`` and every project header it includes, transitively."""
+    """The source of ``rocm_array_kernels/<path>`` and every project header it includes, transitively."""
     source = kernel_source(path)
     return "\n".join([source, *(text for _, text in included_headers(source))])
 

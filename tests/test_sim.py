@@ -1,6 +1,6 @@
 """The simulator (platform ``sim``) itself, at wave 64 and 32, without ROCM_ARRAY_PLATFORM:
 lane-exact shuffles and ballots, shared memory and ``__syncthreads``, atomics, through
-kernels/check/portability.hip; and the errors it reports for kernels that break the rules."""
+rocm_array_kernels/check/portability.hip; and the errors it reports for kernels that break the rules."""
 
 from __future__ import annotations
 

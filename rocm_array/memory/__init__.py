@@ -5,7 +5,7 @@ Fronts built from these (creation, astype, concat, reshape-with-copy,
 per device kind in the ``Backs`` tables below, as the plugins' functions are:
 ``memory.cpu`` does them with NumPy, ``memory.gpu`` over the device's runtime
 (allocation on the stream-ordered pool, the fill and copy kernels of
-``kernels/copy``, pinned staging, DLPack capsules). Each back module fills these
+``rocm_array_kernels/copy``, pinned staging, DLPack capsules). Each back module fills these
 tables from its ``register()``, which the package shim (``rocm_array/__init__``)
 calls: this front imports neither back, so ``Array`` can use it.
 """
@@ -131,7 +131,7 @@ def same_elements(a: Array, b: Array) -> bool:
 
 
 def index_report(device: Device, zeroed: bool = True) -> Array:
-    """The two words a kernel's ``ra_report_index`` (kernels/common/indexing.h) writes: a tag,
+    """The two words a kernel's ``ra_report_index`` (rocm_array_kernels/common/indexing.h) writes: a tag,
     nonzero once an index was reported, and that index. Zeroed unless it is never read."""
     return full((2,), 0, dtypes.uint64, device) if zeroed else empty((2,), dtypes.uint64, device)
 

@@ -1,4 +1,4 @@
-"""Fill and strided cast-copy on the GPU: the kernels of ``kernels/copy/copy.hip``, chosen
+"""Fill and strided cast-copy on the GPU: the kernels of ``rocm_array_kernels/copy/copy.hip``, chosen
 by layout after merging dimensions (platform neutral).
 
 - same dtype, both contiguous: a device-to-device memcpy;

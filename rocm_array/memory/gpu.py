@@ -1,7 +1,7 @@
 """The memory primitives on ``gpu:N`` devices: Arrays over the runtime's buffers.
 
 The runtime deals in bytes and device addresses; this back gives them Array form:
-allocation, fills and copies (``copies``, the kernels of ``kernels/copy``), host
+allocation, fills and copies (``copies``, the kernels of ``rocm_array_kernels/copy``), host
 transfers, and DLPack both ways (capsules made and read by ``runtime.dlpack``).
 """
 

@@ -91,7 +91,7 @@ SCRATCH: tuple[Waiver, ...] = (
 #: Kernels that may hold fewer waves a SIMD than the rules ask, and why.
 FEW_WAVES: tuple[Waiver, ...] = (
     Waiver("linalg/small_gemm.hip", "small_gemm",
-           "never launched on AMD: its plan (plugins/linalg/small_gemm.py) sends AMD's products to rocBLAS, since the "
+           "never launched on AMD: its plan (rocm_array_plugins/linalg/small_gemm.py) sends AMD's products to rocBLAS, since the "
            "kernel wins only with asynchronous copies (NVIDIA from sm_80); it holds both 64x64 operands in 34 KiB of "
            "LDS by design, one block a CDNA CU (0.5 to 1.75 waves a SIMD). Compiled for the check and for the "
            "simulator's test of its portable path", _CDNA),

@@ -1,4 +1,4 @@
-"""Run-time compilation of the HIP sources in ``kernels/``, cached in memory and on disk.
+"""Run-time compilation of the HIP sources in ``rocm_array_kernels/``, cached in memory and on disk.
 
 A kernel is a template in a source file of the installed package
 ``rocm_array_kernels``; a program compiles a group of its instantiations, named
@@ -6,7 +6,7 @@ by C++ name expressions (``"copy_strided<float, double>"``), with hiprtc or
 NVRTC for one architecture. The lowered (mangled) names come back with the
 code, so nothing depends on a compiler's mangling.
 
-Cache key: a hash of the source, the headers of ``kernels/`` it includes (directly,
+Cache key: a hash of the source, the headers of ``rocm_array_kernels/`` it includes (directly,
 through other headers, or by an ``-include`` option: the only headers kernels use),
 the options, the architecture, the wave size, the compiler and its version, and
 the names. So an edit of one family's header recompiles that family's programs
@@ -84,7 +84,7 @@ class Rtc(Protocol):
 
 @functools.lru_cache(maxsize=None)
 def kernel_source(path: str) -> str:
-    """The text of ``kernels/<path>`` from the installed package (read once a process)."""
+    """The text of ``rocm_array_kernels/<path>`` from the installed package (read once a process)."""
     try:
         return resources.files(KERNELS_PACKAGE).joinpath(path).read_text(encoding="utf-8")
     except (FileNotFoundError, IsADirectoryError):
@@ -94,7 +94,7 @@ def kernel_source(path: str) -> str:
 @functools.lru_cache(maxsize=1)
 def kernel_headers() -> dict[str, str]:
     """Every header kernels may include, by include name (``"common/types.h"``): the shared ones of
-    ``kernels/common`` and a family's own (``"elementwise/ops.h"``)."""
+    ``rocm_array_kernels/common`` and a family's own (``"elementwise/ops.h"``)."""
     root = resources.files(KERNELS_PACKAGE)
     folders = sorted((f for f in root.iterdir() if f.is_dir() and not f.name.startswith("_")),
                      key=lambda f: f.name)
@@ -107,7 +107,7 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def included_headers(source: str, options: Sequence[str] = ()) -> list[tuple[str, str]]:
-    """(name, text) of every header of ``kernels/`` that ``source`` includes, directly, through
+    """(name, text) of every header of ``rocm_array_kernels/`` that ``source`` includes, directly, through
     other headers, or by ``-include`` among ``options``, sorted by name."""
     headers = kernel_headers()
     todo = [*_INCLUDE.findall(source), *(o for flag, o in zip(options, options[1:]) if flag == "-include")]
@@ -194,7 +194,7 @@ class Compiler:
 
     def key(self, path: str, names: Sequence[str], options: Sequence[str] = (), source: str | None = None) -> str:
         """The cache key of one program (see the module docstring for what it covers); ``source``:
-        a generated program's text, named ``path``, instead of ``kernels/<path>``'s."""
+        a generated program's text, named ``path``, instead of ``rocm_array_kernels/<path>``'s."""
         text, every = kernel_source(path) if source is None else source, self.options(options)
         includes = tuple(o for flag, o in zip(every, every[1:]) if flag == "-include")
         parts = [source_digest(text, includes), every, self.arch, self.wave_size, self.rtc.name,
@@ -208,7 +208,7 @@ class Compiler:
 
     def compile(self, path: str, names: Sequence[str], options: Sequence[str] = (),
                 source: str | None = None) -> Program:
-        """The program for ``names`` of ``kernels/<path>`` (or of the generated ``source``, which
+        """The program for ``names`` of ``rocm_array_kernels/<path>`` (or of the generated ``source``, which
         ``path`` names in logs): from memory, from disk, or compiled."""
         names = list(names)
         text = kernel_source(path) if source is None else source  # (read once: the key hashes it too)

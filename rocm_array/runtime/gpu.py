@@ -286,7 +286,7 @@ class GpuRuntime:
 
     # -- kernels ------------------------------------------------------------------------------
     def compile(self, path: str, names: Sequence[str], options: Sequence[str] = ()) -> Program:
-        """Compile (or fetch from the caches) ``names`` of ``kernels/<path>`` for this device."""
+        """Compile (or fetch from the caches) ``names`` of ``rocm_array_kernels/<path>`` for this device."""
         return self.compiler.compile(path, names, options)
 
     def load(self, program: Program) -> dict[str, Any]:
@@ -304,7 +304,7 @@ class GpuRuntime:
         return module
 
     def kernel(self, path: str, name: str, group: Sequence[str] = (), options: Sequence[str] = ()) -> Any:
-        """The loaded function ``name`` of ``kernels/<path>``, compiled with ``group`` (the other
+        """The loaded function ``name`` of ``rocm_array_kernels/<path>``, compiled with ``group`` (the other
         instantiations worth building in the same program)."""
         key = (path, name, tuple(options))  # the group only says what to build alongside
         fn = self._kernels.get(key)

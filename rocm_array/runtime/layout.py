@@ -1,8 +1,8 @@
 """Kernel arguments and launch geometry, shared by every GPU kernel launch (platform neutral).
 
 Kernel arguments are ctypes values laid out as the kernel declares them: the
-element types of ``kernels/common/types.h`` (``ctype_of``), and the strided
-geometry ``ra_geometry<N>`` of ``kernels/common/indexing.h`` (``geometry``),
+element types of ``rocm_array_kernels/common/types.h`` (``ctype_of``), and the strided
+geometry ``ra_geometry<N>`` of ``rocm_array_kernels/common/indexing.h`` (``geometry``),
 whose dimensions are merged first (``merge_dims``).
 """
 
@@ -22,7 +22,7 @@ __all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry"
            "scalar_arg", "scalar_value", "grid_1d", "BLOCK", "BLOCKS_PER_CU", "TILE", "TILE_ROWS", "TILE_THREADS",
            "MAX_GRID_X", "MAX_GRID_Y"]
 
-#: RA_MAX_DIMS in kernels/common/indexing.h.
+#: RA_MAX_DIMS in rocm_array_kernels/common/indexing.h.
 MAX_DIMS = 8
 #: Threads per block of the 1-D kernels: 8 waves of 32 or 4 of 64, the size both vendors' guides
 #: start from. Not swept (BLOCKS_PER_CU, the grid's size, was).

@@ -3,7 +3,7 @@
 Chosen only when asked (``ROCM_ARRAY_PLATFORM=sim``; ``ROCM_ARRAY_SIM_WAVE``: 64, AMD CDNA's
 wave, or 32), never found by default. It shows what the kernels do at a wave size no
 hardware at hand runs: lane-exact shuffles and ballots, ``__syncthreads``, shared memory,
-atomics (kernels/sim/sim.h, kernels/sim/scheduler.cpp). Not timing, not the hardware's
+atomics (rocm_array_kernels/sim/sim.h, rocm_array_kernels/sim/scheduler.cpp). Not timing, not the hardware's
 memory model beyond barriers and atomics, not the AMD compiler's code.
 
 Kept symmetric with ``amd.py`` and ``nvidia.py``: an Rtc, a Driver, ``count_devices`` and
@@ -74,7 +74,7 @@ class Dim3(ctypes.Structure):
 
 
 class Launch(ctypes.Structure):
-    """kernels/sim/abi.h: RaSimLaunch."""
+    """rocm_array_kernels/sim/abi.h: RaSimLaunch."""
 
     _fields_ = [("grid", Dim3), ("block", Dim3), ("shared", ctypes.c_uint), ("reverse", ctypes.c_int)]
 
@@ -115,7 +115,7 @@ _schedulers: dict[str, ctypes.CDLL] = {}
 
 
 def scheduler(cxx: str, version: str) -> ctypes.CDLL:
-    """The scheduler library (kernels/sim/scheduler.cpp), built once into the kernel cache and
+    """The scheduler library (rocm_array_kernels/sim/scheduler.cpp), built once into the kernel cache and
     loaded with RTLD_GLOBAL: the kernel libraries bind to its symbols when they load."""
     with _scheduler_lock:
         lib = _schedulers.get(cxx)

@@ -1,0 +1,597 @@
+// Reductions and scans with identity / map / combine / finalize slots.
+//
+// A reduction row of rocm_array_plugins/reduction/table.py names three functors of this file:
+// `map` turns an element (and its index along the reduced axes) into an accumulator
+// of compute type C, `combine` joins two accumulators (and gives the identity), and
+// `finalize` turns the accumulator into the output type. Kernels are instantiated as
+// reduce_inner<In, C, Out, Map, Combine, Finalize> and likewise.
+//
+// Two layouts, each one pass or two (the host decides, see rocm_array_plugins/reduction/gpu.py):
+// - reduce_inner (a contiguous run per output: 16-byte vector loads) and
+//   reduce_inner_strided: one block per output (the reduced elements of one output are
+//   close together); long rows are cut into `splits` chunks whose accumulators a second
+//   launch, reduce_partial_rows, combines.
+// - reduce_outer and reduce_outer_vector (each thread takes 16 bytes of neighbouring
+//   columns): one thread per output column (neighbouring outputs are neighbours in
+//   memory, so a wave's loads are coalesced), the block's rows of threads combined
+//   through shared memory; long columns are cut into chunks likewise, combined by
+//   reduce_partial_columns.
+// Flag: RA_PARTIAL_OUT (a first pass writes accumulators, not finalized values).
+#include "common/portability.h"
+#include "common/types.h"
+#include "common/cast.h"
+#include "common/indexing.h"
+#include "common/block.h"
+
+// RA_PARTIAL_OUT and RA_BLOCK (the most threads a block of the kernels but scan_tiles) are compile
+// options, defined once in rocm_array_plugins/reduction/gpu.py.
+
+// ---- limits and NaN tests --------------------------------------------------------------
+template <typename T> struct RaLimits {
+  RA_DEVICE static T lowest() { return T(0); }
+  RA_DEVICE static T highest() { return T(0); }
+};
+#define RA_LIMITS(T, LO, HI) \
+  template <> struct RaLimits<T> { RA_DEVICE static T lowest() { return LO; } RA_DEVICE static T highest() { return HI; } };
+RA_LIMITS(int8_t, -128, 127)
+RA_LIMITS(int16_t, -32768, 32767)
+RA_LIMITS(int32_t, -2147483647 - 1, 2147483647)
+RA_LIMITS(int64_t, -9223372036854775807LL - 1, 9223372036854775807LL)
+RA_LIMITS(uint8_t, 0, 255)
+RA_LIMITS(uint16_t, 0, 65535)
+RA_LIMITS(uint32_t, 0u, 4294967295u)
+RA_LIMITS(uint64_t, 0ull, 18446744073709551615ull)
+RA_LIMITS(float, -ra_bit_cast<float>(0x7f800000u), ra_bit_cast<float>(0x7f800000u))
+RA_LIMITS(double, -ra_bit_cast<double>(0x7ff0000000000000ull), ra_bit_cast<double>(0x7ff0000000000000ull))
+#undef RA_LIMITS
+
+template <typename T> RA_DEVICE bool ra_isnan(T v) {
+  if constexpr (ra_is_complex<T>::value) return v.re != v.re || v.im != v.im;
+  else return v != v;
+}
+
+// ---- accumulators --------------------------------------------------------------------------
+template <typename C> struct RaCount { C sum; ra_index_t n; };             // mean
+template <typename C> struct RaWelford { ra_index_t n; C mean, m2; };      // var, std
+template <typename C> struct RaArg { C v; ra_index_t i; };                 // argmax, argmin
+
+// ---- map slots: element (and its index along the reduced axes) -> accumulator --------------
+struct identity_op {
+  template <typename C> using acc = C;
+  template <typename C, typename In> RA_DEVICE static C map(In x, ra_index_t) { return ra_cast<C>(x); }
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double) { return ra_cast<Out>(a); }
+};
+struct nonzero_op {  // all, any: C is bool
+  template <typename C> using acc = C;
+  template <typename C, typename In> RA_DEVICE static C map(In x, ra_index_t) { return ra_cast<bool>(x); }
+};
+struct nonzero_index_op {  // count_nonzero, and the positions of nonzero (a scan)
+  template <typename C> using acc = C;
+  template <typename C, typename In> RA_DEVICE static C map(In x, ra_index_t) { return C(ra_cast<bool>(x) ? 1 : 0); }
+};
+struct count_op {
+  template <typename C> using acc = RaCount<C>;
+  template <typename C, typename In> RA_DEVICE static RaCount<C> map(In x, ra_index_t) { return {ra_cast<C>(x), 1}; }
+};
+struct welford_op {
+  template <typename C> using acc = RaWelford<C>;
+  // m2 starts at v - v: 0 for a number, NaN for NaN or inf, so one such element still poisons var/std.
+  template <typename C, typename In> RA_DEVICE static RaWelford<C> map(In x, ra_index_t) {
+    const C v = ra_cast<C>(x);
+    return {1, v, v - v};
+  }
+};
+struct value_index_op {
+  template <typename C> using acc = RaArg<C>;
+  template <typename C, typename In> RA_DEVICE static RaArg<C> map(In x, ra_index_t i) { return {ra_cast<C>(x), i}; }
+};
+
+// ---- combine slots: identity and an associative join -----------------------------------------
+struct add_op {
+  template <typename A> RA_DEVICE static A identity() { return A(0); }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return a + b; }
+};
+struct mul_op {
+  template <typename A> RA_DEVICE static A identity() { return A(1); }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return a * b; }
+};
+struct and_op {
+  template <typename A> RA_DEVICE static A identity() { return true; }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return a && b; }
+};
+struct or_op {
+  template <typename A> RA_DEVICE static A identity() { return false; }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return a || b; }
+};
+// max and min propagate NaN, as the standard asks.
+struct max_op {
+  template <typename A> RA_DEVICE static A identity() { return RaLimits<A>::lowest(); }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return ra_isnan(a) || a > b ? a : b; }
+};
+struct min_op {
+  template <typename A> RA_DEVICE static A identity() { return RaLimits<A>::highest(); }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return ra_isnan(a) || a < b ? a : b; }
+};
+struct count_add_op {
+  template <typename A> RA_DEVICE static A identity() { return {0, 0}; }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const { return {a.sum + b.sum, a.n + b.n}; }
+};
+// Chan et al.'s pairwise update: exact counts, no cancellation between the partial sums.
+struct welford_combine_op {
+  template <typename A> RA_DEVICE static A identity() { return {0, 0, 0}; }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    typedef decltype(a.mean) C;
+    const ra_index_t n = a.n + b.n;
+    const C delta = b.mean - a.mean, wb = C(b.n) / C(n);
+    return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * (C(a.n) * wb)};
+  }
+};
+// argmax / argmin: NaN beats every number (NumPy's first NaN); ties go to the first index.
+// The winner is chosen field by field: choosing between the two structs whole, hiprtc kept them
+// in 40 bytes of scratch a lane (gfx90a, gfx942, gfx1030) for the floating types.
+template <bool MAX> struct RaArgCombine {
+  template <typename A> RA_DEVICE static A identity() {
+    typedef decltype(A().v) C;
+    return {MAX ? RaLimits<C>::lowest() : RaLimits<C>::highest(), RaLimits<int64_t>::highest()};
+  }
+  template <typename A> RA_DEVICE A operator()(A a, A b) const {
+    const bool an = ra_isnan(a.v), bn = ra_isnan(b.v);
+    const bool first = an || bn ? an && (!bn || a.i < b.i)
+                       : a.v == b.v ? a.i < b.i : (MAX ? a.v > b.v : a.v < b.v);
+    return {first ? a.v : b.v, first ? a.i : b.i};
+  }
+};
+struct argmax_op : RaArgCombine<true> {};
+struct argmin_op : RaArgCombine<false> {};
+
+// ---- finalize slots: accumulator -> output (param: var/std's correction) ---------------------
+template <typename C> RA_DEVICE C ra_div_count(C s, ra_index_t n) {
+  if constexpr (ra_is_complex<C>::value) {
+    typedef typename C::value_type R;
+    return C(s.re / R(n), s.im / R(n));
+  } else {
+    return s / C(n);
+  }
+}
+struct mean_op {
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double) { return ra_cast<Out>(ra_div_count(a.sum, a.n)); }
+};
+struct var_op {
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double correction) {
+    typedef decltype(a.mean) C;
+    return ra_cast<Out>(a.m2 / (C(a.n) - C(correction)));
+  }
+};
+struct std_op {
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double correction) {
+    typedef decltype(a.mean) C;
+    return ra_cast<Out>(sqrt(a.m2 / (C(a.n) - C(correction))));
+  }
+};
+struct index_op {
+  template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double) { return ra_cast<Out>(a.i); }
+};
+
+// ---- reduction kernels ---------------------------------------------------------------------
+// Each kernel holds one code path, so a first call compiles only the path it runs (one
+// kernel with every path took NVRTC 0.5-1 s; the contiguous first pass alone, 0.1-0.2 s).
+// The first passes read elements (mapped); the second passes read the first passes'
+// accumulators, laid out as rows of `len` (reduce_partial_rows: row r's at r * len) or as
+// `len` rows of columns (reduce_partial_columns: column c's at c + s * cols).
+
+// Where element r of a range lies: as a geometry says (first passes) or at r * stride.
+struct RaGeometryAt {
+  const ra_geometry<1>& g;
+  RA_DEVICE ra_index_t operator()(ra_index_t r) const {
+    if (g.ndim == 1) return r * g.strides[0][0];
+    ra_index_t off[1];
+    ra_offsets<1>(g, r, off);
+    return off[0];
+  }
+};
+struct RaLinearAt {
+  ra_index_t stride;
+  RA_DEVICE ra_index_t operator()(ra_index_t r) const { return r * stride; }
+};
+
+// The value at p, read through volatile words: from L2, never a line an SM's L1 kept from
+// before another block's write (the last block of reduce_all reads its peers' partials).
+template <bool WORDS> struct RaCoherentWord { typedef unsigned int type; };
+template <> struct RaCoherentWord<false> { typedef unsigned char type; };
+template <typename T> RA_DEVICE T ra_load_coherent(const T* p) {
+  typedef typename RaCoherentWord<sizeof(T) % 4 == 0>::type W;
+  T v;
+  const volatile W* src = (const volatile W*)p;
+  W* dst = (W*)&v;
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(T) / sizeof(W)); ++k) dst[k] = src[k];
+  return v;
+}
+
+// An element (mapped) or an accumulator of a first pass (PARTIAL) at `off`; COHERENT: read
+// through ra_load_coherent (accumulators written by other blocks of the same launch).
+template <typename In, typename C, typename Map, bool PARTIAL, bool COHERENT = false>
+RA_DEVICE typename Map::template acc<C> ra_load(const void* in, ra_index_t off, ra_index_t r) {
+  typedef typename Map::template acc<C> A;
+  if constexpr (COHERENT) return ra_load_coherent((const A*)in + off);
+  else if constexpr (PARTIAL) return ((const A*)in)[off];
+  else return Map::template map<C>(((const In*)in)[off], r);
+}
+
+template <typename Out, typename Fin, typename A>
+RA_DEVICE void ra_store(void* out, ra_index_t at, A acc, int flags, double param) {
+  if (flags & RA_PARTIAL_OUT) ((A*)out)[at] = acc;
+  else ((Out*)out)[at] = Fin::template finalize<Out>(acc, param);
+}
+
+// A contiguous run of values: read from memory (element i at p[i]), or computed (a fused
+// expression's, see elementwise/fused.hip). at(i): element i; vector<V>(v0, j): elements
+// v0 + j*V .. v0 + j*V + V - 1; phase(i): where element i lies, in elements, modulo a vector.
+template <typename In> struct RaMemory {
+  typedef In value_type;
+  const In* p;
+  RA_DEVICE In at(ra_index_t i) const { return p[i]; }
+  template <int V> RA_DEVICE ra_vec<In, V> vector(ra_index_t v0, ra_index_t j) const {
+    return ((const ra_vec<In, V>*)(p + v0))[j];
+  }
+  RA_DEVICE unsigned long long phase(ra_index_t i) const { return (unsigned long long)(p + i) / sizeof(In); }
+};
+
+// This thread's share (stride: the block) of elements [lo, hi) of the contiguous run `src`:
+// a scalar head up to 16-byte alignment, vector loads, a scalar tail.
+template <typename C, typename Map, typename Combine, typename Src>
+RA_DEVICE typename Map::template acc<C> ra_row_contiguous(const Src& src, ra_index_t lo, ra_index_t hi) {
+  typedef typename Map::template acc<C> A;
+  typedef typename Src::value_type In;
+  const Combine op;
+  const int t = threadIdx.x, nt = blockDim.x;
+  A acc[4];
+#pragma unroll
+  for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
+  constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
+  ra_index_t head = (ra_index_t)((V - src.phase(lo) % V) % V);
+  if (head > hi - lo) head = hi - lo;
+  if (t < head) acc[0] = op(acc[0], Map::template map<C>(src.at(lo + t), lo + t));
+  const ra_index_t v0 = lo + head, nv = (hi - v0) / V;
+  ra_index_t j = t;
+  for (; j + 3 * nt < nv; j += 4 * nt) {
+    ra_vec<In, V> x[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) x[u] = src.template vector<V>(v0, j + u * nt);
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        acc[u] = op(acc[u], Map::template map<C>(x[u].v[k], v0 + (j + u * nt) * V + k));
+  }
+  for (; j < nv; j += nt) {
+    ra_vec<In, V> x = src.template vector<V>(v0, j);
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[0] = op(acc[0], Map::template map<C>(x.v[k], v0 + j * V + k));
+  }
+  for (ra_index_t r = v0 + nv * V + t; r < hi; r += nt) acc[1] = op(acc[1], Map::template map<C>(src.at(r), r));
+  return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
+}
+
+// This thread's share (stride: nt threads, the block's) of elements [lo, hi) of the row at
+// `base`, element r at base + at(r).
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename At, bool COHERENT = false>
+RA_DEVICE typename Map::template acc<C> ra_row_strided(const void* in, ra_index_t base, At at, ra_index_t lo,
+                                                      ra_index_t hi, int nt) {
+  typedef typename Map::template acc<C> A;
+  const Combine op;
+  const int t = threadIdx.x;
+  A acc[4];
+#pragma unroll
+  for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
+  ra_index_t r = lo + t;
+  for (; r + 3 * nt < hi; r += 4 * nt) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      acc[u] = op(acc[u], ra_load<In, C, Map, PARTIAL, COHERENT>(in, base + at(r + u * nt), r + u * nt));
+  }
+  for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL, COHERENT>(in, base + at(r), r));
+  return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
+}
+
+// One block per output row (blockIdx.y, grid-stride) and chunk of it (blockIdx.x): the block's
+// combination of its chunk, finalized (or, under RA_PARTIAL_OUT, the accumulator kept).
+// Row(row) is the row's first element; Part(base, lo, hi) a thread's share of it.
+template <typename A, typename Combine, typename Out, typename Fin, typename Row, typename Part>
+RA_DEVICE void ra_reduce_rows(void* out, ra_index_t rows, ra_index_t len, ra_index_t chunk, Row row_at,
+                              Part part, int flags, double param) {
+  const ra_index_t splits = gridDim.x, s = blockIdx.x;
+  const ra_index_t lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
+  for (ra_index_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    A acc = part(row_at(row), lo, hi);
+    acc = ra_block_reduce(acc, Combine());
+    if (threadIdx.x == 0) ra_store<Out, Fin>(out, (flags & RA_PARTIAL_OUT) ? row * splits + s : row, acc, flags, param);
+  }
+}
+
+template <typename In, typename C, typename Map, typename Combine> struct RaContiguousPart {
+  const In* in;
+  RA_DEVICE auto operator()(ra_index_t base, ra_index_t lo, ra_index_t hi) const {
+    return ra_row_contiguous<C, Map, Combine>(RaMemory<In>{in + base}, lo, hi);
+  }
+};
+// Rows of a computed run (Src: a fused expression), row r's elements from r * len on; the
+// arithmetic of RaContiguousPart on the array the expression would have filled.
+template <typename Src, typename C, typename Map, typename Combine> struct RaSourcePart {
+  Src src;
+  RA_DEVICE auto operator()(ra_index_t base, ra_index_t lo, ra_index_t hi) const {
+    return ra_row_contiguous<C, Map, Combine>(src.from(base), lo, hi);
+  }
+};
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, typename At> struct RaStridedPart {
+  const void* in;
+  At at;
+  RA_DEVICE auto operator()(ra_index_t base, ra_index_t lo, ra_index_t hi) const {
+    return ra_row_strided<In, C, Map, Combine, PARTIAL>(in, base, at, lo, hi, blockDim.x);
+  }
+};
+
+// The first pass when each output's reduced elements are one contiguous run (red: 1-D, stride 1).
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_inner(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
+             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  typedef typename Map::template acc<C> A;
+  ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaGeometryAt{kept},
+                                       RaContiguousPart<In, C, Map, Combine>{(const In*)in}, flags, param);
+}
+
+// The first pass of reduce_inner over rows of a computed run (a fused expression, appended to this
+// file with elementwise/fused.hip): rows contiguous, row r from element r * len.
+template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_inner_of(void* out, Src src, ra_index_t rows, ra_index_t len, ra_index_t chunk, int flags,
+                double param) {
+  typedef typename Map::template acc<C> A;
+  ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaLinearAt{len}, RaSourcePart<Src, C, Map, Combine>{src},
+                                       flags, param);
+}
+
+// Blocks' writes made visible to the last block's reads (the simulator runs blocks in turn).
+#ifdef RA_SIM
+#define RA_GRID_FENCE() ((void)0)
+#else
+#define RA_GRID_FENCE() __threadfence()
+#endif
+
+// A full reduction of a contiguous run in one launch: each block's chunk combined into
+// part[block], and the last block to finish combines the gridDim.x accumulators as
+// reduce_partial_rows would with `fold` threads (the same order, so the bits of the two
+// launches), finalizes them, and sets `done` (zero before) back to zero for the next launch.
+template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
+RA_DEVICE void ra_reduce_all(void* out, void* part, unsigned int* done, const Src& src, ra_index_t len,
+                             ra_index_t chunk, int fold, double param) {
+  typedef typename Map::template acc<C> A;
+  __shared__ int last;
+  const ra_index_t splits = gridDim.x, s = blockIdx.x;
+  const ra_index_t lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
+  A acc = ra_block_reduce(ra_row_contiguous<C, Map, Combine>(src, lo, hi), Combine());
+  if (threadIdx.x == 0) {
+    ((A*)part)[s] = acc;
+    RA_GRID_FENCE();
+    last = atomicAdd(done, 1u) == (unsigned int)(splits - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  RA_GRID_FENCE();
+  acc = (int)threadIdx.x < fold
+            ? ra_row_strided<C, C, Map, Combine, true, RaLinearAt, true>(part, 0, RaLinearAt{1}, 0, splits, fold)
+            : Combine::template identity<A>();  // (the identity changes no result)
+  acc = ra_block_reduce(acc, Combine());
+  if (threadIdx.x == 0) {
+    ((Out*)out)[0] = Fin::template finalize<Out>(acc, param);
+    *done = 0;
+  }
+}
+
+// A full reduction of an array's contiguous elements in one launch (a mid-size sum's second
+// launch cost a few microseconds, a tenth of its time on an H200).
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_all(void* out, void* part, unsigned int* done, const void* in, ra_index_t len,
+           ra_index_t chunk, int fold, double param) {
+  ra_reduce_all<RaMemory<In>, C, Out, Map, Combine, Fin>(out, part, done, RaMemory<In>{(const In*)in}, len, chunk,
+                                                         fold, param);
+}
+
+// The same of a computed run (a fused expression).
+template <typename Src, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_all_of(void* out, void* part, unsigned int* done, Src src, ra_index_t len, ra_index_t chunk,
+              int fold, double param) {
+  ra_reduce_all<Src, C, Out, Map, Combine, Fin>(out, part, done, src, len, chunk, fold, param);
+}
+
+// The first pass over reduced elements anywhere a geometry says.
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_inner_strided(void* out, const void* in, ra_index_t rows, ra_index_t len, ra_index_t chunk,
+                     ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  typedef typename Map::template acc<C> A;
+  ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, chunk, RaGeometryAt{kept},
+                                       RaStridedPart<In, C, Map, Combine, false, RaGeometryAt>{in, RaGeometryAt{red}},
+                                       flags, param);
+}
+
+// The second pass of reduce_inner*: each of `rows` rows of `len` accumulators combined and finalized.
+template <typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_partial_rows(void* out, const void* in, ra_index_t rows, ra_index_t len, double param) {
+  typedef typename Map::template acc<C> A;
+  ra_reduce_rows<A, Combine, Out, Fin>(out, rows, len, len, RaLinearAt{len},
+                                       RaStridedPart<C, C, Map, Combine, true, RaLinearAt>{in, RaLinearAt{1}}, 0, param);
+}
+
+// Columns [c, c + W) of reduced rows [lo, hi), thread row ty of blockDim.y, combined through
+// shared memory. W = 1: one column a thread, element r of column c at column_at(c) + at(r) (a
+// first pass reads elements, PARTIAL a second accumulators); W > 1: V neighbouring columns, one
+// 16-byte load each row (the first pass of reduce_outer_vector).
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, int W, typename Out, typename Fin,
+          typename Column, typename At>
+RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
+                               Column column_at, At at, int flags, double param) {
+  typedef typename Map::template acc<C> A;
+  RA_DYNAMIC_SHARED(unsigned long long, ra_outer_smem);
+  A* tile = reinterpret_cast<A*>(ra_outer_smem);
+  const Combine op;
+  const ra_index_t s = blockIdx.y, lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const ra_index_t step = (ra_index_t)gridDim.x * blockDim.x * W;
+  // Every thread of the block takes the same number of turns (the loop holds __syncthreads).
+  for (ra_index_t cb = (ra_index_t)blockIdx.x * blockDim.x * W; cb < cols; cb += step) {
+    const ra_index_t c0 = cb + (ra_index_t)tx * W;
+    const bool live = c0 < cols;
+    A acc[W];
+#pragma unroll
+    for (int k = 0; k < W; ++k) acc[k] = Combine::template identity<A>();
+    if (live) {
+      const ra_index_t base = column_at(c0);
+      if constexpr (W > 1) {
+        const int nt = blockDim.y;
+        ra_index_t r = lo + ty;
+        for (; r + 3 * nt < hi; r += 4 * nt) {  // four rows' loads in flight at once
+          ra_vec<In, W> x[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) x[u] = *(const ra_vec<In, W>*)((const In*)in + base + at(r + u * nt));
+#pragma unroll
+          for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x[u].v[k], r + u * nt));
+        }
+        for (; r < hi; r += nt) {
+          ra_vec<In, W> x = *(const ra_vec<In, W>*)((const In*)in + base + at(r));
+#pragma unroll
+          for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x.v[k], r));
+        }
+      } else {
+        ra_index_t r = lo + ty;
+        const int nt = blockDim.y;
+        A more[3] = {acc[0], acc[0], acc[0]};
+        for (; r + 3 * nt < hi; r += 4 * nt) {
+          acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
+          more[0] = op(more[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r + nt), r + nt));
+          more[1] = op(more[1], ra_load<In, C, Map, PARTIAL>(in, base + at(r + 2 * nt), r + 2 * nt));
+          more[2] = op(more[2], ra_load<In, C, Map, PARTIAL>(in, base + at(r + 3 * nt), r + 3 * nt));
+        }
+        for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
+        acc[0] = op(op(acc[0], more[0]), op(more[1], more[2]));
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < W; ++k) {
+      __syncthreads();
+      tile[ty * blockDim.x + tx] = acc[k];
+      __syncthreads();
+      // A tree over the thread rows: pairs, then pairs of pairs.
+      for (int h = blockDim.y / 2; h > 0; h /= 2) {
+        if (ty < h) tile[ty * blockDim.x + tx] = op(tile[ty * blockDim.x + tx], tile[(ty + h) * blockDim.x + tx]);
+        __syncthreads();
+      }
+      if (ty == 0 && live) {
+        const ra_index_t c = c0 + k;
+        ra_store<Out, Fin>(out, (flags & RA_PARTIAL_OUT) ? s * cols + c : c, tile[tx], flags, param);
+      }
+    }
+  }
+}
+
+// Block (x: columns, y: thread rows); blockIdx.y: the chunk of the reduced range. The first
+// pass, one column a thread.
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_outer(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
+             ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  ra_reduce_outer<In, C, Map, Combine, false, 1, Out, Fin>(out, in, cols, len, chunk, RaGeometryAt{kept},
+                                                           RaGeometryAt{red}, flags, param);
+}
+
+// The first pass, V = 16 / sizeof(In) neighbouring columns a thread (the host checks that every
+// row's V columns are one aligned 16-byte load).
+template <typename In, typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_outer_vector(void* out, const void* in, ra_index_t cols, ra_index_t len, ra_index_t chunk,
+                    ra_geometry<1> kept, ra_geometry<1> red, int flags, double param) {
+  constexpr int V = sizeof(In) >= 16 ? 1 : 16 / sizeof(In);
+  ra_reduce_outer<In, C, Map, Combine, false, V, Out, Fin>(out, in, cols, len, chunk, RaGeometryAt{kept},
+                                                           RaGeometryAt{red}, flags, param);
+}
+
+// The second pass of reduce_outer*: column c of `len` rows of `cols` accumulators combined and finalized.
+template <typename C, typename Out, typename Map, typename Combine, typename Fin>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t len, double param) {
+  ra_reduce_outer<C, C, Map, Combine, true, 1, Out, Fin>(out, in, cols, len, len, RaLinearAt{1}, RaLinearAt{cols},
+                                                         0, param);
+}
+
+// ---- scans along contiguous rows ------------------------------------------------------------
+// Tiles of RA_SCAN_TILE elements: blockIdx.x a tile (grid-stride), blockIdx.y a row
+// (grid-stride). A row of several tiles takes three steps (the host's): the tiles' totals
+// (`totals` non-null), their inclusive scan, then each tile scanned behind its carry
+// (`carry[row * tiles + tile - 1]`).
+// RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread) are compile options (rocm_array_plugins/reduction/gpu.py).
+// The tile sits in shared memory with a gap after every 32 elements (RA_SCAN_AT): a thread's run of
+// RA_SCAN_ITEMS then starts in a bank of its own, where unpadded runs put 8 threads on each bank.
+#define RA_SCAN_AT(i) ((i) + (i) / 32)
+template <typename In, typename C, typename Out, typename Map, typename Combine>
+__global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
+                                                            const C* carry, C* totals) {
+  RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(RA_SCAN_BLOCK * RA_SCAN_ITEMS));
+  const Combine op;
+  const C identity = Combine::template identity<C>();
+  const int t = threadIdx.x, nt = blockDim.x, tile_n = nt * RA_SCAN_ITEMS;
+  const ra_index_t tiles = (len + tile_n - 1) / tile_n;
+  for (ra_index_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    for (ra_index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      const ra_index_t base = row * len, start = tile * tile_n;
+      const int n = (int)(len - start < tile_n ? len - start : tile_n);
+      __syncthreads();
+      for (int i = t; i < tile_n; i += nt)
+        buf[RA_SCAN_AT(i)] = i < n ? Map::template map<C>(in[base + start + i], start + i) : identity;
+      __syncthreads();
+      C mine = identity;
+#pragma unroll
+      for (int k = 0; k < RA_SCAN_ITEMS; ++k) mine = op(mine, buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)]);
+      C before, total;
+      ra_block_scan(mine, op, identity, &before, &total);
+      if (totals) {
+        if (t == 0) totals[row * tiles + tile] = total;
+        continue;
+      }
+      C run = carry && tile > 0 ? op(carry[row * tiles + tile - 1], before) : before;
+#pragma unroll
+      for (int k = 0; k < RA_SCAN_ITEMS; ++k) {
+        run = op(run, buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)]);
+        buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)] = run;
+      }
+      __syncthreads();
+      for (int i = t; i < n; i += nt) out[base + start + i] = ra_cast<Out>(buf[RA_SCAN_AT(i)]);
+    }
+  }
+}
+
+// nonzero: element i of the contiguous x (of `ndim` dimensions `shape`) is nonzero;
+// `position` is the inclusive scan of the nonzero flags; out[d * count + k] the
+// coordinate d of the k-th nonzero element.
+template <typename In>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+nonzero_scatter(int64_t* out, const In* x, const int64_t* position, ra_index_t n,
+                ra_index_t count, ra_geometry<1> shape) {
+  for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
+    if (!ra_cast<bool>(x[i])) continue;
+    const ra_index_t k = position[i] - 1;
+    ra_index_t rest = i;
+    for (int d = shape.ndim - 1; d >= 0; --d) {
+      const ra_index_t m = shape.shape[d], q = rest / m;
+      out[d * count + k] = rest - q * m;
+      rest = q;
+    }
+  }
+}

@@ -1,0 +1,297 @@
+"""The kernel of a fused elementwise expression: ``rocm_array_kernels/elementwise/elementwise.hip`` and
+``fused.hip``, completed by a generated struct ``RaFused`` (see fused.hip for what it holds).
+
+The struct's text is a function of the expression's shape alone: the operations (the rows'
+functors and their dtypes), where each Python scalar sits, and the dtype of each array read
+(every array is contiguous and of the result's shape). It is also the key of the compiled
+kernel, so a loop that builds the same expression compiles it once. Array values and scalar
+values are the kernel's arguments.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+import struct as pystruct
+from dataclasses import dataclass
+from typing import Any, Callable, Union, cast
+
+from rocm_array import dtypes, memory
+from rocm_array.array import Array, contiguous_strides
+from rocm_array.devices import cpu
+from rocm_array.dtypes import ALL, BY_NAME, DType
+from rocm_array.hookspecs import KernelSource
+from rocm_array.launch import BLOCK, Family, address
+from rocm_array.runtime.compiler import kernel_source
+from rocm_array.runtime.layout import ctype_of, scalar_value
+
+from .ufunc import Scalar, Ufunc
+
+__all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed",
+           "arguments", "packed_scalar", "node", "examples", "kernel_sources", "FUSED"]
+
+#: What a generated program is named (logs) and the kernel it holds.
+PATH = "elementwise/fused.hip"
+KERNEL = "fused_contiguous<RaFused>"
+#: The generated programs' family: their kernel's blocks are BLOCK threads (deferred.py launches them).
+FUSED = Family(PATH, {"RA_BLOCK": BLOCK})
+
+
+class Broadcast:
+    """An array operand of another shape than the result's, read at other indices: its only
+    element (layout ``one``), or along the result's trailing dimensions (``row``: element
+    i % ``divisor``) or leading ones (``col``: element i / ``divisor``), its own row-major order."""
+
+    __slots__ = ("array", "layout", "divisor")
+
+    def __init__(self, array: Array, layout: str, divisor: int) -> None:
+        self.array, self.layout, self.divisor = array, layout, divisor
+
+
+def broadcast(a: Array, shape: tuple[int, ...]) -> Broadcast | None:
+    """``a`` (broadcastable to ``shape``, of another shape) as a Broadcast operand, or None when it
+    is not contiguous or its dimensions are neither all the leading nor all the trailing ones."""
+    if a.size == 1:
+        return Broadcast(a, "one", 0)
+    if a._strides != contiguous_strides(a._shape):
+        return None
+    own = (1,) * (len(shape) - a.ndim) + a._shape
+    for k in range(1, len(shape)):
+        if own[k:] == shape[k:] and all(n == 1 for n in own[:k]):
+            return Broadcast(a, "row", a.size)
+        if own[:k] == shape[:k] and all(n == 1 for n in own[k:]):
+            return Broadcast(a, "col", math.prod(shape[k:]))
+    return None
+
+
+class Node:
+    """One elementwise operation of an expression: row ``fn`` on ``args`` (arrays of ``shape``,
+    Broadcast arrays, Python scalars, or other nodes) computed in ``dtype``, giving ``out_dtype``.
+
+    What its kernel needs is kept as it is built, from its operands': ``sig``, the expression's
+    shape (the key of its generated kernel: operations, dtypes, where scalars sit, each array's
+    layout); ``arrays``, ``divisors`` and ``scalars``, the kernel's arguments in order (an array
+    read twice is passed twice, a shared operation computed where it is used: reads of one
+    address come from the cache, and operations are cheap beside memory); ``count``, its
+    operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
+    """
+
+    __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "count", "leaves", "sig", "arrays", "divisors",
+                 "scalars")
+    count: int
+    leaves: dict[tuple[int, int, DType], Array]
+    sig: tuple[Any, ...]
+    arrays: tuple[Array, ...]
+    divisors: tuple[int, ...]
+    scalars: tuple[Any, ...]
+
+    def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, args: tuple[Operand, ...],
+                 shape: tuple[int, ...]) -> None:
+        self.fn, self.dtype, self.out_dtype, self.args, self.shape = fn, dtype, out_dtype, args, shape
+        count = 1
+        leaves: dict[tuple[int, int, DType], Array] = {}
+        sigs: list[Any] = []
+        arrays: tuple[Array, ...] = ()
+        divisors: tuple[int, ...] = ()
+        scalars: tuple[Any, ...] = ()
+        for a in args:
+            if type(a) is Array:
+                leaves[(id(a._buf), a._offset, a._dtype)] = a
+                sigs.append(_ARRAY[a._dtype.name])
+                arrays += (a,)
+            elif type(a) is Node:
+                count += a.count
+                leaves.update(a.leaves)
+                sigs.append(a.sig)
+                arrays += a.arrays
+                divisors += a.divisors
+                scalars += a.scalars
+            elif type(a) is Broadcast:
+                b = a.array
+                leaves[(id(b._buf), b._offset, b._dtype)] = b
+                sigs.append((a.layout, b._dtype.name))
+                arrays += (b,)
+                if a.layout != "one":
+                    divisors += (a.divisor,)
+            else:  # a Python scalar, passed in the compute dtype as the eager kernels take it
+                sigs.append(_SCALAR)
+                scalars += (packed_scalar(dtype, cast(Scalar, a).value),)
+        self.count, self.leaves, self.arrays, self.divisors, self.scalars = count, leaves, arrays, divisors, scalars
+        self.sig = (fn.functor, fn.arity, dtype.name, out_dtype.name, tuple(sigs))
+
+
+Operand = Union[Node, Array, Broadcast, Scalar]
+_SCALAR = ("s",)
+_ARRAY = {d.name: ("a", d.name) for d in ALL}
+#: How a Broadcast array of each layout is read at element i (q: its divisor).
+_READ = {"one": "p{k}[0]", "row": "p{k}[i % q{k}]", "col": "p{k}[i / q{k}]"}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """The generated struct of an expression shape: its text, its ctypes layout (the kernel's
+    first argument) and ``pack``, which makes that argument's bytes of (out, each array's
+    address, each divisor, each scalar, the fence 0), and its elements per vector access."""
+
+    source: str
+    struct: type[ctypes.Structure]
+    pack: Callable[..., bytes]
+    width: int
+    out_dtype: DType
+
+
+@functools.lru_cache(maxsize=4096)
+def kernel(sig: Any) -> Kernel:
+    """The generated struct of the expression shape ``sig`` (a ``Node.sig``)."""
+    arrays: list[tuple[DType, str]] = []  # each array's dtype and layout
+    scalars: list[DType] = []
+    lines: list[str] = []
+
+    def visit(sig: Any) -> str:
+        functor, arity, dtype_name, out_name, args = sig
+        dtype = BY_NAME[dtype_name]
+        texts = []
+        for a in args:
+            if a is _SCALAR:
+                scalars.append(dtype)
+                texts.append(f"s{len(scalars) - 1}")
+                continue
+            if len(a) == 2:  # an array: (layout, dtype)
+                arrays.append((BY_NAME[a[1]], a[0]))
+                text, kind = f"a{len(arrays) - 1}", a[1]
+            else:
+                text, kind = visit(a), a[3]
+            # An operand of another dtype is cast as the eager path's copy casts it.
+            texts.append(text if kind == dtype_name else f"ra_cast<{dtype.c_type}>({text})")
+        out = BY_NAME[out_name]
+        local = f"t{len(lines)}"
+        wrap = "RaUnary" if arity == 1 else "RaBinary"
+        lines.append(f"    const {out.c_type} {local} = ra_fence({wrap}<{functor}, {dtype.c_type}, {out.c_type}>()"
+                     f"({', '.join(texts)}), fence);")
+        return local
+
+    result = visit(sig)
+    out_dtype = BY_NAME[sig[3]]
+    out_t = out_dtype.c_type
+    same = [k for k, (_, layout) in enumerate(arrays) if layout == "a"]  # read at i: loaded as vectors
+    spread = [k for k, (_, layout) in enumerate(arrays) if layout in ("row", "col")]
+    widest = max([out_dtype.itemsize, *(arrays[k][0].itemsize for k in same)])
+    width = 16 // widest if widest < 16 else 1
+    types = [d.c_type for d, _ in arrays]
+    vec = {k: f"ra_vec<{types[k]}, {width}>" for k in same}
+    members = "\n".join([f"  {out_t}* RA_RESTRICT out;",
+                         *(f"  const {t}* RA_RESTRICT p{k};" for k, t in enumerate(types)),
+                         *(f"  ra_index_t q{k};" for k in spread),
+                         *(f"  {d.c_type} s{k};" for k, d in enumerate(scalars)),
+                         "  unsigned int fence;"])
+    reads = "\n".join(f"    const {types[k]} a{k} = {_READ[layout].format(k=k)};"
+                       for k, (_, layout) in enumerate(arrays) if layout != "a")
+    aligned = " && ".join([f"ra_aligned(out, {width} * sizeof({out_t}))",
+                           *(f"ra_aligned(p{k}, {width} * sizeof({types[k]}))" for k in same)])
+    body = "\n".join(lines)
+    params = ", ".join(["ra_index_t i", *(f"{types[k]} a{k}" for k in same)])
+    source = f"""
+struct RaFused {{
+  typedef {out_t} out_type;
+  static constexpr int width = {width};
+  struct Loads {{ {" ".join(f"{vec[k]} a{k};" for k in same)} }};
+{members}
+  RA_DEVICE {out_t} value({params}) const {{
+{reads}
+{body}
+    return {result};
+  }}
+  RA_DEVICE bool aligned() const {{ return {aligned}; }}
+  RA_DEVICE Loads load(ra_index_t i) const {{ return {{{", ".join(f"((const {vec[k]}*)p{k})[i]" for k in same)}}}; }}
+  RA_DEVICE void store(ra_index_t i, const Loads& x) const {{
+    ra_vec<{out_t}, {width}> y;
+#pragma unroll
+    for (int k = 0; k < {width}; ++k) y.v[k] = value({", ".join(["i * width + k", *(f"x.a{k}.v[k]" for k in same)])});
+    ((ra_vec<{out_t}, {width}>*)out)[i] = y;
+  }}
+  RA_DEVICE {out_t} at(ra_index_t i) const {{ return value({", ".join(["i", *(f"p{k}[i]" for k in same)])}); }}
+}};
+"""
+    types_ = ([ctypes.c_void_p] * (1 + len(arrays)) + [ctypes.c_int64] * len(spread)
+              + [ctype_of(d) for d in scalars] + [ctypes.c_uint])
+    struct = type("RaFused", (ctypes.Structure,), {"_fields_": [(f"m{k}", t) for k, t in enumerate(types_)]})
+    fmt, end = "=", 0
+    for k, t in enumerate(types_):  # the members at their C offsets, as ctypes lays them out
+        offset = getattr(struct, f"m{k}").offset
+        fmt += "x" * (offset - end) + _CODES.get(t, f"{ctypes.sizeof(t)}s")
+        end = offset + ctypes.sizeof(t)
+    fmt += "x" * (ctypes.sizeof(struct) - end)
+    return Kernel(source, struct, pystruct.Struct(fmt).pack, width, out_dtype)
+
+
+#: struct codes of the member types that pack as numbers (the others pack as their bytes).
+_CODES: dict[Any, str] = {
+    ctypes.c_void_p: "Q", ctypes.c_bool: "?", ctypes.c_int8: "b", ctypes.c_uint8: "B",
+    ctypes.c_int16: "h", ctypes.c_uint16: "H", ctypes.c_int32: "i", ctypes.c_uint32: "I",
+    ctypes.c_int64: "q", ctypes.c_uint64: "Q", ctypes.c_float: "f", ctypes.c_double: "d", ctypes.c_uint: "I",
+}
+
+
+def packed_scalar(dtype: DType, value: Any) -> Any:
+    """``scalar_value`` as ``Kernel.pack`` takes it: a number, or the bytes of a 16-bit float or complex."""
+    v = scalar_value(dtype, value)
+    return v.value if type(v) in _CODES else bytes(v)
+
+
+def arguments(node: Node, out: int) -> bytes:
+    """The bytes of ``node``'s ``RaFused`` (its kernel's first argument), its result going to ``out``."""
+    return kernel(node.sig).pack(out, *[address(a) for a in node.arrays], *node.divisors, *node.scalars, 0)
+
+
+def computed(node: Node) -> bytes:
+    """The bytes of ``RaComputed<RaFused>`` over ``node`` (fused.hip): the expression as a run of
+    values a reduction reads, from element 0."""
+    return arguments(node, 0) + pystruct.pack("=q", 0)  # (RaFused's size is a multiple of 8: its pointers')
+
+
+def prelude() -> str:
+    """What every generated struct is appended to: the functors and wrappers, and the fused kernel."""
+    return kernel_source("elementwise/elementwise.hip") + "\n" + kernel_source(PATH)
+
+
+def node(fn: Ufunc, *operands: Operand | bool | int | float | complex) -> Node:
+    """The node of ``fn`` on ``operands`` (nodes, arrays, Python scalars), through ``fn``'s front:
+    a node stands in as a cpu array of its result's dtype and shape."""
+    stand = tuple(_stand_in(o) if isinstance(o, Node) else o for o in operands)
+    arrays, dtype, out_dtype, shape = fn._front(stand)
+    return Node(fn, dtype, out_dtype, tuple(o if isinstance(o, Node) else a for o, a in zip(operands, arrays)), shape)
+
+
+def _stand_in(n: Node) -> Array:
+    return memory.empty(n.shape, n.out_dtype, cpu)
+
+
+def examples() -> list[Node]:
+    """Expressions of every kind a generated kernel holds: scalars on either side, casts between
+    dtypes, a shared operation, 16-bit floats, complex values with a real result, integers and
+    booleans (the compile check builds each for every target)."""
+    from .table import BY_NAME as f
+
+    def leaf(dtype: DType) -> Array:
+        return memory.empty((4,), dtype, cpu)
+
+    x, y = leaf(dtypes.float32), leaf(dtypes.float32)
+    chain = node(f["add"], node(f["multiply"], node(f["exp"], node(f["multiply"], node(f["negative"], x), x)), 0.5),
+                 node(f["sin"], x))
+    h = leaf(dtypes.float16)
+    shared = node(f["multiply"], h, 2.0)
+    half = node(f["logical_and"], node(f["greater"], node(f["add"], shared, shared), h), node(f["isfinite"], shared))
+    z = leaf(dtypes.complex128)
+    wide = node(f["abs"], node(f["subtract"], node(f["multiply"], z, 1j), leaf(dtypes.complex64)))
+    i = leaf(dtypes.int8)
+    ints = node(f["bitwise_xor"], node(f["add"], i, leaf(dtypes.int64)), node(f["bitwise_left_shift"], 3, i))
+    b = leaf(dtypes.bfloat16)
+    brain = node(f["divide"], node(f["sqrt"], b), node(f["add"], y, b))
+    return [chain, half, wide, ints, brain]
+
+
+def kernel_sources() -> list[KernelSource]:
+    """Generated programs for the compile check (see ``examples``)."""
+    text = prelude()
+    return [ks for n in examples() for ks in FUSED.sources([(KERNEL,)], text + kernel(n.sig).source)]

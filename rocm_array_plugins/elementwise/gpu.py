@@ -1,0 +1,405 @@
+"""The gpu backs of the elementwise functions, ``where``, and the arange/linspace and tril/triu fills.
+
+One launch path serves every row of ``table.py``: the row's functor instantiated in the
+kernels of ``rocm_array_kernels/elementwise/elementwise.hip`` for the promoted dtype, compiled as
+one program per (row, dtype) the first time it is needed. A call picks its layout after
+broadcasting: ``contiguous`` (every operand row-major and of the result's shape: 16-byte
+vector accesses) or ``strided`` (any strides, dimensions merged first), and passes a
+Python scalar operand to the kernel by value. Resolved kernels are cached per (device,
+row, dtype, layout), as CuPy's loop table does; a repeated contiguous call takes the
+``lane`` made for its operand kinds, which holds all of that already.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+from typing import Any, Callable, Sequence
+
+from rocm_array import memory
+from rocm_array.array import Array
+from rocm_array.broadcast import broadcast_view
+from rocm_array.devices import Device
+from rocm_array.dtypes import ALL, CATEGORIES, DType
+from rocm_array.hookspecs import KernelSource
+from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
+from rocm_array.memory.gpu import import_dlpack
+from rocm_array.fusion import active
+from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS, TILE_THREADS,
+                                      crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value)
+
+from . import backs
+from .deferred import defer, defer_contiguous
+from .table import UFUNCS
+from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
+
+ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS, "RA_BLOCK": BLOCK},
+                     {"binary_tiles": TILE_THREADS})
+LAYOUTS = ("contiguous", "strided")
+#: The layouts of binary rows only: a matrix and a row or column (_rows), a transposed operand (_tiles).
+BINARY_LAYOUTS = ("rows", "tiles")
+_INTEGERS = tuple(d for d in ALL if d.kind in "iu")
+_COMPLEX = tuple(d for d in ALL if d.kind == "c")
+
+
+# -- programs: the instantiations compiled together (and listed for the compile check) --------------
+@functools.lru_cache(maxsize=None)
+def ufunc_names(fn: Ufunc, dtype: DType, layout: str) -> tuple[str, ...]:
+    """The kernels of row ``fn`` for inputs of ``dtype`` in one layout: one program (a binary
+    row's has one kernel per scalar position ``S``, indexed by it)."""
+    head = f"{fn.functor}, {dtype.c_type}, {RESULT_RULES[fn.result](dtype).c_type}"
+    if fn.arity == 1:
+        return (f"unary_{layout}<{head}>",)
+    return tuple(f"binary_{layout}<{head}, {s}>" for s in (0, 1, 2))
+
+
+def _fill_names() -> tuple[str, ...]:
+    return (*(f"where_{k}<{d.c_type}>" for d in ALL for k in ("contiguous", "strided")),
+            *(f"sequence_int<{d.c_type}>" for d in _INTEGERS),
+            *(f"sequence_real<{d.c_type}>" for d in ALL),
+            *(f"sequence_complex<{d.c_type}>" for d in _COMPLEX),
+            *(f"triangle<{d.c_type}>" for d in ALL))
+
+
+FILL_NAMES = _fill_names()
+
+
+def kernel_sources() -> list[KernelSource]:
+    return ELEMENTWISE.sources([*(ufunc_names(u, d, layout) for u in UFUNCS for d in ALL
+                                  if d in CATEGORIES[u.category]
+                                  for layout in (*LAYOUTS, *(BINARY_LAYOUTS if u.arity == 2 else ()))),
+                                FILL_NAMES])
+
+
+_THREADS = (BLOCK, 1, 1)
+
+
+def _width(dtype: DType, out_dtype: DType) -> int:
+    """Elements a 16-byte access of the wider of input and output holds (the kernels' RaWidth)."""
+    return 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
+
+_INT32 = 2**31 - 1
+
+
+def narrow(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> ctypes.c_int:
+    """A strided kernel's ``narrow`` flag: the count and every operand's offsets fit in 32 bits."""
+    fits = all(sum(abs(s) * (n - 1) for n, s in zip(shape, st)) <= _INT32 for st in strides)
+    n = 1
+    for m in shape:
+        n *= m
+    return ctypes.c_int(n <= _INT32 and fits)
+
+
+_ZEROS = {d.name: scalar_arg(d, 0) for d in ALL}
+_ZERO_BYTES = {name: bytes(v) for name, v in _ZEROS.items()}
+
+
+def _overlaps(out: Array, a: Array) -> bool:
+    """Whether ``a`` shares memory with ``out`` other than element for element (conservative): a
+    prefix view broadcast over ``out`` (x += x[:1]) does, though it starts where out does."""
+    return memory.overlaps(out, a) and not memory.same_elements(out, a)
+
+
+#: Operands of at least this many bytes that run across the output's layout are copied first: on
+#: an H200, a.T + b (float32) gains 2.3x at 16384^2 and 1.2x at 8192^2, and loses 5% at 4096^2.
+ACROSS_MIN = 1 << 27
+
+
+def _across(a: Array, out: Array) -> bool:
+    """Whether ``a`` is large and, dimensions merged, a 2-D transpose of the row-major ``out``.
+
+    The strided kernel would read it one memory sector per element; the copy that ``memory.copy``
+    makes goes through the tiled transposing kernel, and the op then reads it contiguously.
+    """
+    shape = a._shape
+    if a._strides == out._strides or shape != out._shape or math.prod(shape) * a._dtype.itemsize < ACROSS_MIN:
+        return False
+    merged, (so, sa) = merge_dims(shape, out._strides, a._strides)
+    return len(merged) == 2 and crosses(so, sa)
+
+
+# -- elementwise functions ------------------------------------------------------------------------------
+def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
+          out: Array | None = None) -> Array:
+    if out is None and active():
+        deferred = defer(fn, arrays, dtype, out_dtype, shape)
+        if deferred is not None:
+            return deferred
+    device = arrays[0]._device
+    target = out
+    if out is None:
+        out = memory.empty(shape, out_dtype, device)
+        contiguous = True
+    else:
+        contiguous = out.is_contiguous
+    n = math.prod(shape)
+    if n == 0:
+        return out
+    # One kernel pointer per operand: an Array of the compute dtype (a cast copy replaces it in
+    # ``arrays``), or address 0 for a Scalar, whose value the kernel takes as an argument.
+    ptrs = [out._buf.ptr + out._offset * out._dtype.itemsize]
+    itemsize = dtype.itemsize
+    s = 0
+    value: Any = None
+    strides = out._strides
+    for i, a in enumerate(arrays):
+        if isinstance(a, Scalar):
+            s, value = i + 1, scalar_value(dtype, a.value)
+            ptrs.append(0)
+            continue
+        if a._dtype is not dtype or (target is not None and _overlaps(target, a)) or (fn.arity == 1 and _across(a, out)):
+            # Another dtype, a partial overlap with the output, or a layout across the output's (a binary
+            # row reads that through binary_tiles): read a copy.
+            a = arrays[i] = memory.copy(a, dtype)
+        # (a fresh output is contiguous: an operand of its shape and strides is too)
+        if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
+            contiguous = False
+        ptrs.append(a._buf.ptr + a._offset * itemsize)
+    if not contiguous:
+        ops = [None if isinstance(a, Scalar) else broadcast_view(a, shape) for a in arrays]
+        _strided(fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value)
+        return out
+    if fn.arity == 2:
+        ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
+    ptrs.append(n)
+    _contiguous(device, fn, dtype, out_dtype, s)(ptrs)
+    return out
+
+
+def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> Callable[[list[Any]], None]:
+    """Row ``fn``'s contiguous kernel for ``dtype`` with the scalar at position ``s``, resolved once:
+    ``launch([out, *operands, (scalar bytes,) n])`` runs it over ``n`` elements."""
+    key = (device._runtime, fn.functor, dtype, s)  # the runtime: Devices compare by kind and index only
+    launch = _CONTIGUOUS.get(key)
+    if launch is None:
+        # Pointers, the scalar's bytes (an array of one element: the kernel's size and alignment), the count.
+        argtypes: list[Any] = [ctypes.c_void_p] * (1 + fn.arity)
+        if fn.arity == 2:
+            argtypes.append(ctype_of(dtype) * 1)
+        argtypes.append(ctypes.c_int64)
+        names = ufunc_names(fn, dtype, "contiguous")
+        launcher = ELEMENTWISE.launcher(device, names[s], names, argtypes, _THREADS)
+        # layout.grid_1d's rule with its terms computed once: this launch is the hot path of a + b.
+        per_block = BLOCK * 2 * _width(dtype, out_dtype)
+        most = device.runtime.properties.compute_units * BLOCKS_PER_CU
+
+        def launch(values: list[Any]) -> None:
+            blocks = -(-values[-1] // per_block)
+            launcher((blocks if blocks < most else most, 1, 1), values)
+
+        launch = _CONTIGUOUS[key] = launch
+    return launch
+
+
+#: (runtime, functor, dtype, scalar position) -> what ``_contiguous`` resolves.
+_CONTIGUOUS: dict[tuple[Any, ...], Callable[[list[Any]], None]] = {}
+
+
+def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any) -> None:
+    shape = out.shape
+    zeros = (0,) * len(shape)
+    merged, strides = merge_dims(shape, out.strides, *(zeros if a is None else a.strides for a in ops))
+    if len(merged) > MAX_DIMS:
+        # More dimensions than a kernel takes even after merging: one launch per outer index.
+        views = [out, *ops]
+        for i in range(shape[0]):
+            parts = [None if v is None else v._view(shape[1:], v.strides[1:], v.offset + i * v.strides[0])
+                     for v in views]
+            _strided(fn, dtype, parts[0], parts[1:], s, value)  # type: ignore[arg-type]
+        return
+    if fn.arity == 2 and (_rows(fn, dtype, out, ops, s, value, merged, strides) or
+                          _tiles(fn, dtype, out, ops, s, value, merged, strides)):
+        return
+    names = ufunc_names(fn, dtype, "strided")
+    n = out.size
+    args = [ptr(out), *(ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n),
+            geometry(merged, *strides), narrow(merged, strides)]
+    ELEMENTWISE.launch(out.device, names[s], names, grid_1d(n, out.device), _THREADS, args)
+
+
+def _rows(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
+          merged: Sequence[int], strides: Sequence[Sequence[int]]) -> bool:
+    """Launch binary_rows if the merged geometry is a row-major matrix whose operands are each of
+    its shape, a row (strides (0, 1)) or a column (strides (1, 0)), with 16-byte accesses allowed;
+    False (nothing launched) otherwise."""
+    if len(merged) != 2:
+        return False
+    rows, cols = merged
+    width = _width(dtype, out.dtype)
+    full = (cols, 1)
+    if tuple(strides[0]) != full or cols % width or address(out) % 16:
+        return False
+    kinds = 0
+    for k, (a, st) in enumerate(zip(ops, strides[1:])):
+        if a is None:  # the scalar
+            continue
+        key = tuple(st)
+        kind = 0 if key == full else _ROW_KINDS.get(key)
+        if kind is None or (kind != 2 and address(a) % 16):
+            return False
+        kinds |= kind << 2 * k
+    names = ufunc_names(fn, dtype, "rows")
+    device = out.device
+    across = -(-cols // width // BLOCK)  # blocks over a row's vectors
+    down = max(1, min(rows, device.runtime.properties.compute_units * BLOCKS_PER_CU // across, MAX_GRID_Y))
+    ELEMENTWISE.launch(device, names[s], names, (min(across, MAX_GRID_X), down, 1), _THREADS,
+                       [ptr(out), *(ptr(a) for a in ops), value, ctypes.c_int64(rows), ctypes.c_int64(cols),
+                        ctypes.c_int(kinds)])
+    return True
+
+
+def _tiles(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
+           merged: Sequence[int], strides: Sequence[Sequence[int]]) -> bool:
+    """Launch binary_tiles if the merged geometry is a row-major matrix and an operand runs across
+    it (fast along the rows: a transpose); False (nothing launched) otherwise. That operand is read
+    through a shared-memory tile, coalesced, where the strided kernel reads a memory sector per
+    element and a copy first costs a temporary and two more passes."""
+    if len(merged) != 2 or tuple(strides[0]) != (merged[1], 1):
+        return False
+    tiled = sum(1 << k for k, (a, st) in enumerate(zip(ops, strides[1:])) if a is not None and crosses(strides[0], st))
+    if not tiled:
+        return False
+    rows, cols = merged
+    names = ufunc_names(fn, dtype, "tiles")
+    grid = (min(-(-cols // TILE), MAX_GRID_Y), min(-(-rows // TILE), MAX_GRID_Y), 1)
+    block = (TILE, ELEMENTWISE.value(out.device, "RA_TILE_ROWS"), 1)
+    ELEMENTWISE.launch(out.device, names[s], names, grid, block,
+                       [ptr(out), *(ptr(a) for a in ops), value, *i64(rows, cols, *strides[1], *strides[2]),
+                        ctypes.c_int(tiled)])
+    return True
+
+
+#: binary_rows's broadcast operand kinds by strides (rocm_array_kernels/elementwise/elementwise.hip's RaRowKind:
+#: an operand with the result's strides is 0, full).
+_ROW_KINDS: dict[tuple[int, ...], int] = {(0, 1): 1, (1, 0): 2}
+
+
+def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
+         out_dtype: DType) -> Callable[..., Array] | None:
+    """``backs.LANES``: ``ufunc`` for operands of ``kinds`` that need no cast, resolved now:
+    the result is new and contiguous, the operands are too, so the kernel is the contiguous one
+    with the scalar's position (if any) known."""
+    if any(k is not dtype for k in kinds if isinstance(k, DType)):
+        return None  # an operand is cast first: the general path
+    s = next((i + 1 for i, k in enumerate(kinds) if not isinstance(k, DType)), 0)
+    launch = _contiguous(device, fn, dtype, out_dtype, s)
+    allocate, size, out_size = device.runtime.allocate, dtype.itemsize, out_dtype.itemsize
+
+    def run(x: Array, operands: tuple[Any, ...]) -> Array:
+        """A new result of ``x``'s shape, computed from the kernel's ``operands`` arguments."""
+        shape = x._shape
+        n = math.prod(shape)
+        out = Array(allocate(n * out_size), shape, x._strides, 0, out_dtype, device)
+        if n:
+            launch([out._buf.ptr, *operands, n])
+        return out
+
+    # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack);
+    # ``now`` computes it with this lane's kernel if no other operation extends it.
+    def deferred(args: list[Array | Scalar], x: Array, now: Callable[[], Array]) -> Array | None:
+        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, now) if active() else None
+
+    def unary(x: Array) -> Array:
+        def now() -> Array:
+            return run(x, (x._buf.ptr + x._offset * size,))
+        d = deferred([x], x, now)
+        return d if d is not None else now()
+
+    zero = _ZERO_BYTES[dtype.name]
+
+    def binary(x1: Array, x2: Array) -> Array:
+        def now() -> Array:
+            return run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))
+        d = deferred([x1, x2], x1, now)
+        return d if d is not None else now()
+
+    def value(v: Any) -> bytes:
+        check_bounds(v, dtype, fn.name)
+        return bytes(scalar_value(dtype, v))
+
+    # (A deferred result's Scalar checks v's bounds at once; an eager one's value(v) does.)
+    def scalar_first(v: Any, x: Array) -> Array:
+        def now() -> Array:
+            return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
+        d = deferred([Scalar(v, dtype, device, fn.name), x], x, now)
+        return d if d is not None else now()
+
+    def scalar_second(x: Array, v: Any) -> Array:
+        def now() -> Array:
+            return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
+        d = deferred([x, Scalar(v, dtype, device, fn.name)], x, now)
+        return d if d is not None else now()
+
+    return unary if fn.arity == 1 else (binary, scalar_first, scalar_second)[s]
+
+
+# -- where, arange/linspace, tril/triu ----------------------------------------------------------------------
+def _fill(device: Device, name: str, n: int, args: list[Any]) -> None:
+    ELEMENTWISE.launch(device, name, FILL_NAMES, grid_1d(n, device), _THREADS, args)
+
+
+def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int, ...]) -> Array:
+    device = condition.device
+    out = memory.empty(shape, dtype, device)
+    n = out.size
+    if n == 0:
+        return out
+    ops = [condition, *(a if a.dtype is dtype else memory.copy(a, dtype) for a in (x1, x2))]
+    t = dtype.c_type
+    if all(a.shape == shape and a.is_contiguous for a in ops):
+        _fill(device, f"where_contiguous<{t}>", n, [ptr(out), *(ptr(a) for a in ops), ctypes.c_int64(n)])
+        return out
+    views = [broadcast_view(a, shape) for a in ops]
+    merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
+    if len(merged) > MAX_DIMS:
+        views = [memory.contiguous(v) for v in views]
+        merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
+    _fill(device, f"where_strided<{t}>", n, [ptr(out), *(ptr(v) for v in views), ctypes.c_int64(n),
+                                            geometry(merged, *strides), narrow(merged, strides)])
+    return out
+
+
+def sequence(n: int, start: int | float | complex, step: int | float | complex, dtype: DType,
+             device: Device) -> Array:
+    """``backs.SEQUENCE``: out[i] = start + i*step, as the cpu back computes it."""
+    out = memory.empty((n,), dtype, device)
+    if n == 0:
+        return out
+    t = dtype.c_type
+    args: list[Any]
+    if dtype.kind in "iu" and isinstance(start, int) and isinstance(step, int):
+        name, args = f"sequence_int<{t}>", [ctypes.c_uint64(start % 2**64), ctypes.c_uint64(step % 2**64)]
+    elif isinstance(start, complex) or isinstance(step, complex):
+        if dtype.kind == "c":
+            name, args = f"sequence_complex<{t}>", [scalar_arg(_COMPLEX[1], start), scalar_arg(_COMPLEX[1], step)]
+        else:  # a real dtype keeps the real parts (as NumPy's cast does)
+            name, args = f"sequence_real<{t}>", [ctypes.c_double(complex(start).real), ctypes.c_double(complex(step).real)]
+    else:
+        name, args = f"sequence_real<{t}>", [ctypes.c_double(start), ctypes.c_double(step)]
+    _fill(device, name, n, [ptr(out), ctypes.c_int64(n), *args])
+    return out
+
+
+def triangle(x: Array, k: int, upper: bool) -> Array:
+    """``backs.TRIANGLE``: x with the elements below (upper) or above (lower) diagonal k zeroed."""
+    out = memory.empty(x.shape, x.dtype, x.device)
+    n = out.size
+    if n == 0:
+        return out
+    merged, (strides,) = merge_dims(x.shape, x.strides)
+    if len(merged) > MAX_DIMS:
+        x = memory.contiguous(x)
+        merged, (strides,) = merge_dims(x.shape, x.strides)
+    rows, cols = x.shape[-2:]
+    k = max(-rows - 1, min(k, cols + 1))  # beyond the matrix every k acts alike; keep it in int64
+    _fill(x.device, f"triangle<{x.dtype.c_type}>", n,
+          [ptr(out), ptr(x), *(ctypes.c_int64(v) for v in (n, rows, cols, k)), ctypes.c_int(upper),
+           geometry(merged, strides)])
+    return out
+
+
+def register() -> None:
+    """Fill the ``gpu`` column of the plugin's tables (indexing's is ``gpu_indexing.register``)."""
+    backs.UFUNC["gpu"], backs.LANES["gpu"], backs.WHERE["gpu"] = ufunc, lane, where
+    backs.SEQUENCE["gpu"], backs.TRIANGLE["gpu"], backs.FROM_DLPACK["gpu"] = sequence, triangle, import_dlpack

@@ -1,0 +1,476 @@
+"""The gpu backs of the reductions, scans, nonzero and diff: launches of ``rocm_array_kernels/reduction/reduction.hip``.
+
+Reductions. After merging dimensions, the kept axes and the reduced axes are one
+geometry each. When the reduced elements of one output are nearer each other in
+memory than neighbouring outputs are, ``reduce_inner`` gives each output a block
+(vector loads along a contiguous innermost axis; ``reduce_inner_strided`` otherwise);
+else ``reduce_outer`` gives each output column a thread (coalesced loads across a
+wave; ``reduce_outer_vector``: 16 bytes of neighbouring columns a thread). Either cuts
+long reductions into chunks, whose accumulators a second launch combines
+(``reduce_partial_rows`` or ``_columns``: two passes; every row's functors, Welford and
+argmax pairs included, work alike). A full reduction of contiguous elements is one launch,
+``reduce_all``: the last block to finish (an atomic counter) folds the partials as the second
+pass would, so the bits are the same. Each layout and pass is a kernel of its own, so a first
+call compiles only what it runs; a two-pass call compiles both at once.
+
+Kernels are instantiated per (input, compute, output) dtype triple a row uses by
+default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
+another result: such a call casts the input to the result dtype first.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
+
+from rocm_array import dtypes, memory
+from rocm_array.array import Array, contiguous_strides
+from rocm_array.dtypes import CATEGORIES, DType
+from rocm_array.hookspecs import KernelSource
+from rocm_array.fusion import active
+from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
+from rocm_array.runtime.compiler import kernel_source
+from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims
+from rocm_array_plugins.elementwise import deferred, fused
+from rocm_array_plugins.elementwise import own as elementwise
+
+from . import backs
+from .cumulative import SCANS
+from .front import RESULT_RULES, accumulation_dtype, accumulator, reduced_shape
+from .table import REDUCTIONS
+
+if TYPE_CHECKING:
+    from rocm_array.devices import Device
+
+    from .cumulative import Scan
+    from .front import Reduction
+
+__all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "moved_last",
+           "read_scalar"]
+
+_PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
+#: scan_tiles: threads, and elements a thread. cumulative_sum on an H200 (shared memory padded; 256x8
+#: unpadded had been 422 us for 2^26 float32 and 224 us for 2^24 float64): 2^26 float32 361 us at
+#: 128x8 against 391 at 256x8, 365 at 128x16 and 456 at 256x4; 2^24 float64 164 against 171, 184
+#: and 173; 4096 rows of 4096 float32 113 against 124, 113 and 133 (PyTorch 216, 104 and 177 us).
+#: AMD, from the kernels' resources (not timed): the tile's LDS (17 KiB of complex128 at 128x8) left
+#: a CDNA CU (64 KiB) 3 blocks of 2 waves, 1.5 waves a SIMD of 8 (double: 3.5); at 256x2, 7 and 8.
+#: An RDNA WGP (128 KiB, wave 32) held 7 blocks of 4 waves, 7 of 16; at 256x4, 14.
+_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=2, rdna=4)
+_ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
+#: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
+#: accumulators through this much dynamic shared memory.
+_OUTER_SHARED = BLOCK * _ACC_BYTES
+REDUCTION = Family("reduction/reduction.hip", {
+    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS, "RA_BLOCK": BLOCK},
+    threads={"scan_tiles": "RA_SCAN_BLOCK"},
+    shared=dict.fromkeys(("reduce_outer", "reduce_outer_vector", "reduce_partial_columns"), _OUTER_SHARED))
+#: Blocks a reduction aims for, per compute unit. Smaller chunks even out the blocks' finishing times:
+#: on an H200, a sum of 2^28 float32 took 259, 252, 250, 249 and 260 us at 8, 16, 32, 64 and 128
+#: (CuPy 242); a 16384^2 sum over axis 0 265, 258, 257, 255 and 256 us; over axis 1 240 us up to 64
+#: and 251 at 128; a 6.4 M-element sum 13.0 us throughout.
+_BLOCKS_PER_CU = 32
+#: Elements a chunk of a cut reduction gets at least. On an H200 at 2048, 8192 and 32768: a sum of 2^26
+#: float32 78, 77 and 71 us; 256 rows of 2^18 along them 88, 80 and 77 us; 2^18 rows of 256 along
+#: axis 0 94, 107 and 106 us: within the 10% that unrelated settings moved the same cases.
+_MIN_CHUNK = 8192
+
+
+# -- small shared helpers (the sort module uses them too) ---------------------------------------
+
+
+def moved_last(x: Array, axis: int) -> tuple[Array, tuple[int, ...]]:
+    """A contiguous copy of ``x`` with ``axis`` moved last (``x`` itself when it is already so),
+    and the axis order that copy has."""
+    order = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
+    if axis == x.ndim - 1 and x.is_contiguous:
+        return x, order
+    view = x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset)
+    return memory.contiguous(view, x.dtype), order
+
+
+def moved_back(out: Array, order: tuple[int, ...]) -> Array:
+    """The view of ``out`` (laid out in ``order``) with the original axis order."""
+    shape, strides = [0] * out.ndim, [0] * out.ndim
+    for pos, d in enumerate(order):
+        shape[d], strides[d] = out.shape[pos], out.strides[pos]
+    return out._view(tuple(shape), tuple(strides), out.offset)
+
+
+def read_scalar(x: Array, index: int) -> Any:
+    """One element of the 1-D ``x``, read back to the host (the size of a data-dependent result)."""
+    return memory.to_host(x._view((1,), (1,), x.offset + index * x.strides[0]))[0].item()
+
+
+# -- instantiations ---------------------------------------------------------------------------------
+def _kernel_acc(row: Reduction, compute: DType) -> DType:
+    """The C of the kernel: bool for all/any, the index dtype for count_nonzero, else float32
+    for 16-bit floats and the compute dtype otherwise."""
+    if row.map == "nonzero_op":
+        return dtypes.bool
+    if row.map == "nonzero_index_op":
+        return dtypes.DEFAULT_INDEX
+    return accumulator(compute)
+
+
+@functools.lru_cache(maxsize=None)  # every reduction asks: 0.1 ms of Python per call uncached
+def _triples(row: Reduction) -> tuple[tuple[DType, DType, DType], ...]:
+    """(input, C, output) dtype triples a row is instantiated for."""
+    found: dict[tuple[DType, DType, DType], None] = {}
+    for d in sorted(CATEGORIES[row.category], key=dtypes.ALL.index):
+        out = RESULT_RULES[row.result](row.name, d, None)
+        found[(d, _kernel_acc(row, accumulator(out) if row.accumulate else d), out)] = None
+        # sum's and prod's dtype= may keep an integer input's dtype (bool is refused); mean's,
+        # a floating one, is a cast to a floating triple already here.
+        if "dtype" in row.options and row.result == "accumulate" and d in CATEGORIES["numeric"]:
+            found[(d, _kernel_acc(row, accumulator(d)), d)] = None
+    return tuple(found)
+
+
+#: The first passes (reading elements) and the second (reading their accumulators), by layout;
+#: reduce_all is both passes of a full reduction of contiguous elements in one launch.
+_FIRST = ("reduce_inner", "reduce_inner_strided", "reduce_outer", "reduce_outer_vector", "reduce_all")
+_SECOND = ("reduce_partial_rows", "reduce_partial_columns")
+
+
+def _reduce_name(kind: str, row: Reduction, t: tuple[DType, DType, DType]) -> str:
+    """A kernel of ``row`` for the triple ``t``; a second pass's reads accumulators: no input dtype."""
+    types = t[1:] if kind in _SECOND else t
+    return f"{kind}<{', '.join(d.c_type for d in types)}, {row.map}, {row.combine}, {row.finalize}>"
+
+
+@functools.lru_cache(maxsize=None)
+def _reduce_group(row: Reduction) -> tuple[str, ...]:
+    first = (_reduce_name(k, row, t) for t in _triples(row) for k in _FIRST
+             if k != "reduce_outer_vector" or t[0].itemsize < 16)  # (16-byte elements are one load already)
+    second = (_reduce_name(k, row, t) for t in _triples(row) for k in _SECOND)
+    return tuple(dict.fromkeys([*first, *second]))
+
+
+def _scan_triples(combine: str) -> list[tuple[DType, DType, DType]]:
+    found: dict[tuple[DType, DType, DType], None] = {}
+    for d in sorted(CATEGORIES["any"], key=dtypes.ALL.index):
+        out = accumulation_dtype(combine, d, None)
+        found[(d, accumulator(out), out)] = None
+        if d in CATEGORIES["numeric"]:  # (dtype=bool is refused)
+            found[(d, accumulator(d), d)] = None
+    return list(found)
+
+
+def _scan_name(t: tuple[DType, DType, DType], map_: str, combine: str) -> str:
+    return f"scan_tiles<{t[0].c_type}, {t[1].c_type}, {t[2].c_type}, {map_}, {combine}>"
+
+
+@functools.lru_cache(maxsize=None)
+def _scan_group(combine: str) -> tuple[str, ...]:
+    return tuple(_scan_name(t, "identity_op", combine) for t in _scan_triples(combine))
+
+
+@functools.lru_cache(maxsize=1)
+def _nonzero_group() -> tuple[str, ...]:
+    idx = dtypes.DEFAULT_INDEX
+    return (*(_scan_name((d, idx, idx), "nonzero_index_op", "add_op") for d in dtypes.ALL),
+            *(f"nonzero_scatter<{d.c_type}>" for d in dtypes.ALL))
+
+
+def kernel_sources() -> list[KernelSource]:
+    """Every program of reduction.hip, grouped as they are compiled at run time, and reductions of
+    the fused expressions the compile check builds (``fused.examples``) by each row that takes
+    their dtype, in one launch and in rows."""
+    by_name = {r.name: r for r in REDUCTIONS}
+    generated = []
+    # (a row for each expression, of each kind of accumulator: the others differ only in functors)
+    for node, name in zip(fused.examples(), ("sum", "any", "var", "max", "argmax")):
+        row = by_name[name]
+        compute = accumulation_dtype(row.name, node.out_dtype, None) if row.accumulate else node.out_dtype
+        c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, node.out_dtype, None)
+        names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
+        generated.extend(REDUCTION.sources([names], _fused_prelude() + fused.kernel(node.sig).source))
+    return [*REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
+                                _nonzero_group()]), *generated]
+
+
+# -- reductions -------------------------------------------------------------------------------------
+def _split(n: int, pieces: int, least: int = _MIN_CHUNK) -> tuple[int, int]:
+    """(chunk, count): ``n`` cut into at most ``pieces`` chunks of at least ``least``."""
+    count = max(1, min(pieces, n // least))
+    chunk = -(-n // count)
+    return chunk, -(-n // chunk)
+
+
+def _block_for(n: int, wave: int) -> int:
+    """Threads for reducing ``n`` elements a block: a wave multiple, at most BLOCK."""
+    return min(BLOCK, max(wave, -(-n // wave) * wave))
+
+
+def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, compute: DType,
+           out_dtype: DType, options: dict[str, Any]) -> Array:
+    shape = reduced_shape(x.shape, axes, keepdims)
+    c = _kernel_acc(row, compute)
+    fused_out = _reduce_deferred(row, x, axes, c, out_dtype, options) if active() else None
+    if fused_out is not None:
+        return fused_out._view(shape, contiguous_strides(shape), 0)
+    if (x.dtype, c, out_dtype) not in _triples(row):  # dtype= asked for another result dtype
+        x, c = memory.contiguous(x, out_dtype), _kernel_acc(row, accumulator(out_dtype))
+    axes = tuple(sorted(axes))
+    kept = tuple(d for d in range(x.ndim) if d not in axes)
+    kshape, (kstr,) = merge_dims([x.shape[d] for d in kept], [x.strides[d] for d in kept])
+    rshape, (rstr,) = merge_dims([x.shape[d] for d in axes], [x.strides[d] for d in axes])
+    if len(kshape) > MAX_DIMS or len(rshape) > MAX_DIMS:
+        order = kept + axes  # rare: a copy with the kept axes first makes both one dimension
+        x = memory.contiguous(x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset),
+                 x.dtype)
+        k, r = math.prod(x.shape[:len(kept)]), math.prod(x.shape[len(kept):])
+        kshape, kstr, rshape, rstr = (k,), (r,), (r,), (1,)
+    outputs, length = math.prod(kshape), math.prod(rshape)
+    out = memory.empty((outputs,), out_dtype, x.device)
+    param = ctypes.c_double(options.get("correction", 0.0))
+    name = functools.partial(_reduce_name, row=row, t=(x.dtype, c, out_dtype))
+    if outputs == 1 or (length > 1 and abs(rstr[-1]) <= abs(kstr[-1])):
+        contiguous = len(rshape) == 1 and rstr[0] == 1
+        _inner(row, name, out, x, outputs, length, geometry(kshape, kstr), geometry(rshape, rstr), param,
+               "reduce_inner" if contiguous else "reduce_inner_strided")
+    else:
+        _outer(row, name, out, x, kshape, kstr, rshape, rstr, param)
+    return out._view(shape, contiguous_strides(shape), 0)
+
+
+def _acc_buffer(device: Device, count: int) -> Array:
+    return memory.empty((count * _ACC_BYTES,), dtypes.uint8, device)
+
+
+class _Rows(NamedTuple):
+    """How a first pass over ``rows`` rows of ``length`` is cut: ``splits`` chunks of ``chunk`` a
+    row, the launch's ``grid`` and ``block``, and ``fold``, the threads of the second pass."""
+
+    chunk: int
+    splits: int
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    fold: int
+
+
+def _rows(device: Device, rows: int, length: int) -> _Rows:
+    props = device.runtime.properties
+    target = props.compute_units * _BLOCKS_PER_CU
+    chunk, splits = _split(length, -(-target // rows)) if rows < target else (length, 1)
+    return _Rows(chunk, splits, (splits, min(rows, MAX_GRID_Y), 1),
+                 (_block_for(min(chunk, 16 * BLOCK), props.wave_size), 1, 1), _block_for(splits, props.wave_size))
+
+
+def _folds(rows: int, cut: _Rows) -> bool:
+    """Whether a cut reduction is one launch (reduce_all): one row, whose partials the last block's
+    threads fold."""
+    return rows == 1 and cut.splits > 1 and cut.fold <= cut.block[0]
+
+
+#: Per runtime: the counter of finished blocks reduce_all and reduce_all_of use (zero between launches).
+_DONE: dict[Any, Array] = {}
+
+
+def _done(device: Device) -> Array:
+    """The counter of ``device``, made at its first use: before the launch's partials buffer, which
+    ``_fold_all`` holds until the launch is queued. (A buffer dropped before its launch is back on the
+    free list: a counter made after it took the same block, the blocks wrote their partials over
+    it, and every later full reduction of that process was wrong: 6 tests on an H100.)"""
+    done = _DONE.get(device.runtime)
+    if done is None:
+        done = _DONE[device.runtime] = memory.empty((1,), dtypes.uint32, device)
+        device.runtime.memset(address(done), 0, 4)  # (not memory.full: a first sum compiles no fill kernel)
+    return done
+
+
+def _fold_all(device: Device, cut: _Rows, out: Array, source: Any, length: int, param: ctypes.c_double,
+              launch: Callable[[list[Any]], None]) -> None:
+    """Queue a one-launch full reduction (reduce_all or reduce_all_of, through ``launch``) of
+    ``length`` elements of ``source`` into ``out``: the counter first, then the partials' buffer,
+    held until the launch is queued (see ``_done``)."""
+    done, part = _done(device), _acc_buffer(device, cut.splits)
+    launch([ptr(out), ptr(part), ptr(done), source, *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param])
+
+
+def _combine_rows(row: Reduction, name: str, out: Array, part: Array, rows: int, cut: _Rows,
+                  param: ctypes.c_double) -> None:
+    """The second pass of a cut reduction in rows: each row's ``cut.splits`` accumulators in ``part``
+    combined (``name``: its reduce_partial_rows) into ``out``."""
+    REDUCTION.launch(out.device, name, _reduce_group(row), (1, cut.grid[1], 1), (cut.fold, 1, 1),
+                     [ptr(out), ptr(part), *i64(rows, cut.splits), param])
+
+
+def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int,
+           kept: ctypes.Structure, red: ctypes.Structure, param: ctypes.c_double, kind: str) -> None:
+    """``kind``: reduce_inner (each row's reduced elements one contiguous run) or reduce_inner_strided."""
+    device = x.device
+    group = _reduce_group(row)
+    cut = _rows(device, rows, length)
+    fn = name(kind=kind)
+    if cut.splits == 1:
+        REDUCTION.launch(device, fn, group, cut.grid, cut.block,
+                         [ptr(out), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(0), param])
+        return
+    if _folds(rows, cut) and kind == "reduce_inner":
+        _fold_all(device, cut, out, ptr(x), length, param,
+                  lambda args: REDUCTION.launch(device, name(kind="reduce_all"), group, cut.grid, cut.block, args))
+        return
+    second = name(kind="reduce_partial_rows")
+    REDUCTION.prepare(device, (fn, second), group)
+    part = _acc_buffer(device, rows * cut.splits)
+    REDUCTION.launch(device, fn, group, cut.grid, cut.block,
+                     [ptr(part), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(_PARTIAL_OUT),
+                      param])
+    _combine_rows(row, second, out, part, rows, cut, param)
+
+
+def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, ...],
+           kstr: tuple[int, ...], rshape: tuple[int, ...], rstr: tuple[int, ...], param: ctypes.c_double) -> None:
+    device = x.device
+    props = device.runtime.properties
+    group, wave = _reduce_group(row), props.wave_size
+    cols, length = math.prod(kshape), math.prod(rshape)
+    block = (wave, BLOCK // wave, 1)
+    v = 16 // x.dtype.itemsize if x.dtype.itemsize < 16 else 1
+    vector = (v > 1 and kstr[-1] == 1 and kshape[-1] % v == 0 and address(x) % 16 == 0
+              and all(s % v == 0 for s in (*kstr[:-1], *rstr)))
+    width = v if vector else 1
+    col_blocks = -(-cols // (wave * width))
+    target = props.compute_units * _BLOCKS_PER_CU
+    # A column chunk of a few dozen rows per thread row already keeps the loads streaming.
+    chunk, splits = (_split(length, -(-target // col_blocks), 32 * block[1]) if col_blocks < target
+                     else (length, 1))
+    splits = min(splits, MAX_GRID_Y)
+    chunk = -(-length // splits)
+    fn = name(kind="reduce_outer_vector" if vector else "reduce_outer")
+    shared = _OUTER_SHARED
+    kept, red = geometry(kshape, kstr), geometry(rshape, rstr)
+    if splits == 1:
+        REDUCTION.launch(device, fn, group, (col_blocks, 1, 1), block,
+                         [ptr(out), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(0), param],
+                         shared)
+        return
+    second = name(kind="reduce_partial_columns")
+    REDUCTION.prepare(device, (fn, second), group)
+    part = _acc_buffer(device, cols * splits)
+    REDUCTION.launch(device, fn, group, (col_blocks, splits, 1), block,
+                     [ptr(part), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(_PARTIAL_OUT),
+                      param], shared)
+    REDUCTION.launch(device, second, group, (-(-cols // wave), 1, 1), block,
+                     [ptr(out), ptr(part), *i64(cols, splits), param], shared)
+
+
+# -- reductions of deferred elementwise results (fusion) ---------------------------------------------
+@functools.lru_cache(maxsize=1)
+def _fused_prelude() -> str:
+    """What a reduction of an expression compiles: the expression's code (fused.prelude()), then
+    reduction.hip in its own namespace (its combine functors share names with elementwise ones)."""
+    elementwise_part: str = fused.prelude()
+    return (elementwise_part + '\n#include "common/block.h"\nnamespace ra_red {\n' + kernel_source(REDUCTION.source)
+            + "\n}  // namespace ra_red\n")
+
+
+def _fused_name(kind: str, row: Reduction, c: DType, out: DType) -> str:
+    return (f"ra_red::{kind}<RaComputed<RaFused>, {c.c_type}, {out.c_type}, ra_red::{row.map}, "
+            f"ra_red::{row.combine}, ra_red::{row.finalize}>")
+
+
+def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_dtype: DType,
+                     options: dict[str, Any]) -> Array | None:
+    """The reduction of a deferred elementwise result over its trailing axes, its expression computed
+    in the reduction's first pass (no temporary; a full reduction is one launch), or None: ``x`` is
+    not such a result, or the generated kernel is still compiling (the caller's path computes x)."""
+    node = deferred.expression(x)
+    if node is None or (x.dtype, c, out_dtype) not in _triples(row):
+        return None
+    k = x.ndim - len(axes)
+    if tuple(sorted(axes)) != tuple(range(k, x.ndim)):
+        return None
+    rows, length = math.prod(x.shape[:k]), math.prod(x.shape[k:])
+    if rows == 0 or length == 0:
+        return None
+    device = x.device
+    cut = _rows(device, rows, length)
+    one = _folds(rows, cut)
+    name = _fused_name("reduce_all_of" if one else "reduce_inner_of", row, c, out_dtype)
+    function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options_on(device),
+                                  _fused_prelude() + fused.kernel(node.sig).source)
+    if function is None:
+        return None
+    REDUCTION.check(device, name, cut.block)
+    packed = fused.computed(node)
+    src = (ctypes.c_char * len(packed)).from_buffer_copy(packed)
+    param = ctypes.c_double(options.get("correction", 0.0))
+    out = memory.empty((rows,), out_dtype, device)
+    rt = device.runtime
+    if one:
+        _fold_all(device, cut, out, src, length, param, lambda args: rt.launch(function, cut.grid, cut.block, args))
+        return out
+    first = [src, *i64(rows, length, cut.chunk)]
+    if cut.splits == 1:
+        rt.launch(function, cut.grid, cut.block, [ptr(out), *first, ctypes.c_int32(0), param])
+        return out
+    part = _acc_buffer(device, rows * cut.splits)
+    rt.launch(function, cut.grid, cut.block, [ptr(part), *first, ctypes.c_int32(_PARTIAL_OUT), param])
+    _combine_rows(row, _reduce_name("reduce_partial_rows", row, (x.dtype, c, out_dtype)), out, part, rows, cut, param)
+    return out
+
+
+# -- scans ------------------------------------------------------------------------------------------
+def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
+              map_: str = "identity_op", combine: str = "add_op", group: tuple[str, ...] | None = None) -> None:
+    """The inclusive scan of each contiguous row of ``x`` into ``out`` (which may be ``x``)."""
+    device = x.device
+    name = _scan_name((x.dtype, c, out.dtype), map_, combine)
+    group = group or (name,)
+    threads = REDUCTION.value(device, "RA_SCAN_BLOCK")
+    tiles = -(-length // (threads * REDUCTION.value(device, "RA_SCAN_ITEMS")))
+    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (threads, 1, 1)
+    args = [ptr(out), ptr(x), *i64(rows, length)]
+    if tiles == 1:
+        REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(None)])
+        return
+    totals = memory.empty((rows * tiles,), c, device)
+    REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(totals)])
+    scan_rows(totals, totals, rows, tiles, c, "identity_op", combine, _scan_group(combine))
+    REDUCTION.launch(device, name, group, grid, block, [*args, ptr(totals), ptr(None)])
+
+
+def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
+    if (x.dtype, compute, out_dtype) not in _scan_triples(row.combine):
+        x = memory.contiguous(x, out_dtype)
+    xt, order = moved_last(x, axis)
+    out = memory.empty(xt.shape, out_dtype, x.device)
+    length = x.shape[axis]
+    scan_rows(out, xt, x.size // length, length, compute, "identity_op", row.combine, _scan_group(row.combine))
+    return moved_back(out, order)
+
+
+# -- nonzero and diff ---------------------------------------------------------------------------------
+def nonzero(x: Array) -> tuple[Array, ...]:
+    idx, device = dtypes.DEFAULT_INDEX, x.device
+    n = x.size
+    if n == 0:
+        return tuple(memory.empty((0,), idx, device) for _ in range(x.ndim))
+    xc = memory.contiguous(x, x.dtype)
+    position = memory.empty((n,), idx, device)
+    scan_rows(position, xc, 1, n, idx, "nonzero_index_op", "add_op", _nonzero_group())
+    count = read_scalar(position, n - 1)
+    out = memory.empty((x.ndim, count), idx, device)
+    if count:
+        REDUCTION.launch(device, f"nonzero_scatter<{x.dtype.c_type}>", _nonzero_group(), grid_1d(n, device),
+                         (BLOCK, 1, 1), [ptr(out), ptr(xc), ptr(position), *i64(n, count),
+                                         geometry(x.shape, (0,) * x.ndim)])
+    return tuple(out._view((count,), (1,), d * count) for d in range(x.ndim))
+
+
+def diff(x: Array, axis: int) -> Array:
+    """One forward difference along ``axis``: the namespace's subtract of two shifted views."""
+    shape = tuple(n - 1 if d == axis else n for d, n in enumerate(x.shape))
+    lo = x._view(shape, x.strides, x.offset)
+    hi = x._view(shape, x.strides, x.offset + x.strides[axis])
+    return cast("Array", elementwise("subtract")(hi, lo))
+
+
+def register() -> None:
+    """Fill the ``gpu`` column of the reduction, scan, nonzero and diff tables."""
+    backs.REDUCE["gpu"], backs.SCAN["gpu"], backs.NONZERO["gpu"], backs.DIFF["gpu"] = reduce, scan, nonzero, diff
