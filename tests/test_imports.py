@@ -132,3 +132,36 @@ def test_the_runtime_deals_in_bytes() -> None:
 @pytest.mark.parametrize("cycle", [{"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}])
 def test_the_walk_finds_a_cycle(cycle: dict[str, set[str]]) -> None:
     assert _cycles(cycle) == [["a", "b", "c"]]
+
+
+#: Imports of another plugin's modules that the rule below still allows, each with its reason. The
+#: fused reductions build on elementwise's expression graph and its generated kernels: they become
+#: a contract of the core's (a lazy-buffer protocol and one fusion module), issue #36's first step.
+PRIVATE_IMPORTS_LEFT = {
+    ("rocm_array_plugins.reduction.gpu", "rocm_array_plugins.elementwise.deferred"),
+    ("rocm_array_plugins.reduction.gpu", "rocm_array_plugins.elementwise.fused"),
+}
+
+
+def _private_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """(module, target) where a plugin's module imports a module of another plugin: another plugin
+    is reached only through its package (``own``, its declared functions), never its internals."""
+    def plugin(name: str) -> str | None:
+        parts = name.split(".")
+        return parts[1] if parts[0] == "rocm_array_plugins" and len(parts) > 1 else None
+
+    return {(m, d) for m, deps in graph.items() if plugin(m) for d in deps
+            if plugin(d) and plugin(d) != plugin(m) and d != f"rocm_array_plugins.{plugin(d)}"}
+
+
+def test_a_plugin_reaches_another_only_through_its_package() -> None:
+    found = _private_imports(_graph())
+    assert found <= PRIVATE_IMPORTS_LEFT, "imports of another plugin's internals (use its own, or the core's " \
+        f"rocm_array.views / rocm_array.operands): {sorted(found - PRIVATE_IMPORTS_LEFT)}"
+    assert found == PRIVATE_IMPORTS_LEFT, f"no longer imported, take them off the list: {PRIVATE_IMPORTS_LEFT - found}"
+
+
+def test_the_rule_finds_a_private_import() -> None:
+    graph = {"rocm_array_plugins.nn.gpu": {"rocm_array_plugins.elementwise.layout", "rocm_array_plugins.linalg",
+                                           "rocm_array_plugins.nn.common", "rocm_array.views"}}
+    assert _private_imports(graph) == {("rocm_array_plugins.nn.gpu", "rocm_array_plugins.elementwise.layout")}

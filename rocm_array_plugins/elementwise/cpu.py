@@ -19,7 +19,9 @@ from rocm_array.dtypes import DType
 from . import backs
 
 if TYPE_CHECKING:
-    from .ufunc import Scalar, Ufunc
+    from rocm_array.operands import Scalar
+
+    from .ufunc import Ufunc
 
 
 

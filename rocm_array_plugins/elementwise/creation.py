@@ -23,8 +23,8 @@ from rocm_array.dtypes import SCALARS, DType
 from rocm_array.hookspecs import Impl
 
 from .backs import FROM_DLPACK, SEQUENCE, TRIANGLE
-from .layout import copy_as
-from .ufunc import check_bounds
+from rocm_array.operands import check_bounds
+from rocm_array.views import copy_as
 
 # DLPack device types (dlpack.h) and the device kind whose back imports them.
 _DLPACK_KINDS = {1: "cpu", 3: "cpu", 2: "gpu", 10: "gpu", 13: "gpu"}

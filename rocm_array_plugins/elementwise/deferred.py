@@ -44,7 +44,9 @@ from rocm_array.runtime.layout import BLOCKS_PER_CU
 from . import fused
 from .backs import UFUNC
 from .fused import Broadcast, Node, Operand, broadcast
-from .ufunc import Scalar, Ufunc
+from rocm_array.operands import Scalar
+
+from .ufunc import Ufunc
 
 if TYPE_CHECKING:
     from rocm_array.devices import Device

@@ -26,7 +26,9 @@ from rocm_array.launch import BLOCK, Family, address
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import ctype_of, scalar_value
 
-from .ufunc import Scalar, Ufunc
+from rocm_array.operands import Scalar
+
+from .ufunc import Ufunc
 
 __all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed",
            "arguments", "packed_scalar", "node", "examples", "kernel_sources", "FUSED"]

@@ -32,7 +32,9 @@ from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_
 from . import backs
 from .deferred import defer, defer_contiguous
 from .table import UFUNCS
-from .ufunc import RESULT_RULES, Scalar, Ufunc, check_bounds
+from rocm_array.operands import Scalar, check_bounds
+
+from .ufunc import RESULT_RULES, Ufunc
 
 ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS, "RA_BLOCK": BLOCK},
                      {"binary_tiles": TILE_THREADS})

@@ -26,8 +26,8 @@ from rocm_array.dtypes import SCALARS
 from rocm_array.hookspecs import Impl
 
 from .backs import GATHER, MASK_INDICES, SCATTER, WHERE
-from .layout import copy_as, insert_unit, permuted
-from .ufunc import scalar_array
+from rocm_array.operands import scalar_array
+from rocm_array.views import copy_as, insert_unit, permuted
 
 
 # -- key parsing --------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
 from .indexing import take
-from .layout import copy_as, insert_unit, permuted, pick, slab
+from rocm_array.views import copy_as, insert_unit, permuted, pick, slab
 
 
 def _check_array(name: str, x: Any) -> Array:

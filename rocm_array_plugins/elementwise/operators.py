@@ -12,7 +12,9 @@ from rocm_array.hookspecs import Impl
 from rocm_array.namespace import TABLE
 
 from .table import BY_NAME, UFUNCS
-from .ufunc import Ufunc, check_bounds, promote
+from rocm_array.operands import check_bounds, promote
+
+from .ufunc import Ufunc
 
 
 def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int | float | None = None) -> Array:

@@ -14,9 +14,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, TYPE_CHECKING, cast
 
-import numpy as np
-
-from rocm_array import dtypes, memory
+from rocm_array import dtypes
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
@@ -24,6 +22,7 @@ from rocm_array.dtypes import CATEGORIES, SCALARS, DType
 
 from rocm_array.docstrings import RowDoc
 from rocm_array.namespace import by_name
+from rocm_array.operands import Scalar, promote, scalar_operands
 
 from . import docs
 from .backs import LANES, UFUNC
@@ -37,41 +36,6 @@ RESULT_RULES: dict[str, Callable[[DType], DType]] = {
     # abs, real, imag: a complex input gives the real dtype of its precision; others keep theirs.
     "real": dtypes.real_of,
 }
-
-
-def check_bounds(value: bool | int | float | complex, dtype: DType, name: str = "") -> None:
-    """OverflowError (naming the function ``name`` when given) when ``value`` is a Python int
-    outside the integer dtype ``dtype``."""
-    if dtype.kind in "iu" and not isinstance(value, bool):
-        lo, hi = dtypes.int_bounds(dtype)
-        if not lo <= value <= hi:  # type: ignore[operator]
-            raise OverflowError(f"{name + '(): ' if name else ''}Python int {value} is out of bounds for "
-                                f"{dtype.name} ({lo} to {hi}); use a value in range, or an array of a wider dtype")
-
-
-class Scalar:
-    """A Python scalar operand, with the dtype the standard gives it beside the arrays and their device.
-
-    Elementwise functions hand it to their back as it is: the gpu back passes the value
-    to the kernel (no allocation, no fill), others take the 0-D array ``array()`` makes.
-    """
-
-    __slots__ = ("value", "dtype", "_device")  # _device as Array names it: the hot path reads either
-    shape: tuple[int, ...] = ()
-    ndim = 0
-
-    def __init__(self, value: bool | int | float | complex, dtype: DType, device: Any, name: str = "") -> None:
-        check_bounds(value, dtype, name)  # (name: the function it is an operand of, for the message)
-        self.value = value
-        self.dtype = dtype
-        self._device = device
-
-    @property
-    def device(self) -> Any:
-        return self._device
-
-    def array(self) -> Array:
-        return memory.full((), self.value, self.dtype, self._device)
 
 
 @dataclass(frozen=True)
@@ -139,7 +103,7 @@ class Ufunc:
         a0 = args[0]
         shape = None
         if type(a0) is Array and self.arity == 1:
-            arrays: list[Array | Scalar] = [a0]  # the common cases, without _operands' checks
+            arrays: list[Array | Scalar] = [a0]  # the common cases, without scalar_operands' checks
             key: tuple[DType, ...] = (a0._dtype,)
             shape = a0._shape
         elif type(a0) is Array and type(args[1]) is Array and args[1]._device is a0._device:
@@ -149,7 +113,7 @@ class Ufunc:
             if a0._shape == a1._shape:
                 shape = a0._shape
         else:
-            arrays = _operands(self.name, args)
+            arrays = scalar_operands(self.name, args)
             key = tuple([a.dtype for a in arrays])
             if self.scalar_check is not None:
                 for i, a in enumerate(arrays):
@@ -235,55 +199,3 @@ def _lane_key(args: tuple[Any, ...], arity: int, scalars: bool = True) -> tuple[
     if scalars and type(a1) is Array and type(a0) in SCALARS and a1._strides == contiguous_strides(a1._shape):
         return (a1._device._runtime, type(a0), a1._dtype)
     return None
-
-
-def promote(name: str, arrays: list[Array] | list[Array | Scalar]) -> DType:
-    """The promoted dtype of ``arrays``; TypeError naming ``name`` when the standard defines none."""
-    try:
-        return dtypes.result_type(*(a.dtype for a in arrays))
-    except TypeError as e:
-        raise TypeError(f"{name}(): {e}") from None
-
-
-def _operands(name: str, args: tuple[Any, ...]) -> list[Array | Scalar]:
-    """``args`` on one device: Python scalars become Scalars of the dtype the standard gives them."""
-    like = None
-    for a in args:
-        if isinstance(a, Array):
-            like = a
-            break
-    if like is None:
-        raise TypeError(f"{name}() needs at least one array argument, got "
-                        + ", ".join(type(a).__name__ for a in args))
-    out: list[Array | Scalar] = []
-    for a in args:
-        a = dtypes.python_scalar(a)
-        if isinstance(a, Array):
-            if a.device is not like.device and a.device != like.device:
-                check_same(like, a)
-            out.append(a)
-        elif isinstance(a, SCALARS):
-            try:
-                dtype = dtypes.scalar_dtype(a, like.dtype)
-            except TypeError as e:
-                raise TypeError(f"{name}(): {e}") from None
-            out.append(Scalar(a, dtype, like.device, name))
-        elif isinstance(a, np.ndarray):
-            raise TypeError(f"{name}() got a NumPy array; convert it first with "
-                            f"xp.asarray(a, device={str(like.device)!r})")
-        else:
-            raise TypeError(f"{name}() expected arrays or Python scalars, got {type(a).__name__}")
-    return out
-
-
-def operands(name: str, args: tuple[Any, ...]) -> list[Array]:
-    """``args`` as arrays on one device: Python scalars become 0-D arrays per the standard;
-    ValueError for arrays on different devices."""
-    return [a.array() if isinstance(a, Scalar) else a for a in _operands(name, args)]
-
-
-def scalar_array(value: bool | int | float | complex, dtype: DType, like: Array, name: str = "") -> Array:
-    """A 0-D array of ``dtype`` on ``like``'s device; OverflowError (naming ``name``) for an int out of range."""
-    return Scalar(value, dtype, like.device, name).array()
-
-

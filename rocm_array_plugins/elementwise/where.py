@@ -11,7 +11,7 @@ from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
 from .backs import WHERE
-from .ufunc import operands, promote
+from rocm_array.operands import operands, promote
 
 
 def where(condition: Array, x1: Any, x2: Any, /) -> Array:

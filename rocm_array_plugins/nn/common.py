@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Sequence
 
-from rocm_array import dtypes, memory
+from rocm_array import dtypes
 from rocm_array.array import Array
 from rocm_array.axes import integer
 from rocm_array.devices import check_same
 from rocm_array.dtypes import CATEGORIES, DType
 
-__all__ = ["VENDOR_VAR", "vendor_enabled", "arrays", "floating", "ints", "moved_last",
-           "moved_back", "flat_view"]
+__all__ = ["VENDOR_VAR", "vendor_enabled", "arrays", "floating", "ints"]
 
 #: ``ROCM_ARRAY_NN_VENDOR=0`` makes the gpu backs use the project's own kernels even where
 #: cuDNN or MIOpen is present (the tests run both paths this way).
@@ -62,26 +60,3 @@ def ints(value: int | Sequence[int], n: int, name: str, what: str, minimum: int)
     if any(v > MAX_EXTENT for v in out):
         raise ValueError(f"nn.{name}(): {what} must be at most {MAX_EXTENT}, got {value}")
     return out
-
-
-def moved_last(x: Array, axis: int, dtype: DType) -> tuple[Array, tuple[int, ...]]:
-    """A contiguous ``dtype`` copy of ``x`` with ``axis`` moved last, and the axis order it has."""
-    order = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
-    view = x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset)
-    return memory.contiguous(view, dtype), order
-
-
-def moved_back(y: Array, order: tuple[int, ...]) -> Array:
-    """The view of ``y`` (laid out in ``order``) in the original axis order."""
-    shape, strides = [0] * y.ndim, [0] * y.ndim
-    for pos, d in enumerate(order):
-        shape[d], strides[d] = y.shape[pos], y.strides[pos]
-    return y._view(tuple(shape), tuple(strides), y.offset)
-
-
-def flat_view(x: Array, shape: tuple[int, ...]) -> Array:
-    """The contiguous ``x`` seen with another shape of the same size."""
-    assert x.is_contiguous and math.prod(shape) == x.size
-    from rocm_array.array import contiguous_strides
-
-    return x._view(shape, contiguous_strides(shape), x.offset)

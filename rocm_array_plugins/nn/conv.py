@@ -18,7 +18,9 @@ from rocm_array.hookspecs import Impl
 from rocm_array_plugins.elementwise import own as elementwise
 
 from .backs import CONV
-from .common import flat_view, floating, ints
+from rocm_array.views import flat_view
+
+from .common import floating, ints
 
 IntOrSeq = int | Sequence[int]
 

@@ -28,12 +28,12 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
 from rocm_array.runtime import dnn, vendor
 from rocm_array.runtime.layout import MAX_DIMS, geometry, merge_dims
-from rocm_array_plugins.elementwise.layout import pick
+from rocm_array.views import flat_view, pick
 from rocm_array_plugins.linalg import own as linalg
 
 from . import backs
 from . import pointwise as pointwise_front
-from .common import flat_view, vendor_enabled
+from .common import vendor_enabled
 
 if TYPE_CHECKING:
     from .conv import ConvSpec

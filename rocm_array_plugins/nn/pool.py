@@ -22,7 +22,9 @@ from rocm_array.axes import flag
 from rocm_array.hookspecs import Impl
 
 from .backs import POOL, UPSAMPLE
-from .common import arrays, flat_view, floating, ints
+from rocm_array.views import flat_view
+
+from .common import arrays, floating, ints
 
 IntOrSeq = int | Sequence[int]
 

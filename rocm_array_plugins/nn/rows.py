@@ -19,7 +19,9 @@ from rocm_array.axes import integer, normalize_axis
 from rocm_array.hookspecs import Impl
 
 from .backs import NORM, SOFTMAX
-from .common import flat_view, floating, moved_back, moved_last
+from rocm_array.views import flat_view, moved_back, moved_last
+
+from .common import floating
 
 #: ``back(x, weight, bias, eps, rms)``: x contiguous (rows, n); weight and bias None or contiguous (n,).
 

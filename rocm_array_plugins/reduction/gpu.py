@@ -33,6 +33,7 @@ from rocm_array.fusion import active
 from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims
+from rocm_array.views import moved_back, moved_last
 from rocm_array_plugins.elementwise import deferred, fused
 from rocm_array_plugins.elementwise import own as elementwise
 
@@ -47,8 +48,7 @@ if TYPE_CHECKING:
     from .cumulative import Scan
     from .front import Reduction
 
-__all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "moved_last",
-           "read_scalar"]
+__all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "read_scalar"]
 
 _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
 #: scan_tiles: threads, and elements a thread. cumulative_sum on an H200 (shared memory padded; 256x8
@@ -78,25 +78,7 @@ _BLOCKS_PER_CU = 32
 _MIN_CHUNK = 8192
 
 
-# -- small shared helpers (the sort module uses them too) ---------------------------------------
-
-
-def moved_last(x: Array, axis: int) -> tuple[Array, tuple[int, ...]]:
-    """A contiguous copy of ``x`` with ``axis`` moved last (``x`` itself when it is already so),
-    and the axis order that copy has."""
-    order = tuple(d for d in range(x.ndim) if d != axis) + (axis,)
-    if axis == x.ndim - 1 and x.is_contiguous:
-        return x, order
-    view = x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset)
-    return memory.contiguous(view, x.dtype), order
-
-
-def moved_back(out: Array, order: tuple[int, ...]) -> Array:
-    """The view of ``out`` (laid out in ``order``) with the original axis order."""
-    shape, strides = [0] * out.ndim, [0] * out.ndim
-    for pos, d in enumerate(order):
-        shape[d], strides[d] = out.shape[pos], out.strides[pos]
-    return out._view(tuple(shape), tuple(strides), out.offset)
+# -- a small shared helper (the sort module uses it too) ------------------------------------------
 
 
 def read_scalar(x: Array, index: int) -> Any:

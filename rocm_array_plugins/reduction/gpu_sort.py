@@ -27,7 +27,9 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, prepare, ptr
 
 from . import backs
-from .gpu import REDUCTION, moved_back, moved_last, read_scalar, scan_rows
+from rocm_array.views import moved_back, moved_last
+
+from .gpu import REDUCTION, read_scalar, scan_rows
 
 __all__ = ["SORT_KERNELS", "kernel_sources", "tile_size", "sort", "argsort", "unique", "isin", "searchsorted"]
 

@@ -8,7 +8,7 @@ from rocm_array import dtypes
 from rocm_array.array import Array
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
-from rocm_array_plugins.elementwise.ufunc import operands
+from rocm_array.operands import operands
 
 from .backs import NONZERO, SEARCHSORTED
 from .front import check_array, check_category

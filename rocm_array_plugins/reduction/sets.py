@@ -14,7 +14,7 @@ from rocm_array import dtypes
 from rocm_array.array import Array
 from rocm_array.axes import flag
 from rocm_array.hookspecs import Impl
-from rocm_array_plugins.elementwise.ufunc import operands
+from rocm_array.operands import operands
 
 from .backs import ISIN, UNIQUE
 from .front import check_array
