@@ -4,7 +4,9 @@ With fusion on, an elementwise function of GPU arrays of one shape returns an ar
 is not computed yet: an expression over its operands, which later elementwise functions extend.
 The whole expression runs as one generated kernel when its data is first needed (any other use:
 indexing, a reduction, printing, a device transfer, DLPack, a Python scalar, an in-place write).
-The elementwise plugin builds and runs the expressions; this module only holds the switch:
+The elementwise plugin builds and runs the expressions; the core knows a deferred result only as
+a ``runtime.buffer.LazyBuffer`` (computed when read, and before its operands are written in
+place: ``memory.before_write``). This module holds the switch and ``compute``:
 
 - it is on by default; ``ROCM_ARRAY_FUSION=0`` turns it off for the process (read at import);
   the GPU suite and array-api-tests pass either way (on an H100);
@@ -22,6 +24,8 @@ import contextlib
 import os
 import threading
 from typing import TYPE_CHECKING, Iterator
+
+from .runtime.buffer import LazyBuffer
 
 if TYPE_CHECKING:
     from .array import Array
@@ -59,9 +63,9 @@ def compute(x: Array) -> Array:
     """``x``, its data computed now if it is a deferred result (its kernel queued on the device's
     stream, as an eager function's would be); any other array as it is. No use of an array needs
     it (each computes what it reads); it puts the work at a chosen point, to time it, say."""
-    force = getattr(x._buf, "force", None)
-    if force is not None:
-        force()
+    buf = x._buf
+    if isinstance(buf, LazyBuffer):
+        buf.force()
     return x
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backs import Backs
-from ..runtime.buffer import SHARED, DeviceBuffer
+from ..runtime.buffer import SHARED, Buffer, DeviceBuffer
 
 if TYPE_CHECKING:
     from ..array import Array
@@ -163,7 +163,9 @@ def before_write(x: Array) -> None:
     """Before ``x``'s memory is written in place: the deferred results that read it (see
     ``rocm_array.fusion``) are computed first, from the values they were given."""
     buf = x._buf
-    readers = getattr(buf, "readers", None)  # (a cpu array's buffer is NumPy's: nothing deferred)
+    if not isinstance(buf, Buffer):  # (a cpu array's buffer is NumPy's: nothing deferred)
+        return
+    readers = buf.readers
     if readers and readers is not SHARED:
         buf.readers = None
         for ref in readers:
@@ -176,7 +178,7 @@ def share(x: Array) -> None:
     """``x``'s memory is shared with another library (DLPack), which may write it at any time:
     results that read it are computed now, and none is deferred over it from now on."""
     before_write(x)
-    if hasattr(x._buf, "readers"):
+    if isinstance(x._buf, Buffer):
         x._buf.readers = SHARED
 
 

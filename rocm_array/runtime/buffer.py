@@ -3,6 +3,13 @@
 Arrays hold their buffer in ``Array._buf``; views share it, so the buffer's
 lifetime is the longest of theirs. Freeing is stream-ordered: it waits for the
 work already queued on the runtime's stream, never for the host.
+
+Two kinds share ``Buffer``'s fields: ``DeviceBuffer``, memory that holds its values, and
+``LazyBuffer``, the core's side of fusion: the buffer of a result computed when it is first read
+(a plugin's deferred result, the elementwise plugin's ``Pending``). The core reads a lazy
+buffer's values through ``ptr`` or ``force()``, and before memory is written in place it has the
+results that read it (``readers``) computed first (``memory.before_write``): nothing else of a
+plugin's deferral is known here.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ import atexit
 import sys
 from typing import Any, Callable
 
-__all__ = ["DeviceBuffer", "SHARED"]
+__all__ = ["Buffer", "DeviceBuffer", "LazyBuffer", "SHARED"]
 
 #: ``DeviceBuffer.readers`` of memory that another library may write at any time (DLPack).
 SHARED = "shared"
@@ -25,7 +32,22 @@ def _exit() -> None:
     _exiting = True
 
 
-class DeviceBuffer:
+class Buffer:
+    """What every buffer of a GPU array has: its size, its device, what keeps its memory alive, and
+    ``readers``: the deferred results that read this memory (weak references to their
+    ``LazyBuffer``, see ``memory.before_write``), or SHARED: memory another library may write
+    (DLPack), which results are never deferred over."""
+
+    __slots__ = ("nbytes", "device_index", "owner", "readers", "__weakref__")
+
+    def __init__(self, nbytes: int, device_index: int, owner: Any = None) -> None:
+        self.nbytes = nbytes
+        self.device_index = device_index
+        self.owner = owner
+        self.readers: Any = None
+
+
+class DeviceBuffer(Buffer):
     """``nbytes`` of device memory at address ``ptr`` on one device.
 
     ``release`` (a driver's ``free_async``, or a DLPack producer's deleter)
@@ -33,7 +55,7 @@ class DeviceBuffer:
     belongs to alive until then.
     """
 
-    __slots__ = ("ptr", "nbytes", "device_index", "owner", "readers", "_release", "__weakref__")
+    __slots__ = ("ptr", "_release")
 
     def __init__(self, ptr: int, nbytes: int, device_index: int,
                  release: Callable[[int], Any] | None, owner: Any = None) -> None:
@@ -41,9 +63,7 @@ class DeviceBuffer:
         self.nbytes = nbytes
         self.device_index = device_index
         self.owner = owner
-        #: Deferred results that read this memory (weak references, see ``memory.before_write``),
-        #: or SHARED: memory another library may write (DLPack), which results are never deferred over.
-        self.readers: Any = None
+        self.readers: Any = None  # (Buffer's fields set here: a buffer per result makes a call count)
         self._release = release
 
     def __del__(self, _finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
@@ -63,3 +83,18 @@ class DeviceBuffer:
 
     def __repr__(self) -> str:
         return f"DeviceBuffer(0x{self.ptr:x}, {self.nbytes} bytes, device {self.device_index})"
+
+
+class LazyBuffer(Buffer):
+    """The buffer of a result computed when first read: ``force()`` computes it (once, on any thread)
+    and gives the DeviceBuffer that holds it; ``ptr`` is that buffer's address. A plugin that defers
+    its results subclasses this (see the module's docstring)."""
+
+    __slots__ = ()
+
+    @property
+    def ptr(self) -> int:
+        return self.force().ptr
+
+    def force(self) -> DeviceBuffer:
+        raise NotImplementedError(f"{type(self).__name__} must define force(), which computes the result")

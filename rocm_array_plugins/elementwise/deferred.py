@@ -37,14 +37,14 @@ from rocm_array import fusion
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import DType
 from rocm_array.launch import BLOCK
-from rocm_array.runtime.buffer import SHARED, DeviceBuffer
+from rocm_array.operands import Scalar
+from rocm_array.runtime.buffer import SHARED, DeviceBuffer, LazyBuffer
 from rocm_array.runtime.compiler import CompileError
 from rocm_array.runtime.layout import BLOCKS_PER_CU
 
 from . import fused
 from .backs import UFUNC
 from .fused import Broadcast, Node, Operand, broadcast
-from rocm_array.operands import Scalar
 
 from .ufunc import Ufunc
 
@@ -70,16 +70,16 @@ _PRUNE = 32
 _registry_lock = threading.Lock()
 
 
-class Pending:
-    """The buffer of a deferred result: reads of ``ptr`` compute it (once, on any thread).
+class Pending(LazyBuffer):
+    """The buffer of a deferred result (the core's ``LazyBuffer``): reads of ``ptr`` compute it
+    (once, on any thread).
 
     A lone operation on arrays (no deferred operand) keeps its parts and its lane's launch
     (``eager``) instead of a node: the node is built only when another operation extends it (or
     something asks for ``node``), and computing it alone is that launch. A tiny operation whose
     result is read at once then costs little more than an eager one."""
 
-    __slots__ = ("_node", "_parts", "eager", "device", "nbytes", "device_index", "owner", "readers", "_real",
-                 "__weakref__")
+    __slots__ = ("_node", "_parts", "eager", "device", "_real")
 
     def __init__(self, node: Node | None, device: Device, nbytes: int, parts: tuple[Any, ...] | None = None,
                  eager: Callable[[], Array] | None = None) -> None:
@@ -90,7 +90,7 @@ class Pending:
         self.nbytes = nbytes
         self.device_index = device.index
         self.owner = None
-        self.readers: Any = None  # (as DeviceBuffer's: results deferred over this one once computed)
+        self.readers: Any = None  # (results deferred over this one once computed)
         self._real: DeviceBuffer | None = None
 
     @property
