@@ -14,7 +14,7 @@ from typing import Any, Callable, Generic, Sequence, TypeVar, overload
 
 from .dtypes import ALL, CATEGORIES
 
-__all__ = ["RowDoc", "render", "admitted", "backs_note"]
+__all__ = ["RowDoc", "Routine", "render", "admitted", "backs_note"]
 
 Row = TypeVar("Row")
 
@@ -32,6 +32,19 @@ class RowDoc(Generic[Row]):
 
     def __get__(self, row: Row | None, owner: type) -> str | None:
         return self.class_doc if row is None else self.make(row)
+
+
+class Routine:
+    """A base of the row classes whose rows are the namespace's functions (ufuncs, reductions,
+    scans): ``help(xp.sum)`` then shows the row as a function, its signature and its docstring,
+    where it showed the row's repr (``sum = Reduction(name='sum', …``) as a header. pydoc documents
+    method descriptors so; a row becomes one by a ``__get__`` that returns the row itself, so a row
+    kept as a class attribute is never bound, as before."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self
 
 
 def admitted(category: str) -> str:

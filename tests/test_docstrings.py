@@ -87,3 +87,17 @@ def test_the_readmes_examples_run_as_written() -> None:
     out = subprocess.run([sys.executable, "-c", "\n".join(blocks)], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "ROCM_ARRAY_DEVICE": "cpu"})
     assert out.returncode == 0, out.stderr
+
+
+def test_help_shows_every_function_as_a_function() -> None:
+    """``help(xp.sum)`` gives the signature and the text, never the row's repr as a header
+    (``sum = Reduction(name='sum', …``), for the table rows as for plain functions."""
+    import pydoc
+
+    for name in PUBLIC:
+        f = TABLE[name]
+        if not callable(f) or isinstance(f, type):
+            continue
+        page = pydoc.render_doc(f, renderer=pydoc.plaintext).splitlines()
+        assert page[2].startswith(f"{name.rpartition('.')[2]}("), (name, page[2][:120])
+        assert not any(f" = {type(f).__name__}(" in line for line in page[:3]), name

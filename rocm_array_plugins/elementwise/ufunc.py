@@ -20,7 +20,7 @@ from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
 from rocm_array.dtypes import CATEGORIES, SCALARS, DType
 
-from rocm_array.docstrings import RowDoc
+from rocm_array.docstrings import RowDoc, Routine
 from rocm_array.namespace import by_name
 from rocm_array.operands import Scalar, promote, scalar_operands
 
@@ -39,7 +39,7 @@ RESULT_RULES: dict[str, Callable[[DType], DType]] = {
 
 
 @dataclass(frozen=True)
-class Ufunc:
+class Ufunc(Routine):
     """An elementwise function: one row of ``table.py``.
 
     ``category`` names the dtypes it admits (a key of ``dtypes.CATEGORIES``);

@@ -6,6 +6,7 @@ identity and copies the scan in behind it with the memory primitives.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -17,7 +18,7 @@ from rocm_array.axes import flag, normalize_axis
 from rocm_array.dtypes import DType
 from rocm_array.hookspecs import Impl
 
-from rocm_array.docstrings import RowDoc
+from rocm_array.docstrings import RowDoc, Routine
 from rocm_array.namespace import by_name
 
 from . import docs
@@ -26,7 +27,7 @@ from .front import accumulation_dtype, accumulator, check_array, check_category
 
 
 @dataclass(frozen=True)
-class Scan:
+class Scan(Routine):
     """An inclusive scan: ``identity`` leads the result under ``include_initial``;
     ``combine`` is the functor of ``rocm_array_kernels/reduction`` the gpu back scans with;
     ``numpy`` the cpu back's function, called as ``numpy(a, axis=...)``.
@@ -45,6 +46,9 @@ class Scan:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "__name__", self.name)
+        # Introspection (inspect.signature, help) sees the call's parameters, without self.
+        call = inspect.signature(type(self).__call__)
+        object.__setattr__(self, "__signature__", call.replace(parameters=list(call.parameters.values())[1:]))
 
     def __call__(self, x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
                  include_initial: bool = False) -> Array:

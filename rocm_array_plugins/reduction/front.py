@@ -21,7 +21,7 @@ from rocm_array.array import Array
 from rocm_array.axes import flag, normalize_axes, normalize_axis
 from rocm_array.dtypes import CATEGORIES, DType
 
-from rocm_array.docstrings import RowDoc
+from rocm_array.docstrings import RowDoc, Routine
 from rocm_array.namespace import by_name
 
 from . import docs
@@ -98,7 +98,7 @@ _OPTION_TYPES = {"dtype": "DType | None", "correction": "int | float"}
 
 
 @dataclass(frozen=True)
-class Reduction:
+class Reduction(Routine):
     """A reduction: one row of ``table.py``, called as the public function.
 
     ``category`` names the admitted dtypes (a key of ``dtypes.CATEGORIES``);
