@@ -9,14 +9,50 @@ by running the example on ``cpu`` (CI checks that it is current and runs it as a
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any, Callable, Generic, Sequence, TypeVar, overload
 
 from .dtypes import ALL, CATEGORIES
 
-__all__ = ["RowDoc", "Routine", "render", "admitted", "backs_note"]
+__all__ = ["RowDoc", "Routine", "render", "admitted", "backs_note", "PARAMETERS", "DEFAULT_DEVICE", "parameters"]
 
 Row = TypeVar("Row")
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Parameter paragraphs written once: name -> (the NumPy-style head, the text before the default).
+#: A docstring line ``{name}`` (indented as the other parameters) becomes the paragraph with the
+#: default ``parameters`` gives it.
+PARAMETERS = {
+    "dtype": ("dtype : DType, optional", "The result dtype (a NumPy dtype or scalar type names ours)."),
+    "device": ("device : device or str, optional",
+               'Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object.'),
+}
+#: The default device, in the words of the ``device`` paragraph.
+DEFAULT_DEVICE = "the default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu)"
+_SLOT = re.compile(r"^( *)\{(\w+)\}$", re.M)
+
+
+def parameters(**defaults: str) -> Callable[[F], F]:
+    """Decorate a function whose docstring has ``{name}`` lines of ``PARAMETERS``: each becomes that
+    paragraph, ending ``Default: <defaults[name]>.``; a slot without a default, or a default without
+    a slot, is an error at import."""
+    def fill(f: F) -> F:
+        used: set[str] = set()
+
+        def paragraph(m: re.Match[str]) -> str:
+            indent, name = m.group(1), m.group(2)
+            head, text = PARAMETERS[name]
+            used.add(name)
+            body = textwrap.fill(f"{text} Default: {defaults[name]}.", 100, initial_indent=indent + "    ",
+                                 subsequent_indent=indent + "    ")
+            return f"{indent}{head}\n{body}"
+
+        f.__doc__ = _SLOT.sub(paragraph, f.__doc__ or "")
+        if used != set(defaults):
+            raise ValueError(f"{f.__name__}: defaults for {sorted(set(defaults) - used)} without a slot")
+        return f
+    return fill
 
 
 class RowDoc(Generic[Row]):

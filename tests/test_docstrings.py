@@ -101,3 +101,36 @@ def test_help_shows_every_function_as_a_function() -> None:
         page = pydoc.render_doc(f, renderer=pydoc.plaintext).splitlines()
         assert page[2].startswith(f"{name.rpartition('.')[2]}("), (name, page[2][:120])
         assert not any(f" = {type(f).__name__}(" in line for line in page[:3]), name
+
+
+def test_shared_parameter_paragraphs_are_written_once() -> None:
+    """The dtype and device paragraphs live in ``docstrings.PARAMETERS`` only; functions render them
+    with their own defaults (``docstrings.parameters``)."""
+    from rocm_array import docstrings
+
+    root = pathlib.Path(docstrings.__file__).resolve().parents[1]
+    texts = [text for _, text in docstrings.PARAMETERS.values()]
+    for package in ("rocm_array", "rocm_array_plugins"):
+        for path in (root / package).rglob("*.py"):
+            if path.name != "docstrings.py":
+                source = path.read_text(encoding="utf-8")
+                assert not [t for t in texts if t in source], path
+    words = lambda f: " ".join((inspect.getdoc(f) or "").split())  # noqa: E731
+    assert "object. Default: x's device." in words(xp.astype) and "ours). Default: float64." in words(xp.zeros)
+
+
+def test_a_parameter_slot_needs_its_default_and_a_default_its_slot() -> None:
+    from rocm_array.docstrings import parameters
+
+    def f() -> None:
+        """Summary.
+
+        Parameters
+        ----------
+        {dtype}
+        """
+
+    with pytest.raises(KeyError):
+        parameters()(f)
+    with pytest.raises(ValueError, match="device"):
+        parameters(dtype="float64", device="cpu")(f)

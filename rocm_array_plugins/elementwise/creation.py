@@ -19,6 +19,7 @@ from rocm_array import devices, dtypes, memory
 from rocm_array.axes import flag, normalize_shape
 from rocm_array.array import Array, wrap_numpy
 from rocm_array.devices import Device, check_same
+from rocm_array.docstrings import DEFAULT_DEVICE, parameters
 from rocm_array.dtypes import SCALARS, DType
 from rocm_array.hookspecs import Impl
 
@@ -75,7 +76,12 @@ def _like(name: str, x: Any, dtype: Any, device: Any) -> tuple[DType, Device]:
     return _dtype(dtype, x.dtype, name), x.device if device is None else devices.parse(device, name)
 
 
+#: The defaults of the ``*_like`` functions' shared parameter paragraphs (``docstrings.parameters``).
+_LIKE = {"dtype": "x's dtype", "device": "x's device"}
+
+
 # -- fills ----------------------------------------------------------------------------------------
+@parameters(dtype='float64', device=DEFAULT_DEVICE)
 def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
     """A new array of ``shape`` whose elements are not initialized.
 
@@ -83,11 +89,8 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     ----------
     shape : int or tuple of ints
         The result's shape; non-negative.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -115,6 +118,7 @@ def empty(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     return memory.empty(normalize_shape(shape, "empty"), _dtype(dtype, dtypes.DEFAULT_FLOAT, "empty"), devices.resolve(device, "empty"))
 
 
+@parameters(dtype='float64', device=DEFAULT_DEVICE)
 def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
     """A new array of ``shape`` filled with zeros.
 
@@ -122,11 +126,8 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     ----------
     shape : int or tuple of ints
         The result's shape; non-negative.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -155,6 +156,7 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: A
     return memory.full(normalize_shape(shape, "zeros"), 0, _dtype(dtype, dtypes.DEFAULT_FLOAT, "zeros"), devices.resolve(device, "zeros"))
 
 
+@parameters(dtype='float64', device=DEFAULT_DEVICE)
 def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: Any = None) -> Array:
     """A new array of ``shape`` filled with ones.
 
@@ -162,11 +164,8 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: An
     ----------
     shape : int or tuple of ints
         The result's shape; non-negative.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -194,6 +193,7 @@ def ones(shape: int | tuple[int, ...], *, dtype: DType | None = None, device: An
     return memory.full(normalize_shape(shape, "ones"), 1, _dtype(dtype, dtypes.DEFAULT_FLOAT, "ones"), devices.resolve(device, "ones"))
 
 
+@parameters(dtype='inferred from fill_value: bool, int64, float64 or complex128', device=DEFAULT_DEVICE)
 def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *,
          dtype: DType | None = None, device: Any = None) -> Array:
     """A new array of ``shape`` with every element ``fill_value``.
@@ -204,12 +204,8 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
         The result's shape; non-negative.
     fill_value : bool, int, float or complex
         The value; a NumPy scalar counts as its Python scalar.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: inferred from
-        fill_value: bool, int64, float64 or complex128.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -243,6 +239,7 @@ def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex,
     return memory.full(normalize_shape(shape, "full"), fill_value, dt, devices.resolve(device, "full"))
 
 
+@parameters(**_LIKE)
 def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
     """A new uninitialized array with ``x``'s shape.
 
@@ -250,11 +247,8 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
     ----------
     x : Array
         The array whose shape (and, by default, dtype and device) the result takes.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: x's
-        device.
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -283,6 +277,7 @@ def empty_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
     return memory.empty(x.shape, dt, dev)
 
 
+@parameters(**_LIKE)
 def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
     """A new array of zeros with ``x``'s shape.
 
@@ -290,11 +285,8 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
     ----------
     x : Array
         The array whose shape (and, by default, dtype and device) the result takes.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: x's
-        device.
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -323,6 +315,7 @@ def zeros_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -
     return memory.full(x.shape, 0, dt, dev)
 
 
+@parameters(**_LIKE)
 def ones_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) -> Array:
     """A new array of ones with ``x``'s shape.
 
@@ -330,11 +323,8 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) ->
     ----------
     x : Array
         The array whose shape (and, by default, dtype and device) the result takes.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: x's
-        device.
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -363,6 +353,7 @@ def ones_like(x: Array, /, *, dtype: DType | None = None, device: Any = None) ->
     return memory.full(x.shape, 1, dt, dev)
 
 
+@parameters(**_LIKE)
 def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
               dtype: DType | None = None, device: Any = None) -> Array:
     """A new array with ``x``'s shape and every element ``fill_value``.
@@ -373,11 +364,8 @@ def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
         The array whose shape (and, by default, dtype and device) the result takes.
     fill_value : bool, int, float or complex
         The value.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: x's dtype.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: x's
-        device.
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -406,6 +394,7 @@ def full_like(x: Array, /, fill_value: bool | int | float | complex, *,
     return memory.full(x.shape, fill_value, _fill_dtype("full_like", fill_value, dt), dev)
 
 
+@parameters(dtype='float64', device=DEFAULT_DEVICE)
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
         dtype: DType | None = None, device: Any = None) -> Array:
     """A 2-D array with ones on diagonal ``k`` and zeros elsewhere.
@@ -418,11 +407,8 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
         Columns. Default: n_rows.
     k : int, optional
         The diagonal: 0 the main one, positive above it, negative below. Default: 0.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: float64.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -479,6 +465,7 @@ def _number(name: str, what: str, value: Any, complex_ok: bool = False) -> int |
                     f"got {type(value).__name__}")
 
 
+@parameters(dtype='int64 when every argument is an int, else float64', device=DEFAULT_DEVICE)
 def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
            dtype: DType | None = None, device: Any = None) -> Array:
     """Evenly spaced values in the half-open interval [start, stop).
@@ -491,12 +478,8 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         The end, not included.
     step : int or float, optional
         The spacing; not zero. Default: 1.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: int64 when every
-        argument is an int, else float64.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -539,6 +522,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     return cast("Array", SEQUENCE[dev.kind](max(n, 0), start, step, dt, dev))
 
 
+@parameters(dtype='float64, or complex128 for a complex end', device=DEFAULT_DEVICE)
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
              dtype: DType | None = None, device: Any = None, endpoint: bool = True) -> Array:
     """``num`` evenly spaced values from ``start`` to ``stop``.
@@ -549,12 +533,8 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         The ends of the interval.
     num : int
         How many values; non-negative.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: float64, or complex128
-        for a complex end.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
     endpoint : bool, optional
         Whether ``stop`` is the last value (exactly). Default: True.
 
@@ -792,6 +772,10 @@ def _from_array(x: Array, dtype: DType | None, device: Any, copy: bool | None) -
     return copy_as(x, dt)
 
 
+@parameters(dtype="the data's: bool, int64, float64 or complex128 for Python values, NumPy's dtype for NumPy "
+                  "arrays",
+            device="the device of an array ``obj`` is or holds (arrays in a sequence must share one), else "
+                   + DEFAULT_DEVICE)
 def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
             copy: bool | None = None) -> Array:
     """An array from ``obj``: a rocm_array array, a Python scalar or nested sequence, a NumPy array, or any object with DLPack or the buffer protocol.
@@ -800,13 +784,8 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     ----------
     obj : object
         The data.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: the data's: bool,
-        int64, float64 or complex128 for Python values, NumPy's dtype for NumPy arrays.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        device of an array ``obj`` is or holds (arrays in a sequence must share one), else the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
     copy : bool or None, optional
         True: always copy. False: never (ValueError when a copy is needed). None: copy only when
         needed. Default: None.
@@ -886,6 +865,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     return memory.from_host(a, dt, dev)
 
 
+@parameters(device=DEFAULT_DEVICE)
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
     """An array that views the data of a DLPack producer (NumPy, PyTorch, CuPy, JAX…).
 
@@ -893,9 +873,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     ----------
     x : object
         An object with ``__dlpack__`` and ``__dlpack_device__``.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {device}
     copy : bool or None, optional
         As in ``asarray``. Default: None.
 

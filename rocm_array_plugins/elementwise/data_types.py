@@ -11,9 +11,11 @@ from rocm_array import devices, dtypes, memory
 from rocm_array.array import Array
 from rocm_array.dtypes import SCALARS, DType
 from rocm_array.axes import flag
+from rocm_array.docstrings import parameters
 from rocm_array.hookspecs import Impl
 
 
+@parameters(device="x's device")
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) -> Array:
     """``x`` converted to ``dtype`` (and moved to ``device``).
 
@@ -25,9 +27,7 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: Any = None) 
         The target dtype (a NumPy dtype or scalar type names ours).
     copy : bool, optional
         False returns ``x`` itself when dtype and device already match. Default: True.
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {device}
 
     Returns
     -------

@@ -12,6 +12,7 @@ from typing import Callable, Sequence, cast
 from rocm_array import devices, dtypes
 from rocm_array.array import Array
 from rocm_array.axes import integer, normalize_axes
+from rocm_array.docstrings import DEFAULT_DEVICE, parameters
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import Impl
 from rocm_array.memory import copy_into, empty
@@ -40,6 +41,7 @@ def _frequencies(name: str, n: int, d: float, dtype: DType | None, device: objec
     return cast("Array", elementwise("astype")(elementwise("multiply")(index, 1.0 / (n * float(d))), dt))
 
 
+@parameters(dtype="float64 (a real floating dtype)", device=DEFAULT_DEVICE)
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None) -> Array:
     """The sample frequencies of an ``n``-point transform with sample spacing ``d``.
 
@@ -49,12 +51,8 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: ob
         The transform length.
     d : float, optional
         The sample spacing; not 0. Default: 1.0.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: float64 (a real
-        floating dtype).
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
 
     Returns
     -------
@@ -81,6 +79,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: ob
     return _frequencies("fftfreq", n, d, dtype, device)
 
 
+@parameters(dtype="float64 (a real floating dtype)", device=DEFAULT_DEVICE)
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: object = None) -> Array:
     """The ``n // 2 + 1`` non-negative sample frequencies of an ``n``-point real transform.
 
@@ -90,12 +89,8 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: o
         The transform length.
     d : float, optional
         The sample spacing; not 0. Default: 1.0.
-    dtype : DType, optional
-        The result dtype (a NumPy dtype or scalar type names ours). Default: float64 (a real
-        floating dtype).
-    device : device or str, optional
-        Where the result lives: ``"cpu"``, ``"gpu"``, ``"gpu:N"`` or a device object. Default: the
-        default device (``ROCM_ARRAY_DEVICE``, else the first GPU, else cpu).
+    {dtype}
+    {device}
 
     Returns
     -------
