@@ -451,4 +451,4 @@ def test_the_installed_cufft_opens_and_answers_its_version() -> None:
 
     _header("cufft.h")  # (skips, or fails under ROCM_ARRAY_REQUIRE_BINDINGS=nvidia, where cuFFT is missing)
     version = ctypes.c_int()
-    assert fft_nvidia.open_cufft().cufftGetVersion(ctypes.byref(version)) == 0 and version.value >= 11000
+    assert fft_nvidia.open_cufft().handle.cufftGetVersion(ctypes.byref(version)) == 0 and version.value >= 11000

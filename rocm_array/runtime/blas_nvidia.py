@@ -66,15 +66,8 @@ _GEMM_COMPUTE = {"float16": "CUBLAS_COMPUTE_32F", "bfloat16": "CUBLAS_COMPUTE_32
 _LETTER = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}  # the typed routines' prefix
 
 
-def open_cublas(library: Any = None) -> Any:
-    """cuBLAS's calls, declared: ``library`` (a stand-in with a ``ctypes.CDLL``'s attributes), else
-    the process's one copy of the first of ``libfiles.CUBLAS`` that opens."""
-    return cdll.declare(library, SIGNATURES) if library is not None else _installed()
-
-
-@functools.cache
-def _installed() -> Any:
-    return cdll.open_declared(libfiles.CUBLAS, SIGNATURES)
+#: cuBLAS's calls (``open_cublas()``; a stand-in for the library file in tests).
+open_cublas = cdll.opener(libfiles.CUBLAS, SIGNATURES, STATUS, _ALLOC_FAILED)
 
 
 @functools.cache
@@ -95,17 +88,14 @@ class NvidiaBlas:
         self._lib = open_cublas(library)
         self.activate()
         handle = ctypes.c_void_p()
-        self._call("cublasCreate_v2", ctypes.byref(handle))
+        self._lib.call("cublasCreate_v2", ctypes.byref(handle))
         self._blas = handle.value or 0
-        self._call("cublasSetStream_v2", self._blas, rt.driver.stream)
+        self._lib.call("cublasSetStream_v2", self._blas, rt.driver.stream)
         self._workspace = rt.allocate(WORKSPACE)
-        self._call("cublasSetWorkspace_v2", self._blas, self._workspace.ptr, WORKSPACE)
+        self._lib.call("cublasSetWorkspace_v2", self._blas, self._workspace.ptr, WORKSPACE)
         tf32 = os.environ.get("ROCM_ARRAY_ALLOW_TF32", "") == "1"
         compute = {**_GEMM_COMPUTE, "float32": "CUBLAS_COMPUTE_32F_FAST_TF32" if tf32 else "CUBLAS_COMPUTE_32F"}
         self._compute = {name: COMPUTE[c] for name, c in compute.items()}
-
-    def _call(self, name: str, *args: Any) -> None:
-        cdll.check(getattr(self._lib, name)(*args), name, STATUS, _ALLOC_FAILED)
 
     @functools.cached_property
     def has_geev(self) -> bool:
@@ -140,10 +130,10 @@ class NvidiaBlas:
         if batch == 1:
             # One product through cublasGemmEx: a process's first 1024x1024 float32 product took 76 ms
             # on an H100 through it, against 105 ms through the strided-batched call.
-            self._call("cublasGemmEx", self._blas, ta, tb, m, n, k, one, a, t, lda, b, t, ldb, zero, c, t, ldc,
+            self._lib.call("cublasGemmEx", self._blas, ta, tb, m, n, k, one, a, t, lda, b, t, ldb, zero, c, t, ldc,
                        self._compute[dtype.name], GEMM_DEFAULT)
             return
-        self._call("cublasGemmStridedBatchedEx", self._blas, ta, tb, m, n, k, one, a, t, lda, stride_a, b, t, ldb,
+        self._lib.call("cublasGemmStridedBatchedEx", self._blas, ta, tb, m, n, k, one, a, t, lda, stride_a, b, t, ldb,
                    stride_b, zero, c, t, ldc, stride_c, batch, self._compute[dtype.name], GEMM_DEFAULT)
 
     def _x(self, name: str, size_args: tuple[Any, ...], args: tuple[Any, ...], info: int) -> None:
@@ -212,7 +202,7 @@ class NvidiaBlas:
         work = self._rt.allocate(max(int(lwork), 1) * dtype.itemsize)
         getattr(solver, name)(self._solver, *jacobi, work.ptr, lwork, info, self._gesvdj)
         one, zero = ONE_ZERO[dtype.name]
-        self._call(f"cublas{_LETTER[dtype.name].upper()}geam", self._blas, OPERATIONS["C"], OPERATIONS["N"], n, n,
+        self._lib.call(f"cublas{_LETTER[dtype.name].upper()}geam", self._blas, OPERATIONS["C"], OPERATIONS["N"], n, n,
                    one, v.ptr, n, zero, v.ptr, n, vt, ldvt)
 
     @in_context

@@ -11,38 +11,55 @@ status, an int), and ``tests/test_bindings.py`` holds them to the installed head
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+import functools
+from typing import Any, Callable
 
 from . import libfiles
 from .protocol import DriverError, DriverOutOfMemory
 
-__all__ = ["open_declared", "declare", "check"]
+__all__ = ["Library", "opener"]
+
+Signatures = dict[str, tuple[Any, ...]]
 
 
-def declare(library: Any, signatures: dict[str, tuple[Any, ...]]) -> Any:
-    """``library`` (a ``ctypes.CDLL``, or a stand-in with its attributes) with each call of
-    ``signatures`` given its parameters and an int result."""
-    for name, params in signatures.items():
-        function = getattr(library, name)
-        function.argtypes, function.restype = list(params), ctypes.c_int
-    return library
+class Library:
+    """A vendor library's declared calls over ``handle`` (a ``ctypes.CDLL``, or a stand-in with its
+    attributes). ``call`` runs one and raises on a failed status: DriverError naming the call and the
+    status's name in ``names`` (DriverOutOfMemory for ``out_of_memory``)."""
+
+    def __init__(self, handle: Any, signatures: Signatures, names: dict[int, str], out_of_memory: int) -> None:
+        for name, params in signatures.items():
+            function = getattr(handle, name)
+            function.argtypes, function.restype = list(params), ctypes.c_int
+        self.handle = handle
+        self._names, self._out_of_memory = names, out_of_memory
+
+    def call(self, name: str, *args: Any) -> None:
+        status = getattr(self.handle, name)(*args)
+        if status:
+            cls = DriverOutOfMemory if status == self._out_of_memory else DriverError
+            raise cls(f"{name} failed: {self._names.get(status, f'status {status}')}")
 
 
-def open_declared(choice: tuple[str, ...], signatures: dict[str, tuple[Any, ...]]) -> Any:
-    """The first of ``choice`` (sonames, newest first) that opens, ``libfiles.locate``'s copy,
-    declared; OSError naming each file tried and why when none opens."""
+def _first(choice: tuple[str, ...]) -> Any:
+    """The ``ctypes.CDLL`` of the first of ``choice`` (sonames, newest first) that opens,
+    ``libfiles.locate``'s copy; OSError naming each file tried and why when none opens."""
     errors = []
     for soname in choice:
         try:
-            return declare(ctypes.CDLL(libfiles.locate(soname)), signatures)
+            return ctypes.CDLL(libfiles.locate(soname))
         except OSError as exc:
             errors.append(str(exc))
     raise OSError("; ".join(errors))
 
 
-def check(status: int, call: str, names: dict[int, str], out_of_memory: int) -> None:
-    """Raise DriverError (DriverOutOfMemory for ``out_of_memory``) naming ``call`` and the status's
-    name in ``names``, unless ``status`` is 0 (success)."""
-    if status:
-        cls = DriverOutOfMemory if status == out_of_memory else DriverError
-        raise cls(f"{call} failed: {names.get(status, f'status {status}')}")
+def opener(choice: tuple[str, ...], signatures: Signatures, names: dict[int, str],
+           out_of_memory: int) -> Callable[..., Library]:
+    """``open(handle=None)``: the Library over ``handle`` (a stand-in, for tests), else the process's
+    one Library over the first of ``choice`` that opens (opened at the first call)."""
+    installed = functools.cache(lambda: Library(_first(choice), signatures, names, out_of_memory))
+
+    def open_library(handle: Any = None) -> Library:
+        return Library(handle, signatures, names, out_of_memory) if handle is not None else installed()
+
+    return open_library

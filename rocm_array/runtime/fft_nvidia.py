@@ -12,7 +12,6 @@ are ``cufft.h``'s, and tests/test_bindings.py holds them to the installed header
 from __future__ import annotations
 
 import ctypes
-import functools
 from typing import TYPE_CHECKING, Any
 
 from . import cdll, libfiles
@@ -61,15 +60,8 @@ _EXEC = {("c2c", False): ("CUFFT_C2C", "cufftExecC2C", True), ("c2c", True): ("C
 _FORWARD, _INVERSE = -1, 1  # CUFFT_FORWARD, CUFFT_INVERSE
 
 
-def open_cufft(library: Any = None) -> Any:
-    """cuFFT's calls, declared: ``library`` (a ``ctypes.CDLL``, or a stand-in with the same
-    attributes), else the process's one copy of the first of ``libfiles.CUFFT`` that opens."""
-    return cdll.declare(library, SIGNATURES) if library is not None else _installed()
-
-
-@functools.cache
-def _installed() -> Any:
-    return cdll.open_declared(libfiles.CUFFT, SIGNATURES)
+#: cuFFT's calls (``open_cufft()``; a stand-in for the library file in tests).
+open_cufft = cdll.opener(libfiles.CUFFT, SIGNATURES, STATUS, _ALLOC_FAILED)
 
 
 def _dims(lengths: tuple[int, ...]) -> Any:
@@ -84,33 +76,30 @@ class Cufft(PlannedFft):
         super().__init__(rt)
         self._lib = open_cufft(library)
 
-    def _call(self, name: str, *args: Any) -> None:
-        cdll.check(getattr(self._lib, name)(*args), name, STATUS, _ALLOC_FAILED)
-
     def _make(self, problem: Problem) -> tuple[int, int]:
         handle = ctypes.c_int()
-        self._call("cufftCreate", ctypes.byref(handle))
+        self._lib.call("cufftCreate", ctypes.byref(handle))
         plan = handle.value
         try:
-            self._call("cufftSetStream", plan, self._rt.driver.stream)
-            self._call("cufftSetAutoAllocation", plan, 0)
+            self._lib.call("cufftSetStream", plan, self._rt.driver.stream)
+            self._lib.call("cufftSetAutoAllocation", plan, 0)
             inembed, idist, onembed, odist = problem.embeds()
             rank, work = len(problem.lengths), ctypes.c_size_t()
-            self._call("cufftMakePlanMany64", plan, rank, _dims(problem.lengths), _dims(inembed), 1, idist,
+            self._lib.call("cufftMakePlanMany64", plan, rank, _dims(problem.lengths), _dims(inembed), 1, idist,
                        _dims(onembed), 1, odist, TYPES[_EXEC[problem.kind, problem.double][0]], problem.batch,
                        ctypes.byref(work))
         except BaseException:
-            self._lib.cufftDestroy(plan)
+            self._lib.handle.cufftDestroy(plan)  # (unchecked: the error in flight is the one to see)
             raise
         return plan, work.value
 
     def _run(self, plan: int, problem: Problem, work: int, src: int, dst: int, inverse: bool) -> None:
-        self._call("cufftSetWorkArea", plan, work)
+        self._lib.call("cufftSetWorkArea", plan, work)
         _, call, directed = _EXEC[problem.kind, problem.double]
-        self._call(call, plan, src, dst, *((_INVERSE if inverse else _FORWARD,) if directed else ()))
+        self._lib.call(call, plan, src, dst, *((_INVERSE if inverse else _FORWARD,) if directed else ()))
 
     def _destroy(self, plan: int) -> None:
-        self._call("cufftDestroy", plan)
+        self._lib.call("cufftDestroy", plan)
 
 
 def open_library(rt: GpuRuntime) -> Fft:  # (mypy checks Cufft against the protocol)
