@@ -64,27 +64,23 @@ def device_limit(spec: float | int | str | None, total: int) -> int:
     return int(value * total) if isinstance(value, float) and value <= 1 else int(value)
 
 
-def device_bytes(value: Any, depth: int = 0) -> int:
-    """The GPU bytes a worker's value holds: a GPU array's, or the sum over a list, tuple or dict."""
+def _gpu_arrays(value: Any, depth: int = 0) -> Iterator[Array]:
+    """The GPU arrays a worker's value holds: itself, or those of a list, tuple or dict (a reduction's
+    partial results), four levels down."""
     if isinstance(value, Array):
-        return value.nbytes if value.device.kind == "gpu" else 0
-    if depth < 4 and isinstance(value, (list, tuple)):
-        return sum(device_bytes(v, depth + 1) for v in value)
-    if depth < 4 and isinstance(value, dict):
-        return sum(device_bytes(v, depth + 1) for v in value.values())
-    return 0
-
-
-def _queue(value: Any, depth: int = 0) -> None:
-    """Queue the deferred work of the GPU arrays ``value`` holds (as ``device_bytes`` walks it)."""
-    if isinstance(value, Array):
-        fusion.compute(value)
+        if value.device.kind == "gpu":
+            yield value
     elif depth < 4 and isinstance(value, (list, tuple)):
         for v in value:
-            _queue(v, depth + 1)
+            yield from _gpu_arrays(v, depth + 1)
     elif depth < 4 and isinstance(value, dict):
         for v in value.values():
-            _queue(v, depth + 1)
+            yield from _gpu_arrays(v, depth + 1)
+
+
+def device_bytes(value: Any) -> int:
+    """The GPU bytes a worker's value holds (``_gpu_arrays``)."""
+    return sum(a.nbytes for a in _gpu_arrays(value))
 
 
 def _to_host(value: Any) -> tuple[dict[str, Any], list[Any]]:
@@ -132,9 +128,11 @@ class DeviceHostFile(MutableMapping[Hashable, Any]):
         return int(sum(device_bytes(v) for v in list(self.on_device.values())))
 
     def __setitem__(self, key: Hashable, value: Any) -> None:
-        on_device = bool(device_bytes(value))
+        arrays = list(_gpu_arrays(value))
+        on_device = sum(a.nbytes for a in arrays) > 0
         if on_device:
-            _queue(value)
+            for a in arrays:
+                fusion.compute(a)  # (its deferred work queued now: the run-ahead mark follows it)
         with self._lock:
             if on_device:
                 self.host.pop(key, None)
