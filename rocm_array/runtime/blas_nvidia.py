@@ -131,10 +131,10 @@ class NvidiaBlas:
             # One product through cublasGemmEx: a process's first 1024x1024 float32 product took 76 ms
             # on an H100 through it, against 105 ms through the strided-batched call.
             self._lib.call("cublasGemmEx", self._blas, ta, tb, m, n, k, one, a, t, lda, b, t, ldb, zero, c, t, ldc,
-                       self._compute[dtype.name], GEMM_DEFAULT)
+                           self._compute[dtype.name], GEMM_DEFAULT)
             return
         self._lib.call("cublasGemmStridedBatchedEx", self._blas, ta, tb, m, n, k, one, a, t, lda, stride_a, b, t, ldb,
-                   stride_b, zero, c, t, ldc, stride_c, batch, self._compute[dtype.name], GEMM_DEFAULT)
+                       stride_b, zero, c, t, ldc, stride_c, batch, self._compute[dtype.name], GEMM_DEFAULT)
 
     def _x(self, name: str, size_args: tuple[Any, ...], args: tuple[Any, ...], info: int) -> None:
         """A generic-API call ``cusolverDnX<name>`` with its device (and host) workspace."""
@@ -143,7 +143,7 @@ class NvidiaBlas:
         work = self._rt.allocate(max(int(dev_bytes), 1))
         host = np.empty(max(int(host_bytes), 1), np.uint8)
         getattr(solver, f"x{name}")(self._solver, self._params, *args, work.ptr, int(dev_bytes),
-                                       host.ctypes.data, int(host_bytes), info)
+                                    host.ctypes.data, int(host_bytes), info)
         if host_bytes:  # the host workspace must outlive the call's work on the stream
             self._rt.driver.synchronize()
 
@@ -203,7 +203,7 @@ class NvidiaBlas:
         getattr(solver, name)(self._solver, *jacobi, work.ptr, lwork, info, self._gesvdj)
         one, zero = ONE_ZERO[dtype.name]
         self._lib.call(f"cublas{_LETTER[dtype.name].upper()}geam", self._blas, OPERATIONS["C"], OPERATIONS["N"], n, n,
-                   one, v.ptr, n, zero, v.ptr, n, vt, ldvt)
+                       one, v.ptr, n, zero, v.ptr, n, vt, ldvt)
 
     @in_context
     def geev(self, dtype: DType, n: int, a: int, lda: int, w: int, vr: int, ldvr: int, info: int) -> None:

@@ -86,8 +86,8 @@ class Cufft(PlannedFft):
             inembed, idist, onembed, odist = problem.embeds()
             rank, work = len(problem.lengths), ctypes.c_size_t()
             self._lib.call("cufftMakePlanMany64", plan, rank, _dims(problem.lengths), _dims(inembed), 1, idist,
-                       _dims(onembed), 1, odist, TYPES[_EXEC[problem.kind, problem.double][0]], problem.batch,
-                       ctypes.byref(work))
+                           _dims(onembed), 1, odist, TYPES[_EXEC[problem.kind, problem.double][0]], problem.batch,
+                           ctypes.byref(work))
         except BaseException:
             self._lib.handle.cufftDestroy(plan)  # (unchecked: the error in flight is the one to see)
             raise
