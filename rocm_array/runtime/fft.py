@@ -1,8 +1,8 @@
 """The vendor FFT library of a GPU, behind one neutral protocol.
 
 ``fft_nvidia`` (cuFFT through ctypes) and ``fft_amd`` (hipFFT through hip-python)
-implement ``Fft``; they are the only modules that call those libraries. ``vendor.library("fft", rt)`` gives the one ``Fft`` of a runtime,
-bound to its stream and kept for the life of the process. Both share ``PlannedFft``: plans
+implement ``Fft``; they are the only modules that call those libraries.
+``vendor.library("fft", rt)`` gives the one ``Fft`` of a runtime, bound to its stream and kept for the life of the process. Both share ``PlannedFft``: plans
 are made once per problem (kind, precision, lengths, batch) with the 64-bit
 API and automatic allocation off, kept in a bounded cache, and run with one
 work area of the runtime's allocator, grown as a plan asks and shared by every
