@@ -122,15 +122,15 @@ def test_a_first_reduction_compiles_its_own_kernels_at_once(runtime: GpuRuntime)
     rtc = runtime.compiler.rtc = MeetingRtc(2)
     x = memory.empty((2, 1 << 20), dtypes.float32, Device("gpu", 0, runtime))
     xp.sum(x, axis=1)
-    passes = ["reduce_inner<float, float, float, identity_op, add_op, identity_op>",
-              "reduce_partial_rows<float, float, identity_op, add_op, identity_op>"]
+    passes = ["reduce_inner<float, float, float, ra_red::identity_op, ra_red::add_op, ra_red::identity_op>",
+              "reduce_partial_rows<float, float, ra_red::identity_op, ra_red::add_op, ra_red::identity_op>"]
     assert rtc.programs == [1, 1] and sorted(rtc.names) == passes
     launched = [launch[0] for launch in runtime.driver.launches[-2:]]  # (the recorder's functions: lowered names)
     assert launched == [runtime.kernel(REDUCTION.source, name, (), REDUCTION.options("nvidia")) for name in passes]
     runtime.driver.launches.clear()
     runtime.compiler.rtc = alone = CountingRtc()
     xp.sum(x[0])
-    one = "reduce_all<float, float, float, identity_op, add_op, identity_op>"
+    one = "reduce_all<float, float, float, ra_red::identity_op, ra_red::add_op, ra_red::identity_op>"
     assert alone.names == [one]
     assert [launch[0] for launch in runtime.driver.launches] == [runtime.kernel(REDUCTION.source, one, (),
                                                                                REDUCTION.options("nvidia"))]

@@ -4,7 +4,9 @@
 // `map` turns an element (and its index along the reduced axes) into an accumulator
 // of compute type C, `combine` joins two accumulators (and gives the identity), and
 // `finalize` turns the accumulator into the output type. Kernels are instantiated as
-// reduce_inner<In, C, Out, Map, Combine, Finalize> and likewise.
+// reduce_inner<In, C, Out, Map, Combine, Finalize> and likewise, the functors by their names in
+// namespace ra_red (ra_red::add_op): a reduction of a fused expression compiles this file after
+// elementwise/ops.h, whose add_op, mul_op, and_op, or_op and ra_isnan share their names.
 //
 // Two layouts, each one pass or two (the host decides, see rocm_array_plugins/reduction/gpu.py):
 // - reduce_inner (a contiguous run per output: 16-byte vector loads) and
@@ -25,6 +27,8 @@
 
 // RA_PARTIAL_OUT and RA_BLOCK (the most threads a block of the kernels but scan_tiles) are compile
 // options, defined once in rocm_array_plugins/reduction/gpu.py.
+
+namespace ra_red {
 
 // ---- limits and NaN tests --------------------------------------------------------------
 template <typename T> struct RaLimits {
@@ -173,6 +177,8 @@ struct std_op {
 struct index_op {
   template <typename Out, typename A> RA_DEVICE static Out finalize(A a, double) { return ra_cast<Out>(a.i); }
 };
+
+}  // namespace ra_red
 
 // ---- reduction kernels ---------------------------------------------------------------------
 // Each kernel holds one code path, so a first call compiles only the path it runs (one

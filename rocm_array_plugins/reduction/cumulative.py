@@ -74,9 +74,9 @@ class Scan(Routine):
 
 
 SCANS = (
-    Scan("cumulative_sum", 0, "add_op", np.cumsum,
+    Scan("cumulative_sum", 0, "ra_red::add_op", np.cumsum,
          doc="The running sum of the elements along an axis."),
-    Scan("cumulative_prod", 1, "mul_op", np.cumprod,
+    Scan("cumulative_prod", 1, "ra_red::mul_op", np.cumprod,
          doc="The running product of the elements along an axis."),
 )
 

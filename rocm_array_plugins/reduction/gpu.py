@@ -87,12 +87,17 @@ def read_scalar(x: Array, index: int) -> Any:
 
 
 # -- instantiations ---------------------------------------------------------------------------------
+#: Functors of reduction.hip (in its namespace ra_red) that the scans, nonzero and count_nonzero
+#: name here; the rows of table.py and cumulative.py name their own.
+_IDENTITY, _ADD, _NONZERO_INDEX = "ra_red::identity_op", "ra_red::add_op", "ra_red::nonzero_index_op"
+
+
 def _kernel_acc(row: Reduction, compute: DType) -> DType:
     """The C of the kernel: bool for all/any, the index dtype for count_nonzero, else float32
     for 16-bit floats and the compute dtype otherwise."""
-    if row.map == "nonzero_op":
+    if row.map == "ra_red::nonzero_op":
         return dtypes.bool
-    if row.map == "nonzero_index_op":
+    if row.map == _NONZERO_INDEX:
         return dtypes.DEFAULT_INDEX
     return accumulator(compute)
 
@@ -147,13 +152,13 @@ def _scan_name(t: tuple[DType, DType, DType], map_: str, combine: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _scan_group(combine: str) -> tuple[str, ...]:
-    return tuple(_scan_name(t, "identity_op", combine) for t in _scan_triples(combine))
+    return tuple(_scan_name(t, _IDENTITY, combine) for t in _scan_triples(combine))
 
 
 @functools.lru_cache(maxsize=1)
 def _nonzero_group() -> tuple[str, ...]:
     idx = dtypes.DEFAULT_INDEX
-    return (*(_scan_name((d, idx, idx), "nonzero_index_op", "add_op") for d in dtypes.ALL),
+    return (*(_scan_name((d, idx, idx), _NONZERO_INDEX, _ADD) for d in dtypes.ALL),
             *(f"nonzero_scatter<{d.c_type}>" for d in dtypes.ALL))
 
 
@@ -345,15 +350,13 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
 @functools.lru_cache(maxsize=1)
 def _fused_prelude() -> str:
     """What a reduction of an expression compiles: the expression's code (fused.prelude()), then
-    reduction.hip in its own namespace (its combine functors share names with elementwise ones)."""
+    reduction.hip (its functors, in namespace ra_red, keep apart from the elementwise ones)."""
     elementwise_part: str = fused.prelude()
-    return (elementwise_part + '\n#include "common/block.h"\nnamespace ra_red {\n' + kernel_source(REDUCTION.source)
-            + "\n}  // namespace ra_red\n")
+    return elementwise_part + "\n" + kernel_source(REDUCTION.source)
 
 
 def _fused_name(kind: str, row: Reduction, c: DType, out: DType) -> str:
-    return (f"ra_red::{kind}<RaComputed<RaFused>, {c.c_type}, {out.c_type}, ra_red::{row.map}, "
-            f"ra_red::{row.combine}, ra_red::{row.finalize}>")
+    return f"{kind}<RaComputed<RaFused>, {c.c_type}, {out.c_type}, {row.map}, {row.combine}, {row.finalize}>"
 
 
 def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_dtype: DType,
@@ -399,7 +402,7 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
 
 # -- scans ------------------------------------------------------------------------------------------
 def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
-              map_: str = "identity_op", combine: str = "add_op", group: tuple[str, ...] | None = None) -> None:
+              map_: str = _IDENTITY, combine: str = _ADD, group: tuple[str, ...] | None = None) -> None:
     """The inclusive scan of each contiguous row of ``x`` into ``out`` (which may be ``x``)."""
     device = x.device
     name = _scan_name((x.dtype, c, out.dtype), map_, combine)
@@ -413,7 +416,7 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
         return
     totals = memory.empty((rows * tiles,), c, device)
     REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(totals)])
-    scan_rows(totals, totals, rows, tiles, c, "identity_op", combine, _scan_group(combine))
+    scan_rows(totals, totals, rows, tiles, c, _IDENTITY, combine, _scan_group(combine))
     REDUCTION.launch(device, name, group, grid, block, [*args, ptr(totals), ptr(None)])
 
 
@@ -423,7 +426,7 @@ def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Ar
     xt, order = moved_last(x, axis)
     out = memory.empty(xt.shape, out_dtype, x.device)
     length = x.shape[axis]
-    scan_rows(out, xt, x.size // length, length, compute, "identity_op", row.combine, _scan_group(row.combine))
+    scan_rows(out, xt, x.size // length, length, compute, _IDENTITY, row.combine, _scan_group(row.combine))
     return moved_back(out, order)
 
 
@@ -435,7 +438,7 @@ def nonzero(x: Array) -> tuple[Array, ...]:
         return tuple(memory.empty((0,), idx, device) for _ in range(x.ndim))
     xc = memory.contiguous(x, x.dtype)
     position = memory.empty((n,), idx, device)
-    scan_rows(position, xc, 1, n, idx, "nonzero_index_op", "add_op", _nonzero_group())
+    scan_rows(position, xc, 1, n, idx, _NONZERO_INDEX, _ADD, _nonzero_group())
     count = read_scalar(position, n - 1)
     out = memory.empty((x.ndim, count), idx, device)
     if count:

@@ -64,7 +64,7 @@ _STATUS_AT = _MAX_DIGITS * (_RADIX + 1)  # uint32s of the scratch before the sta
 _COUNT_BLOCKS_PER_CU = 4
 _LIMIT = 2**32  # indices ride along as uint32
 _U32 = dtypes.uint32
-_COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, identity_op, add_op>"
+_COUNT_SCAN = "scan_tiles<uint32_t, uint32_t, uint32_t, ra_red::identity_op, ra_red::add_op>"
 _SEGMENT_KEYS = "segment_keys<uint32_t>"
 
 
