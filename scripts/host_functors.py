@@ -52,7 +52,7 @@ unsigned long long atomicCAS(unsigned long long*, unsigned long long, unsigned l
 def build() -> tuple[ctypes.CDLL, dict]:
     from rocm_array.dtypes import CATEGORIES
     from rocm_array_plugins.elementwise.table import UFUNCS
-    from rocm_array_plugins.elementwise.ufunc import RESULT_RULES
+    from rocm_array_plugins.elementwise.front_ufunc import RESULT_RULES
 
     lines = ['#include "elementwise/elementwise.hip"']
     symbols = {}
@@ -85,7 +85,7 @@ def install() -> None:
     """Replace the cpu back of the elementwise functions by the host-compiled functors."""
     from rocm_array import memory
     from rocm_array.array import Array, wrap_numpy
-    from rocm_array_plugins.elementwise import ufunc
+    from rocm_array_plugins.elementwise import front_ufunc
 
     lib, symbols = build()
 
@@ -101,7 +101,7 @@ def install() -> None:
         memory.copy_into(into, wrap_numpy(out, out_dtype))
         return into
 
-    ufunc.BACKS["cpu"] = back
+    front_ufunc.BACKS["cpu"] = back
 
 
 class _Plugin:

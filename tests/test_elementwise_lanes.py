@@ -1,4 +1,4 @@
-"""The elementwise lanes (``ufunc.LANES``) over a recording driver (no GPU needed): a repeated call
+"""The elementwise lanes (``front_ufunc.LANES``) over a recording driver (no GPU needed): a repeated call
 skips the front and launches what the full path would, with every check the front makes that
 depends on a value, not a type; operands a lane cannot take go the full path."""
 
@@ -17,7 +17,7 @@ from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 from rocm_array.runtime.gpu import GpuRuntime
-from rocm_array_plugins.elementwise import gpu, ufunc
+from rocm_array_plugins.elementwise import front_ufunc, gpu
 from rocm_array_plugins.elementwise.table import UFUNCS
 
 ROWS = {u.name: u for u in UFUNCS}
@@ -64,7 +64,7 @@ def _ptr(x: Array) -> int:
 def test_a_repeated_call_skips_the_front(dev: Device, monkeypatch: pytest.MonkeyPatch) -> None:
     x, y = new(dev, (5, 3), xp.float32), new(dev, (5, 3), xp.float32)
     first = x + y
-    monkeypatch.setattr(ufunc.Ufunc, "_front", lambda self, args: pytest.fail("the front ran again"))
+    monkeypatch.setattr(front_ufunc.Ufunc, "_front", lambda self, args: pytest.fail("the front ran again"))
     out = x + y
     assert (out.shape, out.dtype, out.device) == (first.shape, first.dtype, first.device)
     args = [ctypes.c_void_p] * 3 + [ctypes.c_int64]  # (the scalar slot is skipped: read up to n)
@@ -120,12 +120,12 @@ def test_results_of_another_dtype_empty_and_0d(dev: Device) -> None:
     lambda dev: (new(dev, (3,), xp.int8), xp.float32),  # not an operand at all
 ])
 def test_other_operands_take_the_full_path(dev: Device, operands: Any) -> None:
-    assert ufunc._lane_key(operands(dev), 2) is None
+    assert front_ufunc._lane_key(operands(dev), 2) is None
 
 
 def test_operands_that_need_a_cast_get_no_lane(dev: Device) -> None:
     x, y = new(dev, (3,), xp.int8), new(dev, (3,), xp.int16)
-    assert ufunc._lane_key((x, y), 2) == (dev.runtime, xp.int8, xp.int16)
+    assert front_ufunc._lane_key((x, y), 2) == (dev.runtime, xp.int8, xp.int16)
     assert gpu.lane(ROWS["add"], dev, (xp.int8, xp.int16), xp.int16, xp.int16) is None
     assert gpu.lane(ROWS["add"], dev, (xp.int16, int), xp.int16, xp.int16) is not None
 

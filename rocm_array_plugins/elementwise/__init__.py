@@ -1,8 +1,9 @@
 """The ``elementwise`` plugin: elementwise functions and operators, creation,
 manipulation, indexing, where/clip and the data type functions.
 
-Each module lists what it provides in ``IMPLS``; the hook gathers them, after ``cpu``, ``gpu``
-and ``gpu_indexing`` fill the tables of ``backs`` (no GPU is touched until a gpu back is called).
+Each front module (``front_*``: the user-facing functions) lists what it provides in ``IMPLS``;
+the hook gathers them, after ``cpu``, ``gpu`` and ``gpu_indexing`` fill the tables of ``backs`` (no
+GPU is touched until a gpu back is called).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
-from . import cpu, creation, data_types, fused, gpu, gpu_indexing, indexing, manipulation, operators, where
+from . import (cpu, front_creation, front_data_types, front_indexing, front_manipulation, front_operators, front_where,
+               fused, gpu, gpu_indexing)
 
 
 _register = register_once(cpu, gpu, gpu_indexing)
@@ -19,8 +21,8 @@ _register = register_once(cpu, gpu, gpu_indexing)
 @hookimpl
 def rocm_array_functions() -> list[Impl]:
     _register()
-    return [*operators.IMPLS, *data_types.IMPLS, *creation.IMPLS, *manipulation.IMPLS, *indexing.IMPLS,
-            *where.IMPLS]
+    return [*front_operators.IMPLS, *front_data_types.IMPLS, *front_creation.IMPLS, *front_manipulation.IMPLS,
+            *front_indexing.IMPLS, *front_where.IMPLS]
 
 
 #: This plugin's own functions, for the plugins that need them (see ``Own``).

@@ -15,7 +15,7 @@ from rocm_array.backs import Backs
 #: already promoted and broadcast.
 UFUNC = Backs("elementwise functions")
 #: device kind -> ``make(ufunc, device, operand kinds, dtype, result dtype)``: a call taking the
-#: operands alone (those ``ufunc._lane_key`` admits, on ``device``, of those kinds) that does what
+#: operands alone (those ``front_ufunc._lane_key`` admits, on ``device``, of those kinds) that does what
 #: the back would, resolved once for them; or None where the back gains nothing from one. A tiny
 #: op's cost is all host work: this cuts it.
 LANES: dict[str, Callable[..., Any]] = {}

@@ -21,7 +21,7 @@ from . import backs
 if TYPE_CHECKING:
     from rocm_array.operands import Scalar
 
-    from .ufunc import Ufunc
+    from .front_ufunc import Ufunc
 
 
 

@@ -46,7 +46,7 @@ from . import fused
 from .backs import UFUNC
 from .fused import Broadcast, Node, Operand, broadcast
 
-from .ufunc import Ufunc
+from .front_ufunc import Ufunc
 
 if TYPE_CHECKING:
     from rocm_array.devices import Device

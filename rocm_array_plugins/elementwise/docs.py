@@ -1,4 +1,4 @@
-"""The docstring of each elementwise function, rendered from its row (``ufunc.Ufunc``)."""
+"""The docstring of each elementwise function, rendered from its row (``front_ufunc.Ufunc``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from rocm_array.docstrings import admitted, backs_note, render
 from .examples import EXAMPLES
 
 if TYPE_CHECKING:
-    from .ufunc import Ufunc
+    from .front_ufunc import Ufunc
 
-#: What each result rule of ``ufunc.RESULT_RULES`` gives, in words.
+#: What each result rule of ``front_ufunc.RESULT_RULES`` gives, in words.
 RESULTS = {
     "same": "the promoted dtype of the inputs",
     "bool": "bool",

@@ -28,7 +28,7 @@ from rocm_array.runtime.layout import ctype_of, scalar_value
 
 from rocm_array.operands import Scalar
 
-from .ufunc import Ufunc
+from .front_ufunc import Ufunc
 
 __all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed",
            "arguments", "packed_scalar", "node", "examples", "kernel_sources", "FUSED"]

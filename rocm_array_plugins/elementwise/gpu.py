@@ -34,7 +34,7 @@ from .deferred import defer, defer_contiguous
 from .table import UFUNCS
 from rocm_array.operands import Scalar, check_bounds
 
-from .ufunc import RESULT_RULES, Ufunc
+from .front_ufunc import RESULT_RULES, Ufunc
 
 ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS, "RA_BLOCK": BLOCK},
                      {"binary_tiles": TILE_THREADS})

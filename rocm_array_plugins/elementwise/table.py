@@ -3,7 +3,7 @@
 Columns: name, arity, dtype category (a key of ``dtypes.CATEGORIES``), cpu back
 (a NumPy ufunc, or a ``cpu.py`` wrapper where NumPy departs from the standard),
 kernel functor (``rocm_array_kernels/elementwise``), then the result rule when it is not
-"same" (see ``ufunc.RESULT_RULES``) and the choices the standard leaves open.
+"same" (see ``front_ufunc.RESULT_RULES``) and the choices the standard leaves open.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rocm_array import dtypes
 from rocm_array.dtypes import DType
 
 from . import cpu
-from .ufunc import Ufunc
+from .front_ufunc import Ufunc
 
 _F = "floating-point"
 _RF = "real floating"

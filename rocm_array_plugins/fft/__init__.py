@@ -1,7 +1,8 @@
 """The ``fft`` plugin: the standard's ``fft`` extension.
 
-Each module lists what it provides in ``IMPLS``; the hook gathers them, after ``cpu`` and
-``gpu`` fill the table of ``backs`` (no GPU is touched until a transform is called).
+Each front module (``front_*``: the user-facing functions) lists what it provides in ``IMPLS``;
+the hook gathers them, after ``cpu`` and ``gpu`` fill the table of ``backs`` (no GPU is touched
+until a transform is called).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, hookimpl
 
-from . import cpu, gpu, helpers, transforms
+from . import cpu, front_helpers, front_transforms, gpu
 
 
 _register = register_once(cpu, gpu)
@@ -18,7 +19,7 @@ _register = register_once(cpu, gpu)
 @hookimpl
 def rocm_array_functions() -> list[Impl]:
     _register()
-    return [*transforms.IMPLS, *helpers.IMPLS]
+    return [*front_transforms.IMPLS, *front_helpers.IMPLS]
 
 
 @hookimpl

@@ -16,7 +16,7 @@ from rocm_array.dtypes import DType
 from . import backs
 
 if TYPE_CHECKING:
-    from .transforms import Transform
+    from .front_transforms import Transform
 
 
 

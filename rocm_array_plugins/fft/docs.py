@@ -1,4 +1,4 @@
-"""The docstring of each transform, rendered from its row (``transforms.Transform``)."""
+"""The docstring of each transform, rendered from its row (``front_transforms.Transform``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rocm_array.docstrings import admitted, render
 from .docs_table import ROWS
 
 if TYPE_CHECKING:
-    from .transforms import Transform
+    from .front_transforms import Transform
 
 
 def transform_doc(t: Transform) -> str:

@@ -31,7 +31,7 @@ from rocm_array_plugins.elementwise import own as elementwise
 from . import backs
 
 if TYPE_CHECKING:
-    from .transforms import Transform
+    from .front_transforms import Transform
 
 __all__ = ["transform"]
 

@@ -19,8 +19,8 @@ from rocm_array.dtypes import DType
 from . import backs
 
 if TYPE_CHECKING:
-    from .cumulative import Scan
-    from .front import Reduction
+    from .front_cumulative import Scan
+    from .front_reduction import Reduction
 
 
 

@@ -1,5 +1,5 @@
-"""The docstrings of the reductions and scans, rendered from their rows (``front.Reduction``,
-``cumulative.Scan``)."""
+"""The docstrings of the reductions and scans, rendered from their rows (``front_reduction.Reduction``,
+``front_cumulative.Scan``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from rocm_array.docstrings import admitted, backs_note, render
 from .examples import EXAMPLES
 
 if TYPE_CHECKING:
-    from .cumulative import Scan
-    from .front import Reduction
+    from .front_cumulative import Scan
+    from .front_reduction import Reduction
 
-#: What each result rule of ``front.RESULT_RULES`` gives, in words.
+#: What each result rule of ``front_reduction.RESULT_RULES`` gives, in words.
 RESULTS = {
     "accumulate": "``dtype`` when given; otherwise bool and integers narrower than the default integer widen "
                   "to it (unsigned ones to uint64), and other dtypes are kept",

@@ -38,15 +38,15 @@ from rocm_array_plugins.elementwise import deferred, fused
 from rocm_array_plugins.elementwise import own as elementwise
 
 from . import backs
-from .cumulative import SCANS
-from .front import RESULT_RULES, accumulation_dtype, accumulator, reduced_shape
+from .front_cumulative import SCANS
+from .front_reduction import RESULT_RULES, accumulation_dtype, accumulator, reduced_shape
 from .table import REDUCTIONS
 
 if TYPE_CHECKING:
     from rocm_array.devices import Device
 
-    from .cumulative import Scan
-    from .front import Reduction
+    from .front_cumulative import Scan
+    from .front_reduction import Reduction
 
 __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "read_scalar"]
 
@@ -88,7 +88,7 @@ def read_scalar(x: Array, index: int) -> Any:
 
 # -- instantiations ---------------------------------------------------------------------------------
 #: Functors of reduction.hip (in its namespace ra_red) that the scans, nonzero and count_nonzero
-#: name here; the rows of table.py and cumulative.py name their own.
+#: name here; the rows of table.py and front_cumulative.py name their own.
 _IDENTITY, _ADD, _NONZERO_INDEX = "ra_red::identity_op", "ra_red::add_op", "ra_red::nonzero_index_op"
 
 

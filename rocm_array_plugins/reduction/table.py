@@ -15,13 +15,13 @@ import numpy as np
 from rocm_array.hookspecs import Impl
 
 from . import cpu
-from .front import Reduction
+from .front_reduction import Reduction
 
 _NAN = complex(float("nan"), float("nan"))  # mean of nothing: NaN (NaN + NaN j for complex)
 
 REDUCTIONS: tuple[Reduction, ...] = (
     # statistical
-    # sum and prod of bool count in the default integer (``front.accumulation_dtype``).
+    # sum and prod of bool count in the default integer (``front_reduction.accumulation_dtype``).
     Reduction("sum", "any", "accumulate", 0, "ra_red::identity_op", "ra_red::add_op", "ra_red::identity_op", np.sum,
               accumulate=True, options=("dtype",),
               doc="The sum of the elements along the given axes."),

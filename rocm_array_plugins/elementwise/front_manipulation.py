@@ -19,7 +19,7 @@ from rocm_array.axes import flag, int_tuple, normalize_axes, normalize_axis
 from rocm_array.devices import check_same
 from rocm_array.hookspecs import Impl
 
-from .indexing import take
+from .front_indexing import take
 from rocm_array.views import copy_as, insert_unit, permuted, pick, slab
 
 

@@ -15,7 +15,7 @@ from rocm_array.hookspecs import Impl
 from rocm_array_plugins.elementwise import own as elementwise
 
 from .backs import DIFF
-from .front import check_array, check_category
+from .front_reduction import check_array, check_category
 
 
 def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,

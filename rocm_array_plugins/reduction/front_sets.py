@@ -17,7 +17,7 @@ from rocm_array.hookspecs import Impl
 from rocm_array.operands import operands
 
 from .backs import ISIN, UNIQUE
-from .front import check_array
+from .front_reduction import check_array
 
 
 class UniqueAllResult(NamedTuple):

@@ -14,7 +14,7 @@ from rocm_array.axes import flag, normalize_axis
 from rocm_array.hookspecs import Impl
 
 from .backs import ARGSORT, SORT
-from .front import check_array, check_category
+from .front_reduction import check_array, check_category
 
 
 def _checked(name: str, x: Array, axis: int, descending: bool, stable: bool) -> tuple[int, bool, bool]:

@@ -14,7 +14,7 @@ from rocm_array.namespace import TABLE
 from .table import BY_NAME, UFUNCS
 from rocm_array.operands import check_bounds, promote
 
-from .ufunc import Ufunc
+from .front_ufunc import Ufunc
 
 
 def clip(x: Array, /, min: Array | int | float | None = None, max: Array | int | float | None = None) -> Array:

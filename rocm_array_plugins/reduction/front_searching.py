@@ -11,7 +11,7 @@ from rocm_array.hookspecs import Impl
 from rocm_array.operands import operands
 
 from .backs import NONZERO, SEARCHSORTED
-from .front import check_array, check_category
+from .front_reduction import check_array, check_category
 from .table import BY_NAME
 
 

@@ -18,7 +18,7 @@ from rocm_array.hookspecs import Impl
 from rocm_array.memory import copy_into, empty
 from rocm_array_plugins.elementwise import own as elementwise
 
-from .transforms import MAX_LENGTH
+from .front_transforms import MAX_LENGTH
 
 
 def _frequencies(name: str, n: int, d: float, dtype: DType | None, device: object) -> Array:

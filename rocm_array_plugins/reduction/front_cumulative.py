@@ -23,7 +23,7 @@ from rocm_array.namespace import by_name
 
 from . import docs
 from .backs import SCAN
-from .front import accumulation_dtype, accumulator, check_array, check_category
+from .front_reduction import accumulation_dtype, accumulator, check_array, check_category
 
 
 @dataclass(frozen=True)
