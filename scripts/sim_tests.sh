@@ -14,8 +14,9 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 python=${PYTHON:-python3}
 export ROCM_ARRAY_PLATFORM=sim ROCM_ARRAY_SIM_WAVE=$wave ROCM_ARRAY_DEVICE=gpu:0
 export ROCM_ARRAY_CACHE_DIR=${ROCM_ARRAY_CACHE_DIR:-$(mktemp -d)}
-files=(test_gpu_runtime.py test_gpu_elementwise.py test_gpu_reduction.py test_gpu_nn.py test_gpu_small_gemm.py test_sorting.py test_fusion.py
-       test_sets.py test_searching.py test_indexing.py test_statistical.py test_manipulation.py test_random.py)
+files=(test_gpu_runtime.py test_gpu_elementwise.py test_gpu_reduction.py test_gpu_nn.py test_gpu_small_gemm.py
+       test_reduction_sorting.py test_fusion.py test_reduction_sets.py test_reduction_searching.py
+       test_elementwise_indexing.py test_reduction_statistical.py test_elementwise_manipulation.py test_random.py)
 cd "$(mktemp -d)"  # import the installed package, not the checkout
 
 "$python" -m rocm_array info | grep -E "gpu:0|sim"

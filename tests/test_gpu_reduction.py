@@ -3,7 +3,7 @@
 Each case picks the kernel path it exercises: two-pass cut rows and columns,
 vector and scalar loads, misaligned views, multi-tile scans, radix sorts of many
 tiles and of many rows, unique and nonzero beyond one block. The tests of
-test_statistical / test_searching / test_sorting / test_sets run the same
+test_reduction_statistical / _searching / _sorting / _sets run the same
 functions on every device at small sizes; these run on GPUs only.
 """
 
