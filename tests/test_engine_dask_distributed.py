@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Any, Iterator
 
 import numpy as np
@@ -277,7 +278,7 @@ def test_cluster_arguments() -> None:
 def test_nanny_preload_refuses_a_worker() -> None:
     from rocm_array.distributed import dask_setup
 
-    with pytest.raises(TypeError, match="--preload-nanny rocm_array.distributed"):
+    with pytest.raises(TypeError, match="scheduler or nanny preload"):
         dask_setup(object())
 
 
@@ -314,22 +315,75 @@ def test_dask_worker_with_the_nanny_preload(tmp_path: Any) -> None:
                 worker.wait(timeout=60)
 
 
-def test_root_tasks_are_co_assigned_so_neighbours_reduce_on_one_worker(cluster: Setup) -> None:
-    """Chunks drawn on the workers from nothing go in runs of neighbours to a worker (the scheduler's
-    worker-saturation is infinite, ``cluster.WORKER_SATURATION``), not alternating, so a tree
-    reduction over neighbours moves few partial results between workers."""
+def _owner_changes(client: Any, x: Any) -> tuple[int, list[str]]:
+    """How often the worker changes along x's chunks in numeric order, and the owners."""
+    who = client.who_has(x)
+    owners = [next(iter(who[(x.name, i, 0)])) for i in range(x.numblocks[0])]
+    return sum(a != b for a, b in zip(owners, owners[1:])), owners
+
+
+def _drawn(n: int) -> Any:
+    return da.map_blocks(lambda block_info=None: xp.full((4, 4), float(block_info[None]["chunk-location"][0])),
+                         chunks=((4,) * n, (4,)), dtype=np.float64, meta=xp.empty((0, 0), device="cpu"))
+
+
+def test_root_tasks_go_in_numeric_runs_so_neighbours_reduce_on_one_worker(cluster: Setup) -> None:
+    """Chunks drawn on the workers from nothing go in one run of neighbours a worker, in the numeric
+    order of their indices (``neighbours.NeighbourRuns``), so a tree reduction over neighbours
+    crosses workers once. Without the plugin, Dask's runs follow the keys as text (chunk 10 before
+    chunk 2: 3 changes over 32 chunks); with its default worker-saturation, neighbours alternate."""
     from rocm_array.distributed.cluster import WORKER_SATURATION
 
     assert cluster.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION) \
         == WORKER_SATURATION
-    n = 32
-    x = da.map_blocks(lambda block_info=None: xp.full((4, 4), float(block_info[None]["chunk-location"][0])),
-                      chunks=((4,) * n, (4,)), dtype=np.float64, meta=xp.empty((0, 0), device="cpu")).persist()
+    x = _drawn(32).persist()
     distributed.wait(x)
-    who = cluster.client.who_has(x)
-    owners = [next(iter(who[(x.name, i, 0)])) for i in range(n)]
-    changes = sum(a != b for a, b in zip(owners, owners[1:]))
-    assert len(set(owners)) == 2 and changes <= 4, owners  # (Dask's default, queued, alternated: ~n changes)
+    changes, owners = _owner_changes(cluster.client, x)
+    assert len(set(owners)) == 2 and changes == 1, owners
+    first = cluster.client.run_on_scheduler(lambda dask_scheduler: min(
+        dask_scheduler.workers.values(), key=lambda ws: ws.name).address)
+    assert owners[0] == first  # worker 0 takes the first run
+
+
+def test_neighbour_runs_leave_other_tasks_alone() -> None:
+    from rocm_array.distributed.neighbours import _chunk_index
+
+    assert _chunk_index(("x-1", 10, 0)) == (10, 0)
+    for key in ("x-1", ("x-1",), ("x-1", "a"), ("x-1", True), (1, 2)):
+        assert _chunk_index(key) is None, key
+
+
+def test_dask_scheduler_with_the_preload(tmp_path: Any) -> None:
+    """``dask scheduler --preload rocm_array.distributed``: the same runs of neighbours as
+    ``LocalGPUCluster``'s scheduler, for workers started on their own (here two on the host)."""
+    import subprocess
+
+    sched_file = tmp_path / "sched.json"
+    env = {**os.environ, "ROCM_ARRAY_DEVICE": "cpu"}
+    with open(tmp_path / "cluster.log", "w") as log:
+        procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--no-dashboard",
+                                   "--scheduler-file", str(sched_file), "--preload", "rocm_array.distributed"],
+                                  env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log)]
+        try:
+            deadline = time.monotonic() + 60
+            while not sched_file.exists() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--no-dashboard",
+                                           "--scheduler-file", str(sched_file), "--nworkers", "2", "--nthreads", "1"],
+                                          env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log))
+            with distributed.Client(scheduler_file=str(sched_file), timeout=60) as client:
+                client.wait_for_workers(2, timeout=120)
+                assert client.run_on_scheduler(lambda dask_scheduler: (
+                    dask_scheduler.WORKER_SATURATION, "rocm_array-neighbour-runs" in dask_scheduler.plugins)) \
+                    == (float("inf"), True)
+                x = _drawn(32).persist()
+                distributed.wait(x)
+                changes, owners = _owner_changes(client, x)
+                assert len(set(owners)) == 2 and changes == 1, owners
+        finally:
+            for p in reversed(procs):
+                p.terminate()
+                p.wait(timeout=60)
 
 
 def test_a_worker_stays_at_most_run_ahead_results_ahead_of_its_gpu(monkeypatch: pytest.MonkeyPatch) -> None:

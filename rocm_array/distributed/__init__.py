@@ -3,9 +3,9 @@
 - ``LocalGPUCluster`` (``cluster``): one worker process per GPU of this machine, each with its own
   card as its default device (``placement`` says how, and why that way), spilling GPU chunks to
   host memory past ``device_memory_limit`` (``DeviceHostFile``, ``spill``).
-- Across machines (a scheduler file, dask-jobqueue, dask-mpi): the same per worker through the
-  nanny preload of this module, ``dask worker SCHEDULER --preload-nanny rocm_array.distributed``
-  (``dask_setup`` below).
+- Across machines (a scheduler file, dask-jobqueue, dask-mpi): the same through the preloads of
+  this module, ``dask scheduler --preload rocm_array.distributed`` and ``dask worker SCHEDULER
+  --preload-nanny rocm_array.distributed`` (``dask_setup`` below).
 - Chunks cross processes through Dask serializers for rocm_array arrays (``serialize``), which the
   ``numpy_dispatch`` plugin registers in every process that imports rocm_array and distributed.
 
@@ -45,28 +45,40 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def dask_setup(nanny: Any) -> None:
-    """The nanny preload (``dask worker ... --preload-nanny rocm_array.distributed``): before the
-    nanny starts its worker process, give it a GPU and a spilling data mapping.
+def dask_setup(server: Any) -> None:
+    """The preload of ``dask scheduler --preload rocm_array.distributed`` and of
+    ``dask worker ... --preload-nanny rocm_array.distributed``.
 
-    - Its GPU: where the nanny's environment already narrows the GPUs to one (a batch system's
-      ``--gpus-per-task=1``, a jobqueue script setting ``CUDA_VISIBLE_DEVICES``), that one; else
-      the k-th nanny of this process (``--nworkers``) gets the k-th GPU, first among every GPU
-      visible, as in ``LocalGPUCluster``.
-    - Its data: ``DeviceHostFile(device_memory_limit)`` from ``ROCM_ARRAY_DEVICE_MEMORY_LIMIT``
-      (default 0.8), unless the worker was given a ``data`` mapping of its own.
+    - On the scheduler: chunks made on the workers go to them in runs of neighbours, as in
+      ``LocalGPUCluster`` (``worker-saturation`` infinite, ``neighbours.NeighbourRuns``).
+    - On a nanny, before it starts its worker process: a GPU and a spilling data mapping.
+
+      - Its GPU: where the nanny's environment already narrows the GPUs to one (a batch system's
+        ``--gpus-per-task=1``, a jobqueue script setting ``CUDA_VISIBLE_DEVICES``), that one; else
+        the k-th nanny of this process (``--nworkers``) gets the k-th GPU, first among every GPU
+        visible, as in ``LocalGPUCluster``.
+      - Its data: ``DeviceHostFile(device_memory_limit)`` from ``ROCM_ARRAY_DEVICE_MEMORY_LIMIT``
+        (default 0.8), unless the worker was given a ``data`` mapping of its own.
     """
-    from distributed import Nanny
+    from distributed import Nanny, Scheduler
 
-    if not isinstance(nanny, Nanny):
-        raise TypeError("rocm_array.distributed is a nanny preload: dask worker ... --preload-nanny "
-                        "rocm_array.distributed (a worker's environment and data mapping are set by its nanny); "
-                        "without a nanny, start one worker per GPU with its GPU first in CUDA_VISIBLE_DEVICES / "
-                        "HIP_VISIBLE_DEVICES and data=(rocm_array.distributed.DeviceHostFile, {...})")
+    if isinstance(server, Scheduler):
+        from .cluster import WORKER_SATURATION
+        from .neighbours import NeighbourRuns
+
+        server.WORKER_SATURATION = WORKER_SATURATION
+        server.add_plugin(NeighbourRuns(), idempotent=True)
+        return
+    if not isinstance(server, Nanny):
+        raise TypeError("rocm_array.distributed is a scheduler or nanny preload: dask scheduler --preload "
+                        "rocm_array.distributed, dask worker ... --preload-nanny rocm_array.distributed (a worker's "
+                        "environment and data mapping are set by its nanny); without a nanny, start one worker per "
+                        "GPU with its GPU first in CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES and "
+                        "data=(rocm_array.distributed.DeviceHostFile, {...})")
     from .spill import DEFAULT_LIMIT, DeviceHostFile
 
     platform, ids = placement.visible_gpus()
     k = next(_nannies) % len(ids)
-    nanny.env.update(placement.worker_env(k, platform, ids))
-    nanny.worker_kwargs.setdefault("data", (DeviceHostFile, {
+    server.env.update(placement.worker_env(k, platform, ids))
+    server.worker_kwargs.setdefault("data", (DeviceHostFile, {
         "device_memory_limit": os.environ.get(LIMIT_VAR, "").strip() or DEFAULT_LIMIT}))

@@ -2,7 +2,8 @@
 
 As dask-cuda's ``LocalCUDACluster``: worker ``k`` sees its GPU first (``placement``), its data
 spills GPU chunks to host memory past ``device_memory_limit`` (``spill.DeviceHostFile``), and
-chunks cross workers through the serializers of ``serialize``. ``devices="cpu"`` starts the same
+chunks cross workers through the serializers of ``serialize``. Chunks made on the workers go to
+them in runs of neighbours (``WORKER_SATURATION``, ``neighbours.NeighbourRuns``). ``devices="cpu"`` starts the same
 layout with workers on the host, so code and tests written for the GPU layout run without one.
 """
 
@@ -17,6 +18,7 @@ from distributed import LocalCluster
 from distributed.system import MEMORY_LIMIT
 
 from . import placement
+from .neighbours import NeighbourRuns
 from .spill import DEFAULT_LIMIT, DeviceHostFile
 
 __all__ = ["LocalGPUCluster", "WORKER_SATURATION"]
@@ -29,7 +31,8 @@ __all__ = ["LocalGPUCluster", "WORKER_SATURATION"]
 #: alternate between workers. Measured on two host workers (64 chunks, ``x.T @ x`` of 256 columns):
 #: 10.0 MiB of partial products crossed workers with 1.1, 2.5 MiB with infinity. The cost Dask's
 #: queuing avoids, a worker drawing all its root tasks before reducing any, is bounded here by
-#: spilling (``device_memory_limit``).
+#: spilling (``device_memory_limit``). Root tasks with chunk keys are placed in numeric runs by
+#: ``NeighbourRuns``; this setting keeps the rest (other root tasks) in runs too.
 WORKER_SATURATION = math.inf
 
 
@@ -82,6 +85,7 @@ class LocalGPUCluster(LocalCluster):
         # cluster is awaited).
         with dask.config.set({"distributed.scheduler.worker-saturation": self._worker_saturation}):
             await super()._start()
+        self.scheduler.add_plugin(NeighbourRuns(), idempotent=True)
 
     def new_worker_spec(self) -> dict[int, dict[str, Any]]:
         """The next worker's spec, named by its place in the layout (its GPU's, with devices='gpu')."""
