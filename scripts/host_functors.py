@@ -45,6 +45,7 @@ template <class T> T __shfl_up(T, unsigned, int);
 template <class T> T __shfl_xor(T, int, int);
 template <class T> T atomicAdd(T*, T);
 unsigned atomicCAS(unsigned*, unsigned, unsigned);
+inline void __builtin_amdgcn_wave_barrier() {}
 unsigned long long atomicCAS(unsigned long long*, unsigned long long, unsigned long long);
 """
 
@@ -85,7 +86,8 @@ def install() -> None:
     """Replace the cpu back of the elementwise functions by the host-compiled functors."""
     from rocm_array import memory
     from rocm_array.array import Array, wrap_numpy
-    from rocm_array_plugins.elementwise import front_ufunc
+    import rocm_array  # noqa: F401  (the plugins registered first, so the back set here is not replaced)
+    from rocm_array_plugins.elementwise.backs import UFUNC
 
     lib, symbols = build()
 
@@ -101,7 +103,7 @@ def install() -> None:
         memory.copy_into(into, wrap_numpy(out, out_dtype))
         return into
 
-    front_ufunc.BACKS["cpu"] = back
+    UFUNC["cpu"] = back
 
 
 class _Plugin:

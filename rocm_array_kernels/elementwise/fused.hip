@@ -1,4 +1,4 @@
-// Fused elementwise expressions (rocm_array_plugins/elementwise/fusion.py, fused.py): this file is appended
+// Fused elementwise expressions (rocm_array/fusion.py, rocm_array_plugins/elementwise/fused.py): this file is appended
 // to elementwise.hip, and a generated struct RaFused completes it. RaFused holds the expression's
 // operands and code:
 //   out_type, width (elements per 16-byte access of the widest operand), Loads (a vector of each
