@@ -10,7 +10,7 @@ from __future__ import annotations
 from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
-from . import cpu, creation, data_types, fused, gpu, gpu_indexing, indexing, manipulation, operators, where
+from . import cpu, creation, data_types, fused, gpu, gpu_indexing, indexing, manipulation, operators, table, where
 
 
 _register = register_once(cpu, gpu, gpu_indexing)
@@ -23,8 +23,9 @@ def rocm_array_functions() -> list[Impl]:
             *where.IMPLS]
 
 
-#: This plugin's own functions, for the plugins that need them (see ``Own``).
-own = Own(rocm_array_functions)
+#: This plugin's own functions, for the plugins that need them (see ``Own``): its namespace's, and the
+#: activation rows (``table.ACTIVATIONS``), which the nn plugin publishes in ``xp.nn`` through its fronts.
+own = Own(lambda: [*rocm_array_functions(), *(Impl(u.name, u) for u in table.ACTIVATIONS)])
 
 
 @hookimpl
