@@ -3,7 +3,8 @@
 Convolutions, pooling, upsampling, gather/scatter and index ops, softmax, norms
 and activations, in NCHW / NCL layouts, on every device. Each module lists what
 it provides in ``IMPLS``; the hook gathers them, after ``cpu`` and ``gpu`` fill the
-tables of ``backs`` (no GPU is touched until a kernel is launched).
+tables of ``backs`` (no GPU is touched until a kernel is launched). The activations
+are rows of the elementwise plugin, which computes them (and fuses them on GPUs).
 """
 
 from __future__ import annotations
