@@ -15,7 +15,7 @@ from helpers import host, storage
 from rocm_array import devices
 from rocm_array.runtime import vendor
 from rocm_array_plugins.nn import gpu as nn_gpu
-from rocm_array_plugins.nn.pool import PoolSpec
+from rocm_array_plugins.nn.front_pool import PoolSpec
 
 GPUS = [str(d) for d in devices.gpus()]
 pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU")

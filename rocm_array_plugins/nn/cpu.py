@@ -18,8 +18,8 @@ from rocm_array.dtypes import DType
 from . import backs
 
 if TYPE_CHECKING:
-    from .conv import ConvSpec
-    from .pool import PoolSpec
+    from .front_conv import ConvSpec
+    from .front_pool import PoolSpec
 
 
 def _f(x: Array) -> np.ndarray:

@@ -35,8 +35,8 @@ from . import backs
 from .common import vendor_enabled
 
 if TYPE_CHECKING:
-    from .conv import ConvSpec
-    from .pool import PoolSpec
+    from .front_conv import ConvSpec
+    from .front_pool import PoolSpec
 
 __all__ = ["kernel_sources", "held_loads"]
 
