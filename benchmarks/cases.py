@@ -240,6 +240,7 @@ VEC = Input((N28,))
 MAT = Input((SQ, SQ))
 ROW = Input((SQ,))
 KEYS = Input((1 << 26,))
+V26 = Input((1 << 26,))
 GEMM_N = 8192
 BATCH = (512, 64, 64)
 IMAGE = (32, 64, 56, 56)
@@ -340,6 +341,20 @@ CASES: tuple[Case, ...] = (
          ops={"torch": _compiled(_softmax_plain), "cupy": NA("cupy.fuse has no keepdims reductions"),
               "rocm_array": _softmax_plain},
          work=Work(bytes=2 * SOFTMAX.nbytes), note="the plain-call softmax through torch.compile"),
+    # -- nn's activations: rows of the elementwise table (#36), so an activation of an expression fuses --
+    Case("silu", inputs=(V26,),
+         ops={"torch": lambda L, x: L.ns.nn.functional.silu(x), "rocm_array": lambda L, x: L.ns.nn.silu(x),
+              "cupy": NA("CuPy has no silu")},
+         work=Work(bytes=_rw(V26, out=V26.nbytes)), note="2^26 float32"),
+    Case("silu_of_scaled", inputs=(V26,),
+         ops={"torch": lambda L, x: L.ns.nn.functional.silu(x * 2), "rocm_array": lambda L, x: L.ns.nn.silu(x * 2),
+              "cupy": NA("CuPy has no silu")},
+         work=Work(bytes=_rw(V26, out=V26.nbytes)),
+         note="silu(x * 2) on 2^26 float32 (rocm_array fuses the two); bytes as if fused"),
+    Case("elu", inputs=(V26,),
+         ops={"torch": lambda L, x: L.ns.nn.functional.elu(x, alpha=0.5),
+              "rocm_array": lambda L, x: L.ns.nn.elu(x, alpha=0.5), "cupy": NA("CuPy has no elu")},
+         work=Work(bytes=_rw(V26, out=V26.nbytes)), note="alpha 0.5 (a row with a parameter) on 2^26 float32"),
     *(Case(name, kind="workload", inputs=(SMALL, SMALL), ops={"*": _axpy_loop, **extra},
            note=f"y = x*0.5 + y 500 times on 4096 float32 and y on the host (1000 small ops){tail}")
       for name, extra, tail in (("axpy_loop", {}, ": the host cost per op (rocm_array: deferred and fused)"),

@@ -67,7 +67,8 @@ class Own:
     changes what users call, not what rocm_array's own functions compute (``linalg.trace``
     sums the same way on every device whatever ``xp.sum`` is), and a plugin the user turned
     off still serves the plugins that need it. A provider sets ``own = Own(impls)``, with
-    ``impls`` its ``rocm_array_functions``; a dependent calls ``own("multiply")(a, b)``.
+    ``impls`` its ``rocm_array_functions`` (and any it computes for dependents only, which they
+    publish); a dependent calls ``own("multiply")(a, b)``.
     """
 
     def __init__(self, impls: Callable[[], Sequence[Impl]]) -> None:

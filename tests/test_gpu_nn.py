@@ -1,5 +1,6 @@
 """The nn plugin's GPU paths: the vendor library (cuDNN / MIOpen) and the own kernels, each
-against the cpu device's results, and indices checked on the device.
+against the cpu device's results, and indices checked on the device; the pointwise functions
+(rows of the elementwise plugin) against the cpu's, and fused with the operations before them.
 
 ``ROCM_ARRAY_NN_VENDOR=0`` forces the own kernels; both settings run here. Skipped
 without a GPU.
@@ -7,15 +8,19 @@ without a GPU.
 
 from __future__ import annotations
 
+import warnings
+from typing import Iterator
+
 import numpy as np
 import pytest
 
 import rocm_array as xp
 from helpers import host, storage
-from rocm_array import devices
+from rocm_array import devices, fusion
 from rocm_array.runtime import vendor
+from rocm_array_plugins.elementwise import deferred
 from rocm_array_plugins.nn import gpu as nn_gpu
-from rocm_array_plugins.nn.pool import PoolSpec
+from rocm_array_plugins.nn.front_pool import PoolSpec
 
 GPUS = [str(d) for d in devices.gpus()]
 pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU")
@@ -206,3 +211,60 @@ def test_index_errors_are_found_on_the_device() -> None:
         xp.nn.scatter_add(x, 0, xp.asarray(idx, device=GPUS[0]), x)
     ok = xp.nn.gather(x, 0, xp.asarray(np.minimum(idx, 999), device=GPUS[0]))  # the device is still usable
     assert host(ok).shape == (1000, 8)
+
+
+# -- the pointwise functions: rows of the elementwise plugin ------------------------------------------------
+POINTWISE = {
+    "relu": lambda x: xp.nn.relu(x), "gelu": lambda x: xp.nn.gelu(x),
+    "gelu_tanh": lambda x: xp.nn.gelu(x, approximate="tanh"), "silu": lambda x: xp.nn.silu(x),
+    "sigmoid": lambda x: xp.nn.sigmoid(x), "elu": lambda x: xp.nn.elu(x, alpha=0.7),
+    "affine": lambda x: xp.nn.affine(x, 0.1, 0.3), "powf": lambda x: xp.nn.powf(x, 1 / 3),
+}
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", POINTWISE)
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_pointwise_functions_agree_with_cpu(name: str, dtype: str, layout: str) -> None:
+    """Every value kind (NaN, infinities, signed zeros, large), parameters no 16-bit float holds."""
+    rng = np.random.default_rng(5)
+    a = np.concatenate([rng.uniform(-6, 6, 1021), [np.nan, np.inf, -np.inf, -0.0, 0.0, 50.0, -50.0]])
+    if layout == "strided":  # every other element of an array twice as long
+        (xc, xg) = (x[::2] for x in pair(np.repeat(a, 2), dtype))
+    else:
+        xc, xg = pair(a, dtype)
+    agree(POINTWISE[name](xg), POINTWISE[name](xc), dtype)
+
+
+@pytest.fixture
+def fusing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fusion on; a new expression's kernel compiles at its first computation (so it runs)."""
+    monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", False)
+    was = fusion.enabled()
+    fusion.set_enabled(True)
+    try:
+        yield
+    finally:
+        fusion.set_enabled(was)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", ["silu", "gelu_tanh", "elu", "affine", "powf"])
+def test_a_pointwise_function_of_an_expression_is_one_fused_kernel(fusing: None, name: str, dtype: str) -> None:
+    """nn.silu(x * 2) is one deferred expression of both operations, computed by one generated
+    kernel (the multiply never runs alone), with the eager kernels' bits; the rows with parameters
+    too (the generated struct holds them)."""
+    a = np.random.default_rng(6).uniform(-3, 3, 10007).astype(storage(dtype))  # (odd: vectors and a tail)
+    x = xp.asarray(a, device=GPUS[0])
+    with fusion.eager():
+        eager = host(POINTWISE[name](x * 2))
+    t = x * 2
+    y = POINTWISE[name](t)
+    node = y._buf.node
+    assert isinstance(y._buf, deferred.Pending) and node.count == 2 and node.args[0] is t._buf.node
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (a generated kernel that does not compile would fall back, saying so)
+        got = host(y)
+    assert (y.device.runtime, node.sig) in deferred._READY and t._buf._real is None
+    assert np.array_equal(got.view(np.uint8), eager.view(np.uint8))

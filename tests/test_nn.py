@@ -1,7 +1,8 @@
 """The nn plugin against NumPy references written here (float64), on every device.
 
 Each front is checked for its values over dtypes and parameters, the layouts
-(non-contiguous views, 0-D, empty) and its errors. On a GPU these run the
+(non-contiguous views, 0-D, empty) and its errors. Over a recording driver (no GPU),
+that an activation of an elementwise expression is one fused kernel. On a GPU these run the
 default path (the vendor library where present); test_gpu_nn.py runs the own
 kernels too.
 """
@@ -9,15 +10,22 @@ kernels too.
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Iterator
 
 import ml_dtypes
 import numpy as np
 import pytest
 
 import rocm_array as xp
-from helpers import host, small_values, storage
+from helpers import RecordingDriver, host, small_values, storage
+from rocm_array import dtypes, fusion, memory
+from rocm_array.devices import Device
 from rocm_array.namespace import FunctionTable, PluginUnavailableError
 from rocm_array.plugin_manager import assemble
+from rocm_array.runtime.compiler import Compiler
+from rocm_array.runtime.gpu import GpuRuntime
+from rocm_array_plugins.elementwise import deferred, fused
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 TOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-11}
@@ -88,6 +96,73 @@ def test_activation_special_values(device: str) -> None:
 def test_activation_errors(device: str, call, err) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(err):
         call(on(np.ones(3), "float32", device), xp.ones(3, dtype=xp.int32, device=device))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "bool", "complex64"])
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activations_take_real_floating_arrays_only(device: str, name: str, dtype: str) -> None:
+    x = xp.ones(3, dtype=getattr(xp, dtype), device=device)
+    front = name.partition("_")[0]  # (gelu_tanh is gelu's)
+    with pytest.raises(TypeError, match=rf"^nn\.{front}\(\) needs real floating arrays, got x of {dtype}$"):
+        ACTIVATIONS[name][0](x)
+
+
+def _rounded_once(got: xp.Array, exact: np.ndarray, scale: np.ndarray, dtype: str) -> bool:
+    """Whether ``got`` (of a 16-bit float ``dtype``) is ``exact`` computed in float32 and rounded once:
+    within half a unit in its last place, plus float32's error on terms of size ``scale``."""
+    r = exact.astype(storage(dtype))
+    ulp = np.abs((r.view(np.int16) + 1).view(r.dtype).astype(np.float64) - r.astype(np.float64))
+    return bool(np.all(np.abs(host(got).astype(np.float64) - exact) <= 0.5 * ulp + 2.0 ** -20 * scale))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_parameters_reach_16_bit_floats_unrounded(device: str, dtype: str) -> None:
+    """elu's alpha, affine's mul and add and powf's exponent reach a 16-bit x in float32, and affine
+    rounds once. (Rounded to x's dtype first, alpha 0.7 and the exponent 1/3 missed by up to 1.2 units
+    in the last place; x * 0.1 rounded before adding 0.3, by up to 1638 near zero.)"""
+    a = sample((4096,), dtype, 3, -6, 6)
+    x = on(a, dtype, device)
+    elu = np.where(a > 0, a, 0.7 * np.expm1(a))
+    assert _rounded_once(xp.nn.elu(x, alpha=0.7), elu, np.abs(elu), dtype)
+    assert _rounded_once(xp.nn.affine(x, 0.1, 0.3), a * 0.1 + 0.3, np.abs(a * 0.1) + 0.3, dtype)
+    cube_root = np.abs(a) ** (1 / 3)
+    assert _rounded_once(xp.nn.powf(xp.abs(x), 1 / 3), cube_root, cube_root, dtype)
+
+
+@pytest.fixture
+def recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Device]:
+    """A device over a recording driver (launches are recorded, nothing runs), compiling with NVRTC;
+    fusion on, a new expression's kernel compiled at its first computation."""
+    nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
+    rt = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
+    try:
+        rt.compiler = Compiler(nvidia.NvrtcRtc(), "sm_90", 32, tmp_path)
+    except Exception as exc:  # NVRTC's library missing
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", False)
+    was = fusion.enabled()
+    fusion.set_enabled(True)
+    try:
+        yield Device("gpu", 0, rt)
+    finally:
+        fusion.set_enabled(was)
+
+
+def test_an_activation_of_an_expression_is_one_launch(recording: Device) -> None:
+    """nn.silu(x * 2) defers, and runs with the multiply as one generated kernel (nn's own back
+    computed x * 2 first: two launches); so do the rows with parameters, which the generated
+    struct holds."""
+    x = memory.empty((1 << 20,), dtypes.float32, recording)
+    launches = recording.runtime.driver.launches
+    for f, call in ((lambda t: xp.nn.silu(t), "RaUnary<silu_op"), (lambda t: xp.nn.elu(t, alpha=0.5), "RaParams<elu_op"),
+                    (lambda t: xp.nn.affine(t, 0.5, 1.0), "RaParams<affine_op")):
+        y = f(x * 2)
+        node = y._buf.node
+        assert launches == [] and node.count == 2 and call in fused.kernel(node.sig).source
+        y._buf.ptr  # (its address is needed: by any other kernel, a copy, DLPack, printing...)
+        [launch] = launches
+        assert "fused_contiguous" in launch[0] and "RaFused" in launch[0]
+        launches.clear()
 
 
 @pytest.mark.parametrize("call", [

@@ -37,6 +37,15 @@ template <typename Op, typename T, typename O> struct RaBinary {
   RA_DEVICE O operator()(T a, T b) const { return ra_cast<O>(Op()(ra_cast<C>(a), ra_cast<C>(b))); }
 };
 
+// A row with parameters (table.py's ParamUfunc: elu's alpha, affine's scale and shift): its functor
+// takes the element and two parameters (0 where the row has one), held in the compute type. The
+// unary_params_* kernels take them as doubles; a fused expression's struct, in the compute type.
+template <typename Op, typename T, typename O> struct RaParams {
+  typedef typename ra_compute<T, Op::widen>::type C;
+  C p0, p1;
+  RA_DEVICE O operator()(T a) const { return ra_cast<O>(Op()(ra_cast<C>(a), p0, p1)); }
+};
+
 // Elements per 16-byte access of the wider of input and output.
 template <typename T, typename O> struct RaWidth {
   static constexpr int size = sizeof(T) > sizeof(O) ? sizeof(T) : sizeof(O);
@@ -76,11 +85,10 @@ template <int N> RA_DEVICE void ra_ew_offsets(const ra_geometry<N>& g, ra_index_
 }
 
 // ---- unary ----------------------------------------------------------------------------------
-template <typename Op, typename T, typename O>
-__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
-unary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n) {
+// The loops of the unary kernels, over f (a RaUnary or a RaParams).
+template <typename F, typename T, typename O>
+RA_DEVICE void ra_unary_contiguous(const F f, O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n) {
   constexpr int V = RaWidth<T, O>::value;
-  const RaUnary<Op, T, O> f;
   const ra_index_t stride = ra_grid_stride();
   ra_index_t head = 0;
   if (V > 1 && ra_aligned(out, V * sizeof(O)) && ra_aligned(a, V * sizeof(T))) {
@@ -107,16 +115,42 @@ unary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n) {
   for (ra_index_t i = head + ra_thread_index(); i < n; i += stride) out[i] = f(a[i]);
 }
 
-template <typename Op, typename T, typename O>
-__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
-unary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n, ra_geometry<2> g,
-              int narrow) {
-  const RaUnary<Op, T, O> f;
+template <typename F, typename T, typename O>
+RA_DEVICE void ra_unary_strided(const F f, O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n,
+                                const ra_geometry<2>& g, int narrow) {
   for (ra_index_t i = ra_thread_index(); i < n; i += ra_grid_stride()) {
     ra_index_t off[2];
     ra_ew_offsets<2>(g, i, narrow, off);
     out[off[0]] = f(a[off[1]]);
   }
+}
+
+template <typename Op, typename T, typename O>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+unary_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n) {
+  ra_unary_contiguous(RaUnary<Op, T, O>(), out, a, n);
+}
+
+template <typename Op, typename T, typename O>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+unary_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, ra_index_t n, ra_geometry<2> g,
+              int narrow) {
+  ra_unary_strided(RaUnary<Op, T, O>(), out, a, n, g, narrow);
+}
+
+template <typename Op, typename T, typename O>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+unary_params_contiguous(O* RA_RESTRICT out, const T* RA_RESTRICT a, double p0, double p1, ra_index_t n) {
+  typedef typename RaParams<Op, T, O>::C C;
+  ra_unary_contiguous(RaParams<Op, T, O>{C(p0), C(p1)}, out, a, n);
+}
+
+template <typename Op, typename T, typename O>
+__global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
+unary_params_strided(O* RA_RESTRICT out, const T* RA_RESTRICT a, double p0, double p1, ra_index_t n,
+                     ra_geometry<2> g, int narrow) {
+  typedef typename RaParams<Op, T, O>::C C;
+  ra_unary_strided(RaParams<Op, T, O>{C(p0), C(p1)}, out, a, n, g, narrow);
 }
 
 // ---- binary ---------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ RA_MATH1(exp, expf, exp) RA_MATH1(expm1, expm1f, expm1) RA_MATH1(log, logf, log)
 RA_MATH1(log1p, log1pf, log1p) RA_MATH1(log2, log2f, log2) RA_MATH1(log10, log10f, log10)
 RA_MATH1(sqrt, sqrtf, sqrt) RA_MATH1(ceil, ceilf, ceil) RA_MATH1(floor, floorf, floor)
 RA_MATH1(trunc, truncf, trunc) RA_MATH1(rint, rintf, rint) RA_MATH1(fabs, fabsf, fabs)
+RA_MATH1(erf, erff, erf)
 RA_MATH2(atan2, atan2f, atan2) RA_MATH2(copysign, copysignf, copysign) RA_MATH2(hypot, hypotf, hypot)
 RA_MATH2(pow, powf, pow) RA_MATH2(fmod, fmodf, fmod) RA_MATH2(nextafter, nextafterf, nextafter)
 #undef RA_MATH1

@@ -1,4 +1,5 @@
-// The elementwise functors: one per row of rocm_array_plugins/elementwise/table.py (its `functor` column).
+// The elementwise functors: one per row of rocm_array_plugins/elementwise/table.py (its `functor` column),
+// the standard's functions and the activations.
 //
 // A functor's operator() takes the compute type: the input dtype, except float16 and
 // bfloat16, which arrive as float unless the functor sets widen = false (nextafter steps
@@ -395,6 +396,46 @@ RA_COMPARE(logical_and_op, a && b)
 RA_COMPARE(logical_or_op, a || b)
 RA_COMPARE(logical_xor_op, a != b)
 #undef RA_COMPARE
+
+// ---- activations: the rows of table.py's ACTIVATIONS (the nn plugin's xp.nn.relu...), of float
+// or double (the 16-bit floats computed in float). elu, affine and powf take two parameters after
+// the element (elementwise.hip's RaParams), the second 0 for those with one. ----
+RA_FUNCTOR(relu_op)  // NaN stays NaN, as torch.relu
+template <typename T> RA_DEVICE T operator()(T a) const { return a < T(0) ? T(0) : a; }
+RA_END
+
+RA_FUNCTOR(gelu_op)  // exact: x * Phi(x)
+template <typename T> RA_DEVICE T operator()(T a) const {
+  return T(0.5) * a * (T(1) + ra_erf(a * T(0.70710678118654752440)));
+}
+RA_END
+
+RA_FUNCTOR(gelu_tanh_op)
+template <typename T> RA_DEVICE T operator()(T a) const {
+  const T k = T(0.79788456080286535588);  // sqrt(2 / pi)
+  return T(0.5) * a * (T(1) + ra_tanh(k * (a + T(0.044715) * a * a * a)));
+}
+RA_END
+
+RA_FUNCTOR(sigmoid_op)
+template <typename T> RA_DEVICE T operator()(T a) const { return T(1) / (T(1) + ra_exp(-a)); }
+RA_END
+
+RA_FUNCTOR(silu_op)
+template <typename T> RA_DEVICE T operator()(T a) const { return a / (T(1) + ra_exp(-a)); }
+RA_END
+
+RA_FUNCTOR(elu_op)
+template <typename T> RA_DEVICE T operator()(T a, T alpha, T) const { return a > T(0) ? a : alpha * ra_expm1(a); }
+RA_END
+
+RA_FUNCTOR(affine_op)  // rounded once
+template <typename T> RA_DEVICE T operator()(T a, T mul, T add) const { return a * mul + add; }
+RA_END
+
+RA_FUNCTOR(powf_op)
+template <typename T> RA_DEVICE T operator()(T a, T e, T) const { return ra_pow(a, e); }
+RA_END
 
 #undef RA_FUNCTOR
 #undef RA_END

@@ -8,10 +8,6 @@
 template <typename T> struct nn_acc { typedef float type; };
 template <> struct nn_acc<double> { typedef double type; };
 
-// erf is the one function the activations need beyond elementwise/math.h.
-RA_DEVICE float nn_erf(float x) { return erff(x); }
-RA_DEVICE double nn_erf(double x) { return erf(x); }
-
 // An out-of-range index is reported (common/indexing.h: ra_report_index) and skipped.
 RA_DEVICE bool nn_check_index(long long v, ra_index_t n, unsigned long long* error) {
   if (v < 0 || v >= n) {

@@ -12,7 +12,7 @@ from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
 from . import (cpu, front_creation, front_data_types, front_indexing, front_manipulation, front_operators, front_where,
-               fused, gpu, gpu_indexing)
+               fused, gpu, gpu_indexing, table)
 
 
 _register = register_once(cpu, gpu, gpu_indexing)
@@ -25,8 +25,9 @@ def rocm_array_functions() -> list[Impl]:
             *front_indexing.IMPLS, *front_where.IMPLS]
 
 
-#: This plugin's own functions, for the plugins that need them (see ``Own``).
-own = Own(rocm_array_functions)
+#: This plugin's own functions, for the plugins that need them (see ``Own``): its namespace's, and the
+#: activation rows (``table.ACTIVATIONS``), which the nn plugin publishes in ``xp.nn`` through its fronts.
+own = Own(lambda: [*rocm_array_functions(), *(Impl(u.name, u) for u in table.ACTIVATIONS)])
 
 
 @hookimpl

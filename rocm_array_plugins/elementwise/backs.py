@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 from rocm_array.backs import Backs
 
-#: ``(ufunc, arrays, dtype, out_dtype, shape[, out]) -> out``: one row of ``table.py`` on operands
-#: already promoted and broadcast.
+#: ``(ufunc, arrays, dtype, out_dtype, shape[, out], params=()) -> out``: one row of ``table.py`` on
+#: operands already promoted and broadcast; ``params``: a ``ParamUfunc``'s parameter values.
 UFUNC = Backs("elementwise functions")
 #: device kind -> ``make(ufunc, device, operand kinds, dtype, result dtype)``: a call taking the
 #: operands alone (those ``front_ufunc._lane_key`` admits, on ``device``, of those kinds) that does what

@@ -2,11 +2,13 @@
 
 The front has already chosen every dtype; these functions cast NumPy's
 results to it, so NumPy's own promotion never leaks out. Where NumPy departs
-from the standard, a small wrapper here fixes it and the row names the wrapper.
+from the standard, a small wrapper here fixes it and the row names the wrapper; so do the
+activation rows, which NumPy has no function of.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -26,14 +28,14 @@ if TYPE_CHECKING:
 
 
 def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
-          out: Array | None = None) -> Array:
+          out: Array | None = None, params: tuple[float, ...] = ()) -> Array:
     compute = (dtypes.compute_dtype(dtype) if fn.widen_half else dtype).numpy
     # The result first: a shape past the host's memory is then cpu's MemoryError, as a GPU's is,
     # not NumPy's ValueError from inside the ufunc.
     result = memory.empty(shape, out_dtype, arrays[0].device)
     args = [(a if isinstance(a, Array) else a.array())._np.astype(compute, copy=False) for a in arrays]
     with np.errstate(all="ignore"):  # (a float32 result past float16's range rounds to inf, silently as on a GPU)
-        np.copyto(result._np, fn.numpy(*args), casting="unsafe")
+        np.copyto(result._np, fn.numpy(*args, *(np.asarray(p, compute) for p in params)), casting="unsafe")
     if out is None:
         return result
     memory.copy_into(out, result)
@@ -129,6 +131,46 @@ def tanh(x: np.ndarray) -> np.ndarray:
         r.real[m] = np.copysign(1, x.real[m])
         r.imag[m] = np.copysign(0, x.imag[m])
     return r
+
+
+# -- the activations (table.ACTIVATIONS), which NumPy has no function of: on float32 or float64 ------
+# (the parameters as 0-D arrays of that dtype)
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    """max(x, 0); NaN stays NaN."""
+    return np.where(x < 0, 0, x).astype(x.dtype)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """x * Phi(x), Phi by erf (math.erf: NumPy has none)."""
+    return cast("np.ndarray", 0.5 * x * (1 + _erf(x / math.sqrt(2)).astype(x.dtype)))
+
+
+def gelu_tanh(x: np.ndarray) -> np.ndarray:
+    """gelu by its tanh approximation."""
+    return cast("np.ndarray", 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi).astype(x.dtype) * (x + 0.044715 * x ** 3))))
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return cast("np.ndarray", 1 / (1 + np.exp(-x)))
+
+
+def silu(x: np.ndarray) -> np.ndarray:
+    return cast("np.ndarray", x / (1 + np.exp(-x)))
+
+
+def elu(x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, x, alpha * np.expm1(x)).astype(x.dtype)
+
+
+def affine(x: np.ndarray, mul: np.ndarray, add: np.ndarray) -> np.ndarray:
+    return cast("np.ndarray", x * mul + add)
+
+
+def powf(x: np.ndarray, e: np.ndarray) -> np.ndarray:
+    return cast("np.ndarray", np.power(x, e))
 
 
 def sequence(n: int, start: int | float | complex, step: int | float | complex,

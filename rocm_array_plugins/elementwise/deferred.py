@@ -84,7 +84,7 @@ class Pending(LazyBuffer):
     def __init__(self, node: Node | None, device: Device, nbytes: int, parts: tuple[Any, ...] | None = None,
                  eager: Callable[[], Array] | None = None) -> None:
         self._node = node
-        self._parts = parts  # (fn, dtype, out_dtype, operands, shape): a lone operation's node, unbuilt
+        self._parts = parts  # (fn, dtype, out_dtype, operands, shape, params): a lone operation's node, unbuilt
         self.eager = eager
         self.device = device
         self.nbytes = nbytes
@@ -137,9 +137,10 @@ _compute_lock = threading.RLock()
 
 
 def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType,
-          shape: tuple[int, ...]) -> Array | None:
-    """The deferred result of ``fn`` on ``arrays`` (the front's operands), or None when they do not
-    qualify: an array of another shape or layout, or memory shared through DLPack."""
+          shape: tuple[int, ...], params: tuple[float, ...] = ()) -> Array | None:
+    """The deferred result of ``fn`` on ``arrays`` (the front's operands) and ``params`` (a
+    ``ParamUfunc``'s), or None when they do not qualify: an array of another shape or layout, or
+    memory shared through DLPack."""
     strides = contiguous_strides(shape)
     device = None
     operands: list[Array | Broadcast | Scalar] = []
@@ -155,12 +156,12 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
         operands.append(a)
     if device is None:  # (an array of the result's shape sets where the result lives)
         return None
-    return defer_contiguous(fn, operands, dtype, out_dtype, shape, strides, device)
+    return defer_contiguous(fn, operands, dtype, out_dtype, shape, strides, device, params=params)
 
 
 def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dtype: DType, out_dtype: DType,
                      shape: tuple[int, ...], strides: tuple[int, ...], device: Device,
-                     eager: Callable[[], Array] | None = None) -> Array | None:
+                     eager: Callable[[], Array] | None = None, params: tuple[float, ...] = ()) -> Array | None:
     """``defer`` for operands known to be contiguous arrays of ``shape`` on ``device``, Broadcast
     arrays and Python scalars (a lane's operands: ``gpu.lane``, which passes ``eager``, the launch
     of its kernel: how the operation is computed if no other extends it)."""
@@ -172,16 +173,16 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
     operands = _operands(arrays)
     nbytes = math.prod(shape) * out_dtype.itemsize
     if eager is not None and not any(type(a) is Node for a in operands):  # a lone operation
-        pending = Pending(None, device, nbytes, (fn, dtype, out_dtype, operands, shape), eager)
+        pending = Pending(None, device, nbytes, (fn, dtype, out_dtype, operands, shape, params), eager)
         _register(pending, [a.array if type(a) is Broadcast else a for a in operands if type(a) is not Scalar])
         return Array(pending, shape, strides, 0, out_dtype, device)
-    node = Node(fn, dtype, out_dtype, operands, shape)
+    node = Node(fn, dtype, out_dtype, operands, shape, params)
     if node.count > MAX_NODES or len(node.leaves) > MAX_LEAVES:
         # Past the limits: the deferred operands are computed and read as arrays.
         for a in arrays:
             if isinstance(a, Array) and type(a._buf) is Pending:
                 a._buf.force()
-        node = Node(fn, dtype, out_dtype, _operands(arrays), shape)
+        node = Node(fn, dtype, out_dtype, _operands(arrays), shape, params)
         if len(node.leaves) > MAX_LEAVES:
             return None
     pending = Pending(node, device, nbytes)
@@ -306,7 +307,8 @@ def _eagerly(node: Node, done: dict[int, Array]) -> Array:
     operands: list[Array | Scalar] = [_reshaped(_eagerly(a, done), node.shape) if isinstance(a, Node)
                                       else a.array if isinstance(a, Broadcast) else a for a in node.args]
     with fusion.eager():
-        out = cast("Array", UFUNC["gpu"](node.fn, operands, node.dtype, node.out_dtype, node.shape))
+        out = cast("Array", UFUNC["gpu"](node.fn, operands, node.dtype, node.out_dtype, node.shape,
+                                         params=node.params))
     done[id(node)] = out
     return out
 

@@ -30,6 +30,9 @@ def ufunc_doc(row: Ufunc) -> str:
                + (" At least one of the two is an array; the other may be a Python or NumPy scalar, "
                   "which takes the array's dtype as the standard says." if row.arity == 2 and n == "x1" else ""))
               for n in names]
+    params += [(f"{p} : float", "A parameter of the function: a real number, which reaches it in the dtype "
+                                "the function computes in (float32 for float16 and bfloat16 input).")
+               for p in getattr(row, "params", ())]  # (a ParamUfunc's)
     shape = "the broadcast shape of the inputs" if row.arity == 2 else "the shape of ``x``"
     returns = f"The result, of {shape}, on the inputs' device. Its dtype: {RESULTS[row.result]}."
     raises = [("TypeError", ("An input dtype it does not admit, " if row.category != "any" else "")

@@ -151,11 +151,14 @@ class Ufunc(Routine):
             if lane is not None:
                 return lane(*args)
         arrays, dtype, out_dtype, shape = self._front(args)
-        kind = arrays[0]._device.kind
         if key is not None and key not in self._lanes:
-            make = LANES.get(kind)
-            self._lanes[key] = make and make(self, arrays[0]._device, key[1:], dtype, out_dtype)
-        return cast("Array", UFUNC[kind](self, arrays, dtype, out_dtype, shape))
+            self._make_lane(key, arrays[0]._device, dtype, out_dtype)
+        return cast("Array", UFUNC[arrays[0]._device.kind](self, arrays, dtype, out_dtype, shape))
+
+    def _make_lane(self, key: tuple[Any, ...], device: Any, dtype: DType, out_dtype: DType) -> None:
+        """Resolve the back's lane for the operand kinds of ``key`` (None: the back has none)."""
+        make = LANES.get(device.kind)
+        self._lanes[key] = make and make(self, device, key[1:], dtype, out_dtype)
 
     def into(self, out: Array, *args: Any) -> Array:
         """``out[...] = self(*args)``, written into ``out`` (the in-place operators): the result
@@ -168,6 +171,51 @@ class Ufunc(Routine):
             raise ValueError(f"in-place {self.name} would change the shape from {out.shape} to {shape}")
         check_same(out, arrays[0])
         return cast("Array", UFUNC[out.device.kind](self, arrays, dtype, out_dtype, shape, out))
+
+
+@dataclass(frozen=True)
+class ParamUfunc(Ufunc):
+    """A unary row whose functor also takes real parameters (``params`` names them: one or two),
+    given after x: elu's alpha, affine's scale and shift, powf's exponent.
+
+    A parameter is no operand: it takes no dtype of its own and promotes nothing, and it reaches
+    the functor in the compute dtype (float32 for the 16-bit floats: as torch's activations take
+    theirs), where a Python scalar operand would be rounded to x's dtype first. The kernels take
+    it as a double, a fused expression in the compute dtype; no kernel is compiled per value.
+    """
+
+    params: tuple[str, ...] = ()
+
+    __doc__ = RowDoc(__doc__, docs.ufunc_doc)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.arity != 1 or not 1 <= len(self.params) <= 2 or not self.widen_half:
+            raise ValueError(f"row {self.name!r}: one operand, one or two parameters, computed widened")
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY, annotation=a)
+                                  for n, a in (("x", "Array"), *((p, "float") for p in self.params))],
+                                 return_annotation="Array")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Array:
+        if kwargs or len(args) != 1 + len(self.params):
+            raise TypeError(f"{self.name}() takes x and {' and '.join(self.params)}, positionally")
+        params = tuple([float(p) for p in args[1:]])  # (real numbers: the nn fronts check them)
+        x = args[:1]
+        key = _lane_key(x, 1)  # (a lane takes x and the parameters)
+        if key is not None:
+            lane = self._lanes.get(key)
+            if lane is not None:
+                return lane(x[0], params)
+        arrays, dtype, out_dtype, shape = self._front(x)
+        if key is not None and key not in self._lanes:
+            self._make_lane(key, arrays[0]._device, dtype, out_dtype)
+        return cast("Array", UFUNC[arrays[0]._device.kind](self, arrays, dtype, out_dtype, shape, params=params))
+
+    def into(self, out: Array, *args: Any) -> Array:
+        raise TypeError(f"{self.name}() has no in-place form")
 
 
 #: What to write instead of the NumPy keywords the elementwise functions do not take.

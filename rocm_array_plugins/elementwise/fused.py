@@ -20,7 +20,7 @@ from typing import Any, Callable, Union, cast
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.devices import cpu
-from rocm_array.dtypes import ALL, BY_NAME, DType
+from rocm_array.dtypes import ALL, BY_NAME, DType, compute_dtype
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address
 from rocm_array.runtime.compiler import kernel_source
@@ -69,7 +69,8 @@ def broadcast(a: Array, shape: tuple[int, ...]) -> Broadcast | None:
 
 class Node:
     """One elementwise operation of an expression: row ``fn`` on ``args`` (arrays of ``shape``,
-    Broadcast arrays, Python scalars, or other nodes) computed in ``dtype``, giving ``out_dtype``.
+    Broadcast arrays, Python scalars, or other nodes) and ``params`` (a ``ParamUfunc``'s parameter
+    values) computed in ``dtype``, giving ``out_dtype``.
 
     What its kernel needs is kept as it is built, from its operands': ``sig``, the expression's
     shape (the key of its generated kernel: operations, dtypes, where scalars sit, each array's
@@ -79,8 +80,8 @@ class Node:
     operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
     """
 
-    __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "count", "leaves", "sig", "arrays", "divisors",
-                 "scalars")
+    __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "params", "count", "leaves", "sig", "arrays",
+                 "divisors", "scalars")
     count: int
     leaves: dict[tuple[int, int, DType], Array]
     sig: tuple[Any, ...]
@@ -89,8 +90,9 @@ class Node:
     scalars: tuple[Any, ...]
 
     def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, args: tuple[Operand, ...],
-                 shape: tuple[int, ...]) -> None:
+                 shape: tuple[int, ...], params: tuple[float, ...] = ()) -> None:
         self.fn, self.dtype, self.out_dtype, self.args, self.shape = fn, dtype, out_dtype, args, shape
+        self.params = params
         count = 1
         leaves: dict[tuple[int, int, DType], Array] = {}
         sigs: list[Any] = []
@@ -119,12 +121,16 @@ class Node:
             else:  # a Python scalar, passed in the compute dtype as the eager kernels take it
                 sigs.append(_SCALAR)
                 scalars += (packed_scalar(dtype, cast(Scalar, a).value),)
+        if params:  # (members after the operands' scalars: in the compute dtype, as RaParams holds them)
+            sigs += [_PARAM] * len(params)
+            scalars += tuple(packed_scalar(compute_dtype(dtype), p) for p in params)
         self.count, self.leaves, self.arrays, self.divisors, self.scalars = count, leaves, arrays, divisors, scalars
         self.sig = (fn.functor, fn.arity, dtype.name, out_dtype.name, tuple(sigs))
 
 
 Operand = Union[Node, Array, Broadcast, Scalar]
 _SCALAR = ("s",)
+_PARAM = ("p",)
 _ARRAY = {d.name: ("a", d.name) for d in ALL}
 #: How a Broadcast array of each layout is read at element i (q: its divisor).
 _READ = {"one": "p{k}[0]", "row": "p{k}[i % q{k}]", "col": "p{k}[i / q{k}]"}
@@ -153,11 +159,15 @@ def kernel(sig: Any) -> Kernel:
     def visit(sig: Any) -> str:
         functor, arity, dtype_name, out_name, args = sig
         dtype = BY_NAME[dtype_name]
-        texts = []
+        texts, params = [], []
         for a in args:
             if a is _SCALAR:
                 scalars.append(dtype)
                 texts.append(f"s{len(scalars) - 1}")
+                continue
+            if a is _PARAM:
+                scalars.append(compute_dtype(dtype))
+                params.append(f"s{len(scalars) - 1}")
                 continue
             if len(a) == 2:  # an array: (layout, dtype)
                 arrays.append((BY_NAME[a[1]], a[0]))
@@ -168,9 +178,10 @@ def kernel(sig: Any) -> Kernel:
             texts.append(text if kind == dtype_name else f"ra_cast<{dtype.c_type}>({text})")
         out = BY_NAME[out_name]
         local = f"t{len(lines)}"
-        wrap = "RaUnary" if arity == 1 else "RaBinary"
-        lines.append(f"    const {out.c_type} {local} = ra_fence({wrap}<{functor}, {dtype.c_type}, {out.c_type}>()"
-                     f"({', '.join(texts)}), fence);")
+        wrap = "RaParams" if params else "RaUnary" if arity == 1 else "RaBinary"
+        held = "{" + ", ".join(params) + "}" if params else "()"
+        lines.append(f"    const {out.c_type} {local} = ra_fence({wrap}<{functor}, {dtype.c_type}, {out.c_type}>"
+                     f"{held}({', '.join(texts)}), fence);")
         return local
 
     result = visit(sig)
@@ -257,12 +268,13 @@ def prelude() -> str:
     return kernel_source("elementwise/elementwise.hip") + "\n" + kernel_source(PATH)
 
 
-def node(fn: Ufunc, *operands: Operand | bool | int | float | complex) -> Node:
-    """The node of ``fn`` on ``operands`` (nodes, arrays, Python scalars), through ``fn``'s front:
-    a node stands in as a cpu array of its result's dtype and shape."""
+def node(fn: Ufunc, *operands: Operand | bool | int | float | complex, params: tuple[float, ...] = ()) -> Node:
+    """The node of ``fn`` on ``operands`` (nodes, arrays, Python scalars) and ``params``, through
+    ``fn``'s front: a node stands in as a cpu array of its result's dtype and shape."""
     stand = tuple(_stand_in(o) if isinstance(o, Node) else o for o in operands)
     arrays, dtype, out_dtype, shape = fn._front(stand)
-    return Node(fn, dtype, out_dtype, tuple(o if isinstance(o, Node) else a for o, a in zip(operands, arrays)), shape)
+    return Node(fn, dtype, out_dtype, tuple(o if isinstance(o, Node) else a for o, a in zip(operands, arrays)), shape,
+                params)
 
 
 def _stand_in(n: Node) -> Array:
@@ -272,7 +284,7 @@ def _stand_in(n: Node) -> Array:
 def examples() -> list[Node]:
     """Expressions of every kind a generated kernel holds: scalars on either side, casts between
     dtypes, a shared operation, 16-bit floats, complex values with a real result, integers and
-    booleans (the compile check builds each for every target)."""
+    booleans, the activations (the compile check builds each for every target)."""
     from .table import BY_NAME as f
 
     def leaf(dtype: DType) -> Array:
@@ -290,7 +302,11 @@ def examples() -> list[Node]:
     ints = node(f["bitwise_xor"], node(f["add"], i, leaf(dtypes.int64)), node(f["bitwise_left_shift"], 3, i))
     b = leaf(dtypes.bfloat16)
     brain = node(f["divide"], node(f["sqrt"], b), node(f["add"], y, b))
-    return [chain, half, wide, ints, brain]
+    acts = node(f["elu"], node(f["add"], node(f["silu"], node(f["multiply"], y, 2.0)),
+                                node(f["gelu"], node(f["relu"], node(f["gelu_tanh"], node(f["sigmoid"], h))))),
+                params=(0.7,))
+    params = node(f["powf"], node(f["affine"], b, params=(1.5, -0.25)), params=(3.0,))
+    return [chain, half, wide, ints, brain, acts, params]
 
 
 def kernel_sources() -> list[KernelSource]:

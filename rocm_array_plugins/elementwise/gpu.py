@@ -5,9 +5,10 @@ kernels of ``rocm_array_kernels/elementwise/elementwise.hip`` for the promoted d
 one program per (row, dtype) the first time it is needed. A call picks its layout after
 broadcasting: ``contiguous`` (every operand row-major and of the result's shape: 16-byte
 vector accesses) or ``strided`` (any strides, dimensions merged first), and passes a
-Python scalar operand to the kernel by value. Resolved kernels are cached per (device,
-row, dtype, layout), as CuPy's loop table does; a repeated contiguous call takes the
-``lane`` made for its operand kinds, which holds all of that already.
+Python scalar operand (and a ``ParamUfunc``'s parameters, as doubles) to the kernel by value.
+Resolved kernels are cached per (device, row, dtype, layout), as CuPy's loop table does; a
+repeated contiguous call takes the ``lane`` made for its operand kinds, which holds all of
+that already.
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_
 
 from . import backs
 from .deferred import defer, defer_contiguous
-from .table import UFUNCS
+from .table import ROWS
 from rocm_array.operands import Scalar, check_bounds
 
-from .front_ufunc import RESULT_RULES, Ufunc
+from .front_ufunc import RESULT_RULES, ParamUfunc, Ufunc
 
 ELEMENTWISE = Family("elementwise/elementwise.hip", {"RA_TILE": TILE, "RA_TILE_ROWS": TILE_ROWS, "RA_BLOCK": BLOCK},
                      {"binary_tiles": TILE_THREADS})
@@ -52,7 +53,7 @@ def ufunc_names(fn: Ufunc, dtype: DType, layout: str) -> tuple[str, ...]:
     row's has one kernel per scalar position ``S``, indexed by it)."""
     head = f"{fn.functor}, {dtype.c_type}, {RESULT_RULES[fn.result](dtype).c_type}"
     if fn.arity == 1:
-        return (f"unary_{layout}<{head}>",)
+        return (f"unary_{'params_' if isinstance(fn, ParamUfunc) else ''}{layout}<{head}>",)
     return tuple(f"binary_{layout}<{head}, {s}>" for s in (0, 1, 2))
 
 
@@ -68,7 +69,7 @@ FILL_NAMES = _fill_names()
 
 
 def kernel_sources() -> list[KernelSource]:
-    return ELEMENTWISE.sources([*(ufunc_names(u, d, layout) for u in UFUNCS for d in ALL
+    return ELEMENTWISE.sources([*(ufunc_names(u, d, layout) for u in ROWS for d in ALL
                                   if d in CATEGORIES[u.category]
                                   for layout in (*LAYOUTS, *(BINARY_LAYOUTS if u.arity == 2 else ()))),
                                 FILL_NAMES])
@@ -123,9 +124,9 @@ def _across(a: Array, out: Array) -> bool:
 
 # -- elementwise functions ------------------------------------------------------------------------------
 def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType, shape: tuple[int, ...],
-          out: Array | None = None) -> Array:
+          out: Array | None = None, params: tuple[float, ...] = ()) -> Array:
     if out is None and active():
-        deferred = defer(fn, arrays, dtype, out_dtype, shape)
+        deferred = defer(fn, arrays, dtype, out_dtype, shape, params)
         if deferred is not None:
             return deferred
     device = arrays[0]._device
@@ -158,15 +159,23 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
         if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
             contiguous = False
         ptrs.append(a._buf.ptr + a._offset * itemsize)
+    pair = _pair(params) if params else ()
     if not contiguous:
         ops = [None if isinstance(a, Scalar) else broadcast_view(a, shape) for a in arrays]
-        _strided(fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value)
+        _strided(fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value,
+                 [ctypes.c_double(p) for p in pair])
         return out
     if fn.arity == 2:
         ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
+    ptrs += pair
     ptrs.append(n)
     _contiguous(device, fn, dtype, out_dtype, s)(ptrs)
     return out
+
+
+def _pair(params: tuple[float, ...]) -> tuple[float, ...]:
+    """A ParamUfunc's parameters as its kernels take them: two (the second 0 for a row of one)."""
+    return (*params, 0.0)[:2]
 
 
 def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> Callable[[list[Any]], None]:
@@ -175,10 +184,13 @@ def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: in
     key = (device._runtime, fn.functor, dtype, s)  # the runtime: Devices compare by kind and index only
     launch = _CONTIGUOUS.get(key)
     if launch is None:
-        # Pointers, the scalar's bytes (an array of one element: the kernel's size and alignment), the count.
+        # Pointers, the scalar's bytes (an array of one element: the kernel's size and alignment) or
+        # a ParamUfunc's two parameters, the count.
         argtypes: list[Any] = [ctypes.c_void_p] * (1 + fn.arity)
         if fn.arity == 2:
             argtypes.append(ctype_of(dtype) * 1)
+        if isinstance(fn, ParamUfunc):
+            argtypes += [ctypes.c_double] * 2
         argtypes.append(ctypes.c_int64)
         names = ufunc_names(fn, dtype, "contiguous")
         launcher = ELEMENTWISE.launcher(device, names[s], names, argtypes, _THREADS)
@@ -198,7 +210,8 @@ def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: in
 _CONTIGUOUS: dict[tuple[Any, ...], Callable[[list[Any]], None]] = {}
 
 
-def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any) -> None:
+def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
+             doubles: Sequence[ctypes.c_double] = ()) -> None:
     shape = out.shape
     zeros = (0,) * len(shape)
     merged, strides = merge_dims(shape, out.strides, *(zeros if a is None else a.strides for a in ops))
@@ -208,14 +221,14 @@ def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: in
         for i in range(shape[0]):
             parts = [None if v is None else v._view(shape[1:], v.strides[1:], v.offset + i * v.strides[0])
                      for v in views]
-            _strided(fn, dtype, parts[0], parts[1:], s, value)  # type: ignore[arg-type]
+            _strided(fn, dtype, parts[0], parts[1:], s, value, doubles)  # type: ignore[arg-type]
         return
     if fn.arity == 2 and (_rows(fn, dtype, out, ops, s, value, merged, strides) or
                           _tiles(fn, dtype, out, ops, s, value, merged, strides)):
         return
     names = ufunc_names(fn, dtype, "strided")
     n = out.size
-    args = [ptr(out), *(ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), ctypes.c_int64(n),
+    args = [ptr(out), *(ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), *doubles, ctypes.c_int64(n),
             geometry(merged, *strides), narrow(merged, strides)]
     ELEMENTWISE.launch(out.device, names[s], names, grid_1d(n, out.device), _THREADS, args)
 
@@ -299,13 +312,21 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
 
     # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack);
     # ``now`` computes it with this lane's kernel if no other operation extends it.
-    def deferred(args: list[Array | Scalar], x: Array, now: Callable[[], Array]) -> Array | None:
-        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, now) if active() else None
+    def deferred(args: list[Array | Scalar], x: Array, now: Callable[[], Array],
+                 params: tuple[float, ...] = ()) -> Array | None:
+        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, now,
+                                params) if active() else None
 
     def unary(x: Array) -> Array:
         def now() -> Array:
             return run(x, (x._buf.ptr + x._offset * size,))
         d = deferred([x], x, now)
+        return d if d is not None else now()
+
+    def with_params(x: Array, params: tuple[float, ...]) -> Array:  # (a ParamUfunc's lane)
+        def now() -> Array:
+            return run(x, (x._buf.ptr + x._offset * size, *_pair(params)))
+        d = deferred([x], x, now, params)
         return d if d is not None else now()
 
     zero = _ZERO_BYTES[dtype.name]
@@ -333,6 +354,8 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         d = deferred([x, Scalar(v, dtype, device, fn.name)], x, now)
         return d if d is not None else now()
 
+    if isinstance(fn, ParamUfunc):
+        return with_params
     return unary if fn.arity == 1 else (binary, scalar_first, scalar_second)[s]
 
 

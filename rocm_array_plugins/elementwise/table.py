@@ -1,4 +1,4 @@
-"""The elementwise functions of the standard, one row each.
+"""The elementwise functions of the standard, one row each, and the activations.
 
 Columns: name, arity, dtype category (a key of ``dtypes.CATEGORIES``), cpu back
 (a NumPy ufunc, or a ``cpu.py`` wrapper where NumPy departs from the standard),
@@ -16,7 +16,7 @@ from rocm_array import dtypes
 from rocm_array.dtypes import DType
 
 from . import cpu
-from .front_ufunc import Ufunc
+from .front_ufunc import ParamUfunc, Ufunc
 
 _F = "floating-point"
 _RF = "real floating"
@@ -174,5 +174,29 @@ UFUNCS: tuple[Ufunc, ...] = (
           doc="The logical XOR of each pair of elements of bool arrays."),
 )
 
+#: Rows that are no function of this plugin's namespace: the nn plugin's activations (with its
+#: one-operation affine and powf), which it publishes (``xp.nn.silu``...) with fronts of its own
+#: over these rows (served by ``own``). As rows they share the kernels, the lanes and fusion:
+#: ``xp.nn.silu(x * 2)`` is one kernel.
+ACTIVATIONS: tuple[Ufunc, ...] = (
+    Ufunc("relu", 1, _RF, cpu.relu, "relu_op",
+          doc="max(x, 0) for each element; NaN stays NaN."),
+    Ufunc("gelu", 1, _RF, cpu.gelu, "gelu_op",
+          doc="The Gaussian error linear unit x * Phi(x) of each element (Phi by erf)."),
+    Ufunc("gelu_tanh", 1, _RF, cpu.gelu_tanh, "gelu_tanh_op",
+          doc="The Gaussian error linear unit of each element, by its tanh approximation."),
+    Ufunc("sigmoid", 1, _RF, cpu.sigmoid, "sigmoid_op",
+          doc="1 / (1 + exp(-x)) for each element."),
+    Ufunc("silu", 1, _RF, cpu.silu, "silu_op",
+          doc="x * sigmoid(x) for each element."),
+    ParamUfunc("elu", 1, _RF, cpu.elu, "elu_op", params=("alpha",),
+               doc="x where x > 0, else alpha * (exp(x) - 1), for each element."),
+    ParamUfunc("affine", 1, _RF, cpu.affine, "affine_op", params=("mul", "add"),
+               doc="x * mul + add for each element, rounded once."),
+    ParamUfunc("powf", 1, _RF, cpu.powf, "powf_op", params=("e",),
+               doc="x ** e for each element."),
+)
+#: Every row: what the gpu back compiles.
+ROWS: tuple[Ufunc, ...] = UFUNCS + ACTIVATIONS
 #: The rows by name, for the plugin's own modules (sibling plugins use ``elementwise.own``).
-BY_NAME: dict[str, Ufunc] = {u.name: u for u in UFUNCS}
+BY_NAME: dict[str, Ufunc] = {u.name: u for u in ROWS}

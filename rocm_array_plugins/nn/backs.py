@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from rocm_array.backs import Backs
 
-#: ``(row, x, a, b) -> out``: an activation of ``pointwise.py``'s table.
-POINTWISE = Backs("nn activations")
 #: ``(x, log) -> out`` over the rows of a 2-D ``x``.
 SOFTMAX = Backs("nn.softmax")
 #: ``(x, weight, bias, eps, rms) -> out`` over the rows of a 2-D ``x``.
@@ -25,4 +23,4 @@ GATHER = Backs("nn.gather")
 #: ``(out, src, index, dim, add, name) -> None``.
 SCATTER = Backs("nn.scatter")
 
-TABLES = (POINTWISE, SOFTMAX, NORM, CONV, POOL, UPSAMPLE, GATHER, SCATTER)
+TABLES = (SOFTMAX, NORM, CONV, POOL, UPSAMPLE, GATHER, SCATTER)

@@ -18,9 +18,8 @@ from rocm_array.dtypes import DType
 from . import backs
 
 if TYPE_CHECKING:
-    from .conv import ConvSpec
-    from .pointwise import Pointwise
-    from .pool import PoolSpec
+    from .front_conv import ConvSpec
+    from .front_pool import PoolSpec
 
 
 def _f(x: Array) -> np.ndarray:
@@ -31,11 +30,6 @@ def _f(x: Array) -> np.ndarray:
 def _out(a: np.ndarray, dtype: DType) -> Array:
     with np.errstate(all="ignore"):
         return wrap_numpy(np.asarray(a).astype(dtype.numpy, order="C", copy=False), dtype)
-
-
-def pointwise(row: Pointwise, x: Array, a: float, b: float) -> Array:
-    with np.errstate(all="ignore"):
-        return _out(row.numpy(_f(x), a, b), x.dtype)
 
 
 def softmax(x: Array, log: bool) -> Array:
@@ -151,6 +145,6 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool, name: str
 
 def register() -> None:
     """Fill the ``cpu`` column of the plugin's tables."""
-    backs.POINTWISE["cpu"], backs.SOFTMAX["cpu"], backs.NORM["cpu"] = pointwise, softmax, norm
+    backs.SOFTMAX["cpu"], backs.NORM["cpu"] = softmax, norm
     backs.CONV["cpu"], backs.POOL["cpu"], backs.UPSAMPLE["cpu"] = conv, pool, upsample
     backs.GATHER["cpu"], backs.SCATTER["cpu"] = gather, scatter

@@ -7,9 +7,9 @@ and the namespace's ``matmul`` (the linalg plugin's GEMM), col2im for the transp
 forms, and direct pooling kernels (vector loads where windows do not overlap). cuDNN
 declines pooling (``dnn_nvidia``): pooling is bandwidth-bound and the own kernels ran
 faster on an H200, so on nvidia pooling is always the own kernels. Everything else is
-own kernels: pointwise functors, a block (or a wave) per row for softmax and the norms
-(rows of up to 128 bytes per thread held in registers: read once), gather/scatter with the
-index checked on the device.
+own kernels: a block (or a wave) per row for softmax and the norms (rows of up to 128 bytes
+per thread held in registers: read once), gather/scatter with the index checked on the
+device. (The activations are the elementwise plugin's rows: its kernels run them.)
 
 Instantiations: per float dtype for the arithmetic kernels; per element width for
 the kernels that only move elements (gather, scatter, upsample).
@@ -32,13 +32,11 @@ from rocm_array.views import flat_view, pick
 from rocm_array_plugins.linalg import own as linalg
 
 from . import backs
-from . import pointwise as pointwise_front
 from .common import vendor_enabled
 
 if TYPE_CHECKING:
-    from .conv import ConvSpec
-    from .pointwise import Pointwise
-    from .pool import PoolSpec
+    from .front_conv import ConvSpec
+    from .front_pool import PoolSpec
 
 __all__ = ["kernel_sources", "held_loads"]
 
@@ -53,7 +51,7 @@ VECTOR_BYTES = 16
 #: 16-bit floats in 16-byte vectors still spilled 13 to 17 on gfx1030; at 32 bytes in 8 loads on RDNA,
 #: 109 VGPRs (at 48, 125). Not timed on AMD.
 HOLD_BYTES, HOLD_LOADS = PerTarget(nvidia=128, cdna=64, rdna=32), PerTarget(nvidia=16, cdna=8, rdna=8)
-POINTWISE, POOL, CONV, INDEX = (Family(f"nn/{f}.hip") for f in ("pointwise", "pool", "conv", "index"))
+POOL, CONV, INDEX = (Family(f"nn/{f}.hip") for f in ("pool", "conv", "index"))
 #: The most threads a block of the rows kernels has: a row of a block, up to the most a block holds.
 ROWS_BLOCK = 1024
 ROWS = Family("nn/rows.hip", {"NN_HOLD_BYTES": HOLD_BYTES, "NN_HOLD_LOADS": HOLD_LOADS, "NN_ROWS_BLOCK": ROWS_BLOCK},
@@ -95,10 +93,9 @@ class NnConv(_Int64s):
 @functools.lru_cache(maxsize=None)
 def _groups() -> dict[Family, dict[str, tuple[str, ...]]]:
     """family -> group key -> the names compiled together (a float dtype's, or one family's)."""
-    out: dict[Family, dict[str, tuple[str, ...]]] = {POINTWISE: {}, ROWS: {}, POOL: {}, CONV: {}, INDEX: {}}
+    out: dict[Family, dict[str, tuple[str, ...]]] = {ROWS: {}, POOL: {}, CONV: {}, INDEX: {}}
     for t in FLOATS:
         c = t.c_type
-        out[POINTWISE][c] = tuple(f"pointwise<{r.functor}, {c}>" for r in pointwise_front.ROWS)
         for v in (1, VECTOR_BYTES // t.itemsize):
             out[ROWS][f"{c}/{v}"] = tuple(f"{k}<{c}, {b}, {v}>" for k in ("softmax_rows", "norm_rows")
                                           for b in ("false", "true"))
@@ -135,17 +132,7 @@ def _launch(device: Device, family: Family, group: str, name: str, n: int, args:
     family.launch(device, name, _groups()[family][group], blocks, (block, block_y, 1), list(args))
 
 
-# -- pointwise and rows ------------------------------------------------------------------------------
-def pointwise(row: Pointwise, x: Array, a: float, b: float) -> Array:
-    device = x.device
-    out = memory.empty(x.shape, x.dtype, device)
-    if x.size:
-        c = x.dtype.c_type
-        _launch(device, POINTWISE, c, f"pointwise<{row.functor}, {c}>", x.size,
-                [ptr(out), ptr(x), *i64(x.size), ctypes.c_double(a), ctypes.c_double(b)])
-    return out
-
-
+# -- rows ----------------------------------------------------------------------------------------------
 def _row_kernel(device: Device, kernel: str, flag: bool, x: Array, out: Array, args: Sequence[Any],
                 *params: Array | None) -> None:
     """Launch ``kernel<T, flag, V>`` over the rows of x: 16-byte vectors where the rows and arrays
@@ -353,6 +340,6 @@ def scatter(out: Array, src: Array, index: Array, dim: int, add: bool, name: str
 
 def register() -> None:
     """Fill the ``gpu`` column of the plugin's tables."""
-    backs.POINTWISE["gpu"], backs.SOFTMAX["gpu"], backs.NORM["gpu"] = pointwise, softmax, norm
+    backs.SOFTMAX["gpu"], backs.NORM["gpu"] = softmax, norm
     backs.CONV["gpu"], backs.POOL["gpu"], backs.UPSAMPLE["gpu"] = conv, pool, upsample
     backs.GATHER["gpu"], backs.SCATTER["gpu"] = gather, scatter

@@ -1,38 +1,21 @@
-"""The activations and the one-kernel affine / powf: one row per function.
+"""relu, gelu, silu, sigmoid, elu, affine and powf: rows of the elementwise plugin's table.
 
-A row names its kernel functor (``rocm_array_kernels/nn/pointwise.hip``) and the NumPy
-function of the cpu back, ``numpy(x, a, b)`` on float32 or float64 data, where
-``a`` and ``b`` are the function's scalar parameters (elu's alpha, affine's mul
-and add, powf's exponent). Real floating dtypes only; the result has the input's.
+Each is one of its activation rows (gelu's tanh form is another), reached through its ``own``:
+they share its kernels, and on a GPU they defer and fuse with the elementwise functions around
+them (``nn.silu(x * 2)`` is one kernel). The fronts keep nn's rules: real floating arrays only
+(an integer array is a TypeError, not promoted), and real numbers for the parameters (elu's
+alpha, affine's mul and add, powf's exponent), which the rows take in the dtype they compute in.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from typing import Any, Callable, cast
+from typing import cast
 
-import numpy as np
-
-from rocm_array import memory
 from rocm_array.array import Array
 from rocm_array.hookspecs import Impl
+from rocm_array_plugins.elementwise import own as elementwise
 
-from .backs import POINTWISE
 from .common import floating
-
-_erf = np.vectorize(math.erf, otypes=[np.float64])
-
-
-@dataclass(frozen=True)
-class Pointwise:
-    name: str
-    functor: str
-    numpy: Callable[[np.ndarray, float, float], np.ndarray]
-
-    def __call__(self, x: Array, a: float = 0.0, b: float = 0.0, fn: str | None = None) -> Array:
-        dt = floating(fn or self.name, x=x)
-        return cast("Array", POINTWISE[x.device.kind](self, memory.contiguous(x, dt), float(a), float(b)))
 
 
 def _scalar(fn: str, what: str, value: object) -> float:
@@ -41,16 +24,11 @@ def _scalar(fn: str, what: str, value: object) -> float:
     return float(value)
 
 
-RELU = Pointwise("relu", "relu_op", lambda x, a, b: np.where(x < 0, 0, x).astype(x.dtype))
-GELU = Pointwise("gelu", "gelu_op", lambda x, a, b: 0.5 * x * (1 + _erf(x / math.sqrt(2)).astype(x.dtype)))
-GELU_TANH = Pointwise("gelu_tanh", "gelu_tanh_op", lambda x, a, b: 0.5 * x * (
-    1 + np.tanh(np.sqrt(2 / np.pi).astype(x.dtype) * (x + 0.044715 * x ** 3))))
-SIGMOID = Pointwise("sigmoid", "sigmoid_op", lambda x, a, b: 1 / (1 + np.exp(-x)))
-SILU = Pointwise("silu", "silu_op", lambda x, a, b: x / (1 + np.exp(-x)))
-ELU = Pointwise("elu", "elu_op", lambda x, a, b: np.where(x > 0, x, a * np.expm1(x)).astype(x.dtype))
-AFFINE = Pointwise("affine", "affine_op", lambda x, a, b: x * x.dtype.type(a) + x.dtype.type(b))
-POWF = Pointwise("powf", "powf_op", lambda x, a, b: np.power(x, x.dtype.type(a)))
-ROWS = (RELU, GELU, GELU_TANH, SIGMOID, SILU, ELU, AFFINE, POWF)
+def _row(fn: str, x: Array, *params: float, row: str = "") -> Array:
+    """nn.``fn`` of x (a real floating array, checked as its argument) and ``params``: the
+    elementwise plugin's row of that name (or ``row``)."""
+    floating(fn, x=x)
+    return cast("Array", elementwise(row or fn)(x, *params))
 
 
 def relu(x: Array, /) -> Array:
@@ -73,9 +51,9 @@ def relu(x: Array, /) -> Array:
 
     Notes
     -----
-    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
-    ``rocm_array_kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
-    once).
+    Devices: the elementwise row ``relu``: NumPy on ``cpu`` (in float32 or float64); on a GPU
+    its ``relu_op`` functor in the elementwise kernels (16-bit floats computed in float32, rounded
+    once), fused with the elementwise functions around it.
 
     Examples
     --------
@@ -83,7 +61,7 @@ def relu(x: Array, /) -> Array:
     >>> xp.nn.relu(xp.asarray([-1.0, 0.5], device="cpu"))
     Array([0. , 0.5], dtype=float64, device=cpu)
     """
-    return RELU(x)
+    return _row("relu", x)
 
 
 def gelu(x: Array, /, *, approximate: str = "none") -> Array:
@@ -110,9 +88,10 @@ def gelu(x: Array, /, *, approximate: str = "none") -> Array:
 
     Notes
     -----
-    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
-    ``rocm_array_kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
-    once).
+    Devices: the elementwise rows ``gelu`` and ``gelu_tanh``: NumPy on ``cpu`` (in float32 or
+    float64); on a GPU their ``gelu_op`` and ``gelu_tanh_op`` functors in the elementwise kernels
+    (16-bit floats computed in float32, rounded once), fused with the elementwise functions around
+    it.
 
     Examples
     --------
@@ -122,7 +101,7 @@ def gelu(x: Array, /, *, approximate: str = "none") -> Array:
     """
     if approximate not in ("none", "tanh"):
         raise ValueError(f"nn.gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
-    return (GELU if approximate == "none" else GELU_TANH)(x, fn="gelu")
+    return _row("gelu", x, row="gelu" if approximate == "none" else "gelu_tanh")
 
 
 def silu(x: Array, /) -> Array:
@@ -145,9 +124,9 @@ def silu(x: Array, /) -> Array:
 
     Notes
     -----
-    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
-    ``rocm_array_kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
-    once).
+    Devices: the elementwise row ``silu``: NumPy on ``cpu`` (in float32 or float64); on a GPU
+    its ``silu_op`` functor in the elementwise kernels (16-bit floats computed in float32, rounded
+    once), fused with the elementwise functions around it.
 
     Examples
     --------
@@ -155,7 +134,7 @@ def silu(x: Array, /) -> Array:
     >>> xp.nn.silu(xp.asarray([-1.0, 0.0, 1.0], device="cpu"))
     Array([-0.26894142,  0.        ,  0.73105858], dtype=float64, device=cpu)
     """
-    return SILU(x)
+    return _row("silu", x)
 
 
 def sigmoid(x: Array, /) -> Array:
@@ -178,9 +157,9 @@ def sigmoid(x: Array, /) -> Array:
 
     Notes
     -----
-    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
-    ``rocm_array_kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
-    once).
+    Devices: the elementwise row ``sigmoid``: NumPy on ``cpu`` (in float32 or float64); on a GPU
+    its ``sigmoid_op`` functor in the elementwise kernels (16-bit floats computed in float32, rounded
+    once), fused with the elementwise functions around it.
 
     Examples
     --------
@@ -188,7 +167,7 @@ def sigmoid(x: Array, /) -> Array:
     >>> xp.nn.sigmoid(xp.asarray([-1.0, 0.0, 1.0], device="cpu"))
     Array([0.26894142, 0.5       , 0.73105858], dtype=float64, device=cpu)
     """
-    return SIGMOID(x)
+    return _row("sigmoid", x)
 
 
 def elu(x: Array, /, *, alpha: float = 1.0) -> Array:
@@ -199,7 +178,7 @@ def elu(x: Array, /, *, alpha: float = 1.0) -> Array:
     x : Array
         A real floating array (float16, bfloat16, float32, float64).
     alpha : float, optional
-        Default: 1.0.
+        The scale of the negative side. Default: 1.0.
 
     Returns
     -------
@@ -213,9 +192,9 @@ def elu(x: Array, /, *, alpha: float = 1.0) -> Array:
 
     Notes
     -----
-    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
-    ``rocm_array_kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
-    once).
+    Devices: the elementwise row ``elu``: NumPy on ``cpu`` (in float32 or float64); on a GPU its
+    ``elu_op`` functor in the elementwise kernels (16-bit floats computed in float32, rounded once),
+    fused with the elementwise functions around it.
 
     Examples
     --------
@@ -223,7 +202,7 @@ def elu(x: Array, /, *, alpha: float = 1.0) -> Array:
     >>> xp.nn.elu(xp.asarray([-1.0, 2.0], device="cpu"))
     Array([-0.63212056,  2.        ], dtype=float64, device=cpu)
     """
-    return ELU(x, _scalar("elu", "alpha", alpha))
+    return _row("elu", x, _scalar("elu", "alpha", alpha))
 
 
 def affine(x: Array, mul: float, add: float, /) -> Array:
@@ -248,9 +227,9 @@ def affine(x: Array, mul: float, add: float, /) -> Array:
 
     Notes
     -----
-    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
-    ``rocm_array_kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
-    once).
+    Devices: the elementwise row ``affine``: NumPy on ``cpu`` (in float32 or float64); on a GPU its
+    ``affine_op`` functor in the elementwise kernels (16-bit floats computed in float32, rounded
+    once), fused with the elementwise functions around it.
 
     Examples
     --------
@@ -258,7 +237,7 @@ def affine(x: Array, mul: float, add: float, /) -> Array:
     >>> xp.nn.affine(xp.asarray([1.0, 2.0], device="cpu"), 2.0, 0.5)
     Array([2.5, 4.5], dtype=float64, device=cpu)
     """
-    return AFFINE(x, _scalar("affine", "mul", mul), _scalar("affine", "add", add))
+    return _row("affine", x, _scalar("affine", "mul", mul), _scalar("affine", "add", add))
 
 
 def powf(x: Array, e: float, /) -> Array:
@@ -283,9 +262,9 @@ def powf(x: Array, e: float, /) -> Array:
 
     Notes
     -----
-    Devices: NumPy on ``cpu`` (in float32 or float64); on a GPU one kernel of
-    ``rocm_array_kernels/nn/pointwise.hip`` over contiguous data (16-bit floats computed in float32, rounded
-    once).
+    Devices: the elementwise row ``powf``: NumPy on ``cpu`` (in float32 or float64); on a GPU its
+    ``powf_op`` functor in the elementwise kernels (16-bit floats computed in float32, rounded once),
+    fused with the elementwise functions around it.
 
     Examples
     --------
@@ -293,8 +272,7 @@ def powf(x: Array, e: float, /) -> Array:
     >>> xp.nn.powf(xp.asarray([4.0, 9.0], device="cpu"), 0.5)
     Array([2., 3.], dtype=float64, device=cpu)
     """
-    return POWF(x, _scalar("powf", "e", e))
+    return _row("powf", x, _scalar("powf", "e", e))
 
 
 IMPLS: list[Impl] = [Impl(f"nn.{f.__name__}", f) for f in (relu, gelu, silu, sigmoid, elu, affine, powf)]
-__all__: list[Any] = ["ROWS", "POINTWISE", "IMPLS"]
