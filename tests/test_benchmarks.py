@@ -46,7 +46,7 @@ def test_case_table_integrity() -> None:
                 "import", "first_call_cold", "first_call_warm", "fill", "random_uniform", "random_normal",
                 "sklearn_pca_eigh", "sklearn_lda", "sklearn_pca_randomized", "fused_chain", "fused_chain_compiled",
                 "fused_chain_sum", "fused_chain_sum_compiled", "softmax_plain", "softmax_plain_compiled", "axpy_loop",
-                "axpy_loop_eager",
+                "axpy_loop_eager", "silu", "silu_of_scaled", "elu",
                 *(f"matmul_{dt}" for dt in ("float32", "float16", "bfloat16", "float64"))}
     assert required <= set(names)
 

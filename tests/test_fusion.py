@@ -14,7 +14,7 @@ import sys
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -24,11 +24,10 @@ from rocm_array import dtypes, fusion, memory
 from rocm_array.devices import Device
 from rocm_array.runtime.buffer import SHARED, DeviceBuffer
 from rocm_array.runtime.compiler import Compiler, kernel_headers
-from rocm_array.runtime.gpu import GpuRuntime
 from rocm_array_plugins.elementwise import deferred, fused
 from rocm_array_plugins.elementwise.table import BY_NAME
 
-from helpers import RecordingDriver, host, small_values, storage
+from helpers import host, small_values, storage
 
 GPUS = [str(d) for d in xp.__array_namespace_info__().devices() if str(d).startswith("gpu")]
 
@@ -39,17 +38,6 @@ def gpu(request: pytest.FixtureRequest) -> str:
         pytest.skip("no GPU")
     return str(request.param)
 
-
-@pytest.fixture
-def fusing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Fusion on; a new expression's kernel compiles at its first computation (so it runs)."""
-    monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", False)
-    was = fusion.enabled()
-    fusion.set_enabled(True)
-    try:
-        yield
-    finally:
-        fusion.set_enabled(was)
 
 
 def deferred_(x: xp.Array) -> bool:
@@ -373,17 +361,6 @@ def test_the_switch_comes_from_the_environment() -> None:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
         assert out.stdout.strip() == expected, out.stderr
 
-
-@pytest.fixture
-def recording(tmp_path: Path, fusing: None) -> Device:
-    """A device over a recording driver (launches are recorded, nothing runs), compiling with NVRTC."""
-    nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
-    rt = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
-    try:
-        rt.compiler = Compiler(nvidia.NvrtcRtc(), "sm_90", 32, tmp_path)
-    except Exception as exc:  # NVRTC's library missing
-        pytest.skip(f"NVRTC unavailable: {exc}")
-    return Device("gpu", 0, rt)
 
 
 def test_a_chain_is_one_launch_of_one_generated_kernel(recording: Device) -> None:

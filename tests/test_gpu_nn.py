@@ -9,7 +9,6 @@ without a GPU.
 from __future__ import annotations
 
 import warnings
-from typing import Iterator
 
 import numpy as np
 import pytest
@@ -236,17 +235,6 @@ def test_pointwise_functions_agree_with_cpu(name: str, dtype: str, layout: str) 
         xc, xg = pair(a, dtype)
     agree(POINTWISE[name](xg), POINTWISE[name](xc), dtype)
 
-
-@pytest.fixture
-def fusing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Fusion on; a new expression's kernel compiles at its first computation (so it runs)."""
-    monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", False)
-    was = fusion.enabled()
-    fusion.set_enabled(True)
-    try:
-        yield
-    finally:
-        fusion.set_enabled(was)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -10,22 +10,18 @@ kernels too.
 from __future__ import annotations
 
 import math
-from pathlib import Path
-from typing import Iterator
 
 import ml_dtypes
 import numpy as np
 import pytest
 
 import rocm_array as xp
-from helpers import RecordingDriver, host, small_values, storage
-from rocm_array import dtypes, fusion, memory
+from helpers import host, small_values, storage
+from rocm_array import dtypes, memory
 from rocm_array.devices import Device
 from rocm_array.namespace import FunctionTable, PluginUnavailableError
 from rocm_array.plugin_manager import assemble
-from rocm_array.runtime.compiler import Compiler
-from rocm_array.runtime.gpu import GpuRuntime
-from rocm_array_plugins.elementwise import deferred, fused
+from rocm_array_plugins.elementwise import fused
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 TOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-11}
@@ -128,24 +124,6 @@ def test_parameters_reach_16_bit_floats_unrounded(device: str, dtype: str) -> No
     cube_root = np.abs(a) ** (1 / 3)
     assert _rounded_once(xp.nn.powf(xp.abs(x), 1 / 3), cube_root, cube_root, dtype)
 
-
-@pytest.fixture
-def recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Device]:
-    """A device over a recording driver (launches are recorded, nothing runs), compiling with NVRTC;
-    fusion on, a new expression's kernel compiled at its first computation."""
-    nvidia = pytest.importorskip("rocm_array.runtime.nvidia", reason="cuda-bindings is not installed")
-    rt = GpuRuntime(RecordingDriver())  # type: ignore[arg-type]
-    try:
-        rt.compiler = Compiler(nvidia.NvrtcRtc(), "sm_90", 32, tmp_path)
-    except Exception as exc:  # NVRTC's library missing
-        pytest.skip(f"NVRTC unavailable: {exc}")
-    monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", False)
-    was = fusion.enabled()
-    fusion.set_enabled(True)
-    try:
-        yield Device("gpu", 0, rt)
-    finally:
-        fusion.set_enabled(was)
 
 
 def test_an_activation_of_an_expression_is_one_launch(recording: Device) -> None:
