@@ -23,8 +23,9 @@ class Backs(dict[str, Callable[..., Any]]):
 
 
 def register_once(*modules: ModuleType) -> Callable[[], None]:
-    """A function that calls each module's ``register()`` (which fills its backs tables), in order,
-    the first time it is called: a plugin's hook calls it, never an import."""
+    """A function that calls each module's ``register()`` (which fills its backs tables, or registers
+    what the plugin offers the core), in order, the first time it is called: a plugin's hook calls
+    it, never an import."""
 
     @functools.cache
     def register() -> None:

@@ -385,6 +385,23 @@ def test_a_chain_ending_in_a_sum_is_one_launch(recording: Device) -> None:
     assert deferred_(z) and isinstance(s._buf, DeviceBuffer)
 
 
+def test_a_reduction_reaches_expressions_only_through_the_core(recording: Device,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reduction plugin fuses what ``fusion.expressions()`` gives it: with no provider there, it
+    reads a deferred result as an array, computed first (and an ordinary array as ever)."""
+    x, y = (memory.empty((1 << 20,), dtypes.float32, recording) for _ in range(2))
+    xp.sum(x)  # (a device's first full reduction makes its counter of finished blocks)
+    monkeypatch.setattr(fusion, "expressions", lambda: None)
+    launches = recording.runtime.driver.launches
+    launches.clear()
+    z = xp.exp(x) * y
+    xp.sum(z)
+    xp.sum(x)
+    assert [("fused" in launch[0], "reduce_all" in launch[0], "RaComputed" in launch[0]) for launch in launches] == [
+        (True, False, False), (False, True, False), (False, True, False)]
+    assert not deferred_(z)  # computed by its own kernel, then read
+
+
 def test_an_operation_alone_runs_its_lanes_eager_kernel(recording: Device) -> None:
     """A deferred operation on arrays keeps its lane's launch, and builds no node unless another
     operation extends it: computed alone, it is that launch (the general ufunc path, and the

@@ -134,15 +134,6 @@ def test_the_walk_finds_a_cycle(cycle: dict[str, set[str]]) -> None:
     assert _cycles(cycle) == [["a", "b", "c"]]
 
 
-#: Imports of another plugin's modules that the rule below still allows, each with its reason. The
-#: fused reductions build on elementwise's expression graph and its generated kernels: they become
-#: a contract of the core's (a lazy-buffer protocol and one fusion module), issue #36's first step.
-PRIVATE_IMPORTS_LEFT = {
-    ("rocm_array_plugins.reduction.gpu", "rocm_array_plugins.elementwise.deferred"),
-    ("rocm_array_plugins.reduction.gpu", "rocm_array_plugins.elementwise.fused"),
-}
-
-
 def _private_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
     """(module, target) where a plugin's module imports a module of another plugin: another plugin
     is reached only through its package (``own``, its declared functions), never its internals."""
@@ -156,9 +147,8 @@ def _private_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
 
 def test_a_plugin_reaches_another_only_through_its_package() -> None:
     found = _private_imports(_graph())
-    assert found <= PRIVATE_IMPORTS_LEFT, "imports of another plugin's internals (use its own, or the core's " \
-        f"rocm_array.views / rocm_array.operands): {sorted(found - PRIVATE_IMPORTS_LEFT)}"
-    assert found == PRIVATE_IMPORTS_LEFT, f"no longer imported, take them off the list: {PRIVATE_IMPORTS_LEFT - found}"
+    assert not found, "imports of another plugin's internals (use its own, or the core's rocm_array.views / " \
+        f"rocm_array.operands / rocm_array.fusion.expressions()): {sorted(found)}"
 
 
 def test_the_rule_finds_a_private_import() -> None:

@@ -6,7 +6,9 @@ result's shape returns an Array whose buffer is a ``Pending``: the operation and
 arrays extends the expression. The expression becomes data when its address is first read
 (``Pending.ptr``), which every other use does: a reduction or any other kernel, indexing, a copy,
 a device transfer, DLPack, printing, a Python scalar, an in-place write. It then runs as one
-generated kernel (``fused.py``) into the result's buffer.
+generated kernel (``fused.py``) into the result's buffer. Another plugin's kernel may compute the
+expression instead (a reduction does): it finds them in the core, which ``register`` gives them to
+(``Expressions``, ``rocm_array.fusion.expressions()``).
 
 Compiling that kernel must not cost more than it saves: an expression of one operation runs its
 eager kernel, and the first time an expression's shape is seen (and its kernel is not in the disk
@@ -51,8 +53,8 @@ from .front_ufunc import Ufunc
 if TYPE_CHECKING:
     from rocm_array.devices import Device
 
-__all__ = ["Pending", "defer", "defer_contiguous", "expression", "generated", "MAX_NODES", "MAX_LEAVES",
-           "COMPILE_IN_BACKGROUND"]
+__all__ = ["Pending", "defer", "defer_contiguous", "expression", "generated", "Expressions", "register", "MAX_NODES",
+           "MAX_LEAVES", "COMPILE_IN_BACKGROUND"]
 
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
 #: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
@@ -317,3 +319,18 @@ def _reshaped(x: Array, shape: tuple[int, ...]) -> Array:
     """The contiguous ``x`` seen with ``shape``: an operand node may be a reshaped view of its
     result (``_node_of`` matches by element count), which a fused kernel reads flat alike."""
     return x if x._shape == shape else Array(x._buf, shape, contiguous_strides(shape), 0, x._dtype, x._device)
+
+
+class Expressions:
+    """``fusion.Expressions`` of this plugin's deferred results (their nodes), which ``register``
+    gives the core: other plugins reach them there, never through this module."""
+
+    expression = staticmethod(expression)
+    generated = staticmethod(generated)
+    prelude = staticmethod(fused.prelude)
+    examples = staticmethod(fused.examples)
+
+
+def register() -> None:
+    """Make this plugin the core's provider of deferred expressions (``fusion.expressions()``)."""
+    fusion.register_expressions(Expressions())

@@ -30,8 +30,8 @@ from rocm_array.operands import Scalar
 
 from .front_ufunc import Ufunc
 
-__all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "computed",
-           "arguments", "packed_scalar", "node", "examples", "kernel_sources", "FUSED"]
+__all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "arguments",
+           "packed_scalar", "node", "examples", "kernel_sources", "FUSED"]
 
 #: What a generated program is named (logs) and the kernel it holds.
 PATH = "elementwise/fused.hip"
@@ -78,6 +78,9 @@ class Node:
     read twice is passed twice, a shared operation computed where it is used: reads of one
     address come from the cache, and operations are cheap beside memory); ``count``, its
     operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
+
+    With ``out_dtype``, ``source`` and ``computed`` it is the core's ``fusion.Expression``: what
+    another plugin's kernel (a reduction's) computes in place of reading the result.
     """
 
     __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "params", "count", "leaves", "sig", "arrays",
@@ -126,6 +129,15 @@ class Node:
             scalars += tuple(packed_scalar(compute_dtype(dtype), p) for p in params)
         self.count, self.leaves, self.arrays, self.divisors, self.scalars = count, leaves, arrays, divisors, scalars
         self.sig = (fn.functor, fn.arity, dtype.name, out_dtype.name, tuple(sigs))
+
+    def source(self) -> str:
+        """The text of its generated struct ``RaFused``."""
+        return kernel(self.sig).source
+
+    def computed(self) -> bytes:
+        """The bytes of ``RaComputed<RaFused>`` over this expression (fused.hip): its values as a run
+        that a reduction reads, from element 0."""
+        return arguments(self, 0) + pystruct.pack("=q", 0)  # (RaFused's size is a multiple of 8: its pointers')
 
 
 Operand = Union[Node, Array, Broadcast, Scalar]
@@ -255,12 +267,6 @@ def packed_scalar(dtype: DType, value: Any) -> Any:
 def arguments(node: Node, out: int) -> bytes:
     """The bytes of ``node``'s ``RaFused`` (its kernel's first argument), its result going to ``out``."""
     return kernel(node.sig).pack(out, *[address(a) for a in node.arrays], *node.divisors, *node.scalars, 0)
-
-
-def computed(node: Node) -> bytes:
-    """The bytes of ``RaComputed<RaFused>`` over ``node`` (fused.hip): the expression as a run of
-    values a reduction reads, from element 0."""
-    return arguments(node, 0) + pystruct.pack("=q", 0)  # (RaFused's size is a multiple of 8: its pointers')
 
 
 def prelude() -> str:

@@ -25,16 +25,14 @@ import functools
 import math
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
-from rocm_array import dtypes, memory
+from rocm_array import dtypes, fusion, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.fusion import active
 from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims
 from rocm_array.views import moved_back, moved_last
-from rocm_array_plugins.elementwise import deferred, fused
 from rocm_array_plugins.elementwise import own as elementwise
 
 from . import backs
@@ -164,17 +162,19 @@ def _nonzero_group() -> tuple[str, ...]:
 
 def kernel_sources() -> list[KernelSource]:
     """Every program of reduction.hip, grouped as they are compiled at run time, and reductions of
-    the fused expressions the compile check builds (``fused.examples``) by each row that takes
-    their dtype, in one launch and in rows."""
+    the deferred expressions the compile check builds (``fusion.Expressions.examples``) by each row
+    that takes their dtype, in one launch and in rows."""
     by_name = {r.name: r for r in REDUCTIONS}
     generated = []
-    # (a row for each expression, of each kind of accumulator: the others differ only in functors)
-    for node, name in zip(fused.examples(), ("sum", "any", "var", "max", "argmax")):
-        row = by_name[name]
-        compute = accumulation_dtype(row.name, node.out_dtype, None) if row.accumulate else node.out_dtype
-        c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, node.out_dtype, None)
-        names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
-        generated.extend(REDUCTION.sources([names], _fused_prelude() + fused.kernel(node.sig).source))
+    provider = fusion.expressions()
+    if provider is not None:  # (else nothing is deferred)
+        # (a row for each expression, of each kind of accumulator: the others differ only in functors)
+        for e, name in zip(provider.examples(), ("sum", "any", "var", "max", "argmax")):
+            row = by_name[name]
+            compute = accumulation_dtype(row.name, e.out_dtype, None) if row.accumulate else e.out_dtype
+            c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, e.out_dtype, None)
+            names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
+            generated.extend(REDUCTION.sources([names], _fused_prelude(provider.prelude) + e.source()))
     return [*REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
                                 _nonzero_group()]), *generated]
 
@@ -196,7 +196,7 @@ def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, comp
            out_dtype: DType, options: dict[str, Any]) -> Array:
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
-    fused_out = _reduce_deferred(row, x, axes, c, out_dtype, options) if active() else None
+    fused_out = _reduce_deferred(row, x, axes, c, out_dtype, options) if fusion.active() else None
     if fused_out is not None:
         return fused_out._view(shape, contiguous_strides(shape), 0)
     if (x.dtype, c, out_dtype) not in _triples(row):  # dtype= asked for another result dtype
@@ -348,11 +348,11 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
 
 # -- reductions of deferred elementwise results (fusion) ---------------------------------------------
 @functools.lru_cache(maxsize=1)
-def _fused_prelude() -> str:
-    """What a reduction of an expression compiles: the expression's code (fused.prelude()), then
-    reduction.hip (its functors, in namespace ra_red, keep apart from the elementwise ones)."""
-    elementwise_part: str = fused.prelude()
-    return elementwise_part + "\n" + kernel_source(REDUCTION.source)
+def _fused_prelude(prelude: Callable[[], str]) -> str:
+    """What a reduction of an expression compiles before the expression's struct: its provider's
+    ``prelude()``, then reduction.hip (its functors, in namespace ra_red, keep apart from the
+    elementwise ones)."""
+    return prelude() + "\n" + kernel_source(REDUCTION.source)
 
 
 def _fused_name(kind: str, row: Reduction, c: DType, out: DType) -> str:
@@ -363,9 +363,13 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
                      options: dict[str, Any]) -> Array | None:
     """The reduction of a deferred elementwise result over its trailing axes, its expression computed
     in the reduction's first pass (no temporary; a full reduction is one launch), or None: ``x`` is
-    not such a result, or the generated kernel is still compiling (the caller's path computes x)."""
-    node = deferred.expression(x)
-    if node is None or (x.dtype, c, out_dtype) not in _triples(row):
+    not such a result, or the generated kernel is still compiling (the caller's path computes x).
+    The expression comes from its provider, through the core (``fusion.expressions()``)."""
+    provider = fusion.expressions()
+    if provider is None:
+        return None
+    e = provider.expression(x)
+    if e is None or (x.dtype, c, out_dtype) not in _triples(row):
         return None
     k = x.ndim - len(axes)
     if tuple(sorted(axes)) != tuple(range(k, x.ndim)):
@@ -377,12 +381,12 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     cut = _rows(device, rows, length)
     one = _folds(rows, cut)
     name = _fused_name("reduce_all_of" if one else "reduce_inner_of", row, c, out_dtype)
-    function = deferred.generated(device, REDUCTION.source, name, REDUCTION.options_on(device),
-                                  _fused_prelude() + fused.kernel(node.sig).source)
+    function = provider.generated(device, REDUCTION.source, name, REDUCTION.options_on(device),
+                                  _fused_prelude(provider.prelude) + e.source())
     if function is None:
         return None
     REDUCTION.check(device, name, cut.block)
-    packed = fused.computed(node)
+    packed = e.computed()
     src = (ctypes.c_char * len(packed)).from_buffer_copy(packed)
     param = ctypes.c_double(options.get("correction", 0.0))
     out = memory.empty((rows,), out_dtype, device)
