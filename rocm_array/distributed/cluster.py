@@ -75,7 +75,9 @@ class LocalGPUCluster(LocalCluster):
         kwargs.setdefault("threads_per_worker", 1)
         kwargs.setdefault("memory_limit", MEMORY_LIMIT // n)  # the host's memory shared out, as LocalCluster does
         self._worker_saturation = worker_saturation
-        super().__init__(n_workers=0, **kwargs)
+        scheduler_kwargs = dict(kwargs.pop("scheduler_kwargs", None) or {})
+        scheduler_kwargs["plugins"] = [*scheduler_kwargs.get("plugins", ()), NeighbourRuns()]
+        super().__init__(n_workers=0, scheduler_kwargs=scheduler_kwargs, **kwargs)
         self.scale(n)
         if not self.asynchronous:  # (an asynchronous one starts its workers when awaited)
             self.sync(self._correct_state)
@@ -85,7 +87,6 @@ class LocalGPUCluster(LocalCluster):
         # cluster is awaited).
         with dask.config.set({"distributed.scheduler.worker-saturation": self._worker_saturation}):
             await super()._start()
-        self.scheduler.add_plugin(NeighbourRuns(), idempotent=True)
 
     def new_worker_spec(self) -> dict[int, dict[str, Any]]:
         """The next worker's spec, named by its place in the layout (its GPU's, with devices='gpu')."""
