@@ -5,6 +5,7 @@ rocm_array_kernels/check/portability.hip; and the errors it reports for kernels 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -174,6 +175,84 @@ def test_exited_lane_reads_poison(dev: Device, broken: dict) -> None:
 def test_invalid_launch_is_reported(dev: Device, broken: dict) -> None:
     with pytest.raises(DriverError, match="a block holds 1 to 1024 threads"):
         _run(dev, broken["split"], 1025)
+
+
+# -- block orders: a kernel must not depend on which block runs or finishes last ------------------------
+ORDERS = """
+#include "common/portability.h"
+// arrival[k]: the block that came k-th to the counter; seen[block * blockDim.x + thread]: the block
+// index each thread reads back from shared memory after a barrier (another block's is a leak).
+__global__ void arrival(unsigned int* counter, unsigned int* arrival, unsigned int* seen) {
+  __shared__ unsigned int mine;
+  if (threadIdx.x == 0) mine = blockIdx.x;
+  __syncthreads();
+  if (threadIdx.x == 0) arrival[atomicAdd(counter, 1u)] = blockIdx.x;
+  __syncthreads();
+  seen[blockIdx.x * blockDim.x + threadIdx.x] = mine;
+}
+// Block b writes part[b]; the block of the last index (not the last to finish) sums them: right
+// only when blocks finish in index order.
+__global__ void fold_by_index(int* part, int* out) {
+  if (threadIdx.x == 0) part[blockIdx.x] = (int)blockIdx.x + 1;
+  __syncthreads();
+  if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) {
+    int s = 0;
+    for (unsigned int b = 0; b < gridDim.x; ++b) s += part[b];
+    *out = s;
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def orders(dev: Device) -> Iterator[dict]:
+    code, lowered = compile_program(dev.compiler.rtc, ORDERS, "orders.hip", ["arrival", "fold_by_index"],
+                                    dev.compiler.options(), dev.compiler.target)
+    module = dev.driver.module_load(code)
+    yield {"module": module, **{e: dev.driver.module_function(module, n) for e, n in lowered.items()}}
+    dev.driver.set_blocks("forward")
+
+
+def _launch(dev: Device, fn, grid: int, block: int, pointers: list[int]) -> None:
+    values = [ctypes.c_void_p(p) for p in pointers]
+    params = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+    dev.driver.sender(fn, (block, 1, 1), 0)((grid, 1, 1), ctypes.addressof(params))
+
+
+@pytest.mark.parametrize("spec", ["forward", "reverse", "shuffle", "shuffle:7", "interleave", "interleave:7"])
+def test_block_orders(dev: Device, orders: dict, spec: str) -> None:
+    grid, block = 13, 2 * dev.wave
+    dev.driver.set_blocks(spec)
+    counter, arrival, seen = np.zeros(1, np.uint32), np.zeros(grid, np.uint32), np.zeros(grid * block, np.uint32)
+    pc, pa, ps = dev.up(counter), dev.up(arrival), dev.up(seen)
+    _launch(dev, orders["arrival"], grid, block, [pc, pa, ps])
+    got = dev.down(pa, arrival)
+    assert sorted(got) == list(range(grid))  # each block once
+    want = {"forward": list(range(grid)), "reverse": list(range(grid))[::-1]}.get(spec)
+    if want is None:  # drawn: not index order, and the same draw from the same seed
+        assert list(got) != list(range(grid))
+        _launch(dev, orders["arrival"], grid, block, [dev.up(counter), pa, ps])
+        np.testing.assert_array_equal(dev.down(pa, arrival), got)
+    else:
+        assert list(got) == want
+    np.testing.assert_array_equal(dev.down(ps, seen), np.repeat(np.arange(grid), block))  # shared memory a block's
+
+
+@pytest.mark.parametrize("spec", ["reverse", "shuffle:3", "interleave:3"])
+def test_a_fold_by_the_last_index_is_wrong_in_another_order(dev: Device, orders: dict, spec: str) -> None:
+    grid, out = 9, np.zeros(1, np.int32)
+    total = grid * (grid + 1) // 2
+    for order, right in (("forward", True), (spec, False)):
+        dev.driver.set_blocks(order)
+        part, po = dev.up(np.zeros(grid, np.int32)), dev.up(out)
+        _launch(dev, orders["fold_by_index"], grid, dev.wave, [part, po])
+        assert (dev.down(po, out)[0] == total) == right
+
+
+@pytest.mark.parametrize("spec", ["sideways", "reverse:3", "shuffle:x", "interleave:-1", f"shuffle:{2**32}"])
+def test_a_wrong_block_order_is_an_error(spec: str) -> None:
+    with pytest.raises(DriverError, match="ROCM_ARRAY_SIM_BLOCKS=.*expected forward, reverse"):
+        sim.block_order(spec)
 
 
 def test_never_found_by_default() -> None:

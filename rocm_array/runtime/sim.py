@@ -6,6 +6,14 @@ hardware at hand runs: lane-exact shuffles and ballots, ``__syncthreads``, share
 atomics (rocm_array_kernels/sim/sim.h, rocm_array_kernels/sim/scheduler.cpp). Not timing, not the hardware's
 memory model beyond barriers and atomics, not the AMD compiler's code.
 
+``ROCM_ARRAY_SIM_BLOCKS`` orders a grid's blocks (``block_order``): ``forward`` (the default),
+``reverse``, ``shuffle[:seed]``, or ``interleave[:seed]``, a few blocks at once, a round of one
+then of another between synchronization points: a kernel whose result depends on which block
+comes last (the last block to finish folding its peers' partials) shows it there. Memory stays
+sequentially consistent: what a block writes, any other reads at once, so a missing fence or a
+read through a stale cache is not shown (every global access would have to go through the
+scheduler; the kernels' loads and stores are plain host ones).
+
 Kept symmetric with ``amd.py`` and ``nvidia.py``: an Rtc, a Driver, ``count_devices`` and
 ``open_devices``. The Rtc is the host's clang++, making a shared library per program; device
 memory is host memory; a launch runs the grid before it returns. ``ROCM_ARRAY_SIM_DEVICES``
@@ -58,6 +66,10 @@ ALIGNMENT = 256
 CLANG_MIN = 15
 #: Flags of every build: position-independent shared libraries exporting only the entries.
 BUILD = ["-fPIC", "-shared", "-fvisibility=hidden", "-U_FORTIFY_SOURCE"]
+#: ROCM_ARRAY_SIM_BLOCKS' orders, by their number in rocm_array_kernels/sim/abi.h (RA_SIM_BLOCKS_*).
+BLOCK_ORDERS = ("forward", "reverse", "shuffle", "interleave")
+#: The seed of ``shuffle`` and ``interleave`` when the setting names none.
+SEED = 1
 #: Flags of kernel programs (besides the target's wave size): the AMD path, through sim.h.
 KERNEL = [*COMMON, "-O1", "-DRA_SIM", "-include", "sim/sim.h", "-w"]
 
@@ -76,7 +88,18 @@ class Dim3(ctypes.Structure):
 class Launch(ctypes.Structure):
     """rocm_array_kernels/sim/abi.h: RaSimLaunch."""
 
-    _fields_ = [("grid", Dim3), ("block", Dim3), ("shared", ctypes.c_uint), ("reverse", ctypes.c_int)]
+    _fields_ = [("grid", Dim3), ("block", Dim3), ("shared", ctypes.c_uint), ("reverse", ctypes.c_int),
+                ("blocks", ctypes.c_int), ("seed", ctypes.c_uint)]
+
+
+def block_order(spec: str) -> tuple[int, int]:
+    """(order, seed) of a ROCM_ARRAY_SIM_BLOCKS value: forward, reverse, shuffle[:seed] or
+    interleave[:seed] (a seed: a nonnegative integer below 2**32; SEED when left out)."""
+    name, _, seed = spec.strip().lower().partition(":")
+    if name not in BLOCK_ORDERS or (seed and (not seed.isdigit() or int(seed) >= 2**32 or name in BLOCK_ORDERS[:2])):
+        raise DriverError(f"ROCM_ARRAY_SIM_BLOCKS={spec!r}: expected forward, reverse, shuffle[:seed] or "
+                          f"interleave[:seed] (a seed: an integer from 0 to 2**32 - 1)")
+    return BLOCK_ORDERS.index(name), int(seed) if seed else SEED
 
 
 def find_compiler() -> tuple[str, str]:
@@ -205,13 +228,16 @@ class SimDriver:
     dlpack_default_stream = 0  # as ROCm's
     stream = 0  # one implicit stream: every call completes in order
 
-    def __init__(self, wave_size: int, reverse: bool, memory: int, index: int = 0, physical: int = 0) -> None:
+    def __init__(self, wave_size: int, reverse: bool, memory: int, index: int = 0, physical: int = 0,
+                 blocks: str = "forward") -> None:
         """``index``: the device's ordinal in this process; ``physical``: which of the simulated
-        devices it is (HIP_VISIBLE_DEVICES numbers them), named so that two processes can tell."""
+        devices it is (HIP_VISIBLE_DEVICES numbers them), named so that two processes can tell;
+        ``blocks``: the order of a grid's blocks, as ROCM_ARRAY_SIM_BLOCKS (``set_blocks``)."""
         self._cxx, version = find_compiler()
         self._scheduler = scheduler(self._cxx, version)
         self._rtc = SimRtc(self._cxx, version)
         self._reverse = int(reverse)
+        self._blocks = block_order(blocks)
         self._sizes: dict[int, int] = {}
         self._used = 0
         self._lock = threading.Lock()
@@ -222,6 +248,10 @@ class SimDriver:
 
     def activate(self) -> None:
         pass
+
+    def set_blocks(self, spec: str) -> None:
+        """Run the grids launched from now on in block order ``spec`` (see ``block_order``)."""
+        self._blocks = block_order(spec)
 
     def rtc(self) -> SimRtc:
         return self._rtc
@@ -323,7 +353,7 @@ class SimDriver:
         reverse, error = self._reverse, self._scheduler.ra_sim_error
 
         def send(grid: tuple[int, int, int], params: int) -> None:
-            launch = Launch(Dim3(*grid), Dim3(bx, by, bz), shared, reverse)
+            launch = Launch(Dim3(*grid), Dim3(bx, by, bz), shared, reverse, *self._blocks)
             if function(ctypes.byref(launch), params):
                 raise DriverError(f"sim launch failed: {error().decode(errors='replace')}")
 
@@ -369,5 +399,8 @@ def open_devices() -> list[SimDriver]:
     order = os.environ.get("ROCM_ARRAY_SIM_ORDER", "forward").strip().lower()
     if order not in ("forward", "reverse"):
         raise DriverError(f"ROCM_ARRAY_SIM_ORDER={order!r}: expected forward or reverse")
+    blocks = os.environ.get("ROCM_ARRAY_SIM_BLOCKS", "forward")
+    block_order(blocks)  # (a wrong setting is an error before a compiler is looked for)
     wave, memory = _setting("ROCM_ARRAY_SIM_WAVE", WAVES[0], WAVES), _setting("ROCM_ARRAY_SIM_MEMORY", MEMORY)
-    return [SimDriver(wave, order == "reverse", memory, index=i, physical=p) for i, p in enumerate(_visible())]
+    return [SimDriver(wave, order == "reverse", memory, index=i, physical=p, blocks=blocks)
+            for i, p in enumerate(_visible())]

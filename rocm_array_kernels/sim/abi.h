@@ -8,11 +8,23 @@ struct RaSimDim3 {
   unsigned int x, y, z;
 };
 
+// The order in which the blocks of a grid run (RaSimLaunch::blocks; ROCM_ARRAY_SIM_BLOCKS). A GPU
+// runs many at once, in no set order, so a kernel must give the same result under each.
+enum {
+  RA_SIM_BLOCKS_FORWARD,     // one at a time, by linear index
+  RA_SIM_BLOCKS_REVERSE,     // one at a time, last index first
+  RA_SIM_BLOCKS_SHUFFLE,     // one at a time, in an order drawn from `seed`
+  RA_SIM_BLOCKS_INTERLEAVE,  // RESIDENT (scheduler.cpp) at once, switched between at every synchronization
+                             // point, admitted and picked as drawn from `seed`
+};
+
 // A launch as the driver makes it; mirrored by rocm_array/runtime/sim.py: Launch.
 struct RaSimLaunch {
   RaSimDim3 grid, block;
   unsigned int shared;  // bytes of dynamic shared memory
   int reverse;          // run the ready threads last to first (shows order-dependent races)
+  int blocks;           // RA_SIM_BLOCKS_*
+  unsigned int seed;    // of SHUFFLE and INTERLEAVE's draws
 };
 
 // The kernel as the current simulated thread: reads its arguments from params (the
@@ -20,10 +32,13 @@ struct RaSimLaunch {
 typedef void (*RaSimBody)(void** params);
 
 extern "C" {
-// Runs every block of the grid in turn, each block's threads as fibers. Returns 0, or -1
-// with ra_sim_error() (this OS thread's) saying what went wrong in kernel `name`: a
-// deadlock, divergent wave operations, an invalid launch.
-int ra_sim_run(const RaSimLaunch* launch, int wave_size, const char* name, RaSimBody body, void** params);
+// Runs every block of the grid in the launch's order, each block's threads as fibers. [statics,
+// statics_end): the kernel library's static shared memory (sim.h puts every __shared__ variable
+// there), which is the running block's, so that blocks can take turns. Returns 0, or -1 with
+// ra_sim_error() (this OS thread's) saying what went wrong in kernel `name`: a deadlock,
+// divergent wave operations, an invalid launch.
+int ra_sim_run(const RaSimLaunch* launch, int wave_size, const char* name, RaSimBody body, void** params,
+               char* statics, char* statics_end);
 const char* ra_sim_error(void);
 
 // ---- device side: what rocm_array_kernels/sim/sim.h spells HIP's names with ----

@@ -1,9 +1,11 @@
-// The simulator's scheduler: runs a grid on the CPU, one block at a time, each thread of
-// the block a fiber. A fiber runs until it reaches a synchronization point (__syncthreads,
-// a wave operation) or returns; when every fiber waits, the waits that can complete do:
-// a wave operation once every live lane of the wave has reached one, __syncthreads once
-// every live thread of the block has. Lanes are exact: a wave is RA_WAVE_SIZE consecutive
-// threads in linear order (x fastest), as on AMD hardware.
+// The simulator's scheduler: runs a grid on the CPU, each thread of a block a fiber. A fiber
+// runs until it reaches a synchronization point (__syncthreads, a wave operation) or returns;
+// when every fiber of the block waits, the waits that can complete do: a wave operation once
+// every live lane of the wave has reached one, __syncthreads once every live thread of the
+// block has. That is a round. Lanes are exact: a wave is RA_WAVE_SIZE consecutive threads in
+// linear order (x fastest), as on AMD hardware. Blocks run one at a time in the launch's order,
+// or (RA_SIM_BLOCKS_INTERLEAVE) RESIDENT at a time, a round of one then of another, as drawn:
+// then the last block to reach a point is seldom the last index, as on a GPU.
 //
 // Built once per process by rocm_array/runtime/sim.py (with the system headers, unlike
 // the kernel libraries) and loaded with RTLD_GLOBAL; see rocm_array_kernels/sim/abi.h.
@@ -11,9 +13,13 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -39,6 +45,8 @@ constexpr size_t STACK_BYTES = 256 << 10;
 constexpr unsigned long long POISON = 0xdeadbeefdeadbeefull;
 //: Byte every block's dynamic shared memory starts as (the hardware's is undefined too).
 constexpr int SHARED_POISON = 0xa5;
+//: Blocks at once under RA_SIM_BLOCKS_INTERLEAVE: a few, as on a few compute units.
+constexpr unsigned int RESIDENT = 4;
 
 enum class State { ready, at_barrier, at_wave, done };
 enum class WaveOp { exchange, ballot, barrier };
@@ -56,13 +64,25 @@ struct Fiber {
   int src = 0;
 };
 
+// A block in progress: its threads' fibers and its shared memory while another block runs.
+// Fibers never move (a started one's context points into itself), hence the fixed arrays.
+struct Slot {
+  std::unique_ptr<Fiber[]> fibers{new Fiber[MAX_THREADS]};
+  std::vector<unsigned char> statics, dynamic;
+  RaSimDim3 block{};
+  bool busy = false;
+};
+
 std::mutex launch_lock;  // one grid at a time: the device globals above are the running block's
-std::vector<Fiber> fibers(MAX_THREADS);
+std::vector<std::unique_ptr<Slot>> slots;
+Fiber* fibers = nullptr;      // the running block's
+Slot* loaded = nullptr;       // whose static shared memory the kernel library's section holds
+char *statics = nullptr, *statics_end = nullptr;
 jmp_buf scheduler;
 Fiber* current = nullptr;
 RaSimBody body = nullptr;
 void** params = nullptr;
-std::vector<unsigned char> dynamic_shared;
+unsigned char* dynamic_shared = nullptr;  // the running block's
 thread_local std::string error;  // the last failure on this OS thread
 
 [[noreturn]] void fiber_main() {
@@ -151,46 +171,63 @@ bool complete_wave(unsigned int lo, unsigned int hi, int wave_size) {
   return true;
 }
 
-bool run_block(unsigned int n, int wave_size, bool reverse) {
+void start_block(unsigned int n) {
   const RaSimDim3 b = ra_sim_block_dim;
   for (unsigned int i = 0; i < n; ++i) {
     Fiber& f = fibers[i];
     f.tid = {i % b.x, i / b.x % b.y, i / (b.x * b.y)};
     f.state = State::ready;
   }
-  for (;;) {
-    for (unsigned int k = 0; k < n; ++k) {
-      const unsigned int i = reverse ? n - 1 - k : k;
-      if (fibers[i].state == State::ready) resume(fibers[i], wave_size, i);
-    }
-    bool moved = false, live = false, all_at_barrier = true;
-    for (unsigned int lo = 0; lo < n; lo += wave_size) {
-      const unsigned int hi = lo + wave_size < n ? lo + wave_size : n;
-      bool any = false, all_at_wave = true;
-      for (unsigned int i = lo; i < hi; ++i) {
-        const State s = fibers[i].state;
-        if (s == State::done) continue;
-        any = true;
-        all_at_wave &= s == State::at_wave;
-        all_at_barrier &= s == State::at_barrier;
-      }
-      live |= any;
-      if (any && all_at_wave) {
-        if (!complete_wave(lo, hi, wave_size)) return false;
-        moved = true;
-      }
-    }
-    if (!live) return true;
-    if (moved) continue;
-    if (all_at_barrier) {
-      for (unsigned int i = 0; i < n; ++i)
-        if (fibers[i].state == State::at_barrier) fibers[i].state = State::ready;
-      continue;
-    }
-    error = "deadlock: no thread can go on (lanes of a wave apart at __syncthreads and a wave operation)" +
-            describe(n, wave_size);
-    return false;
+}
+
+// One round of the running block: 1 while it has live threads, 0 once it is done, -1 on an error.
+int run_round(unsigned int n, int wave_size, bool reverse) {
+  for (unsigned int k = 0; k < n; ++k) {
+    const unsigned int i = reverse ? n - 1 - k : k;
+    if (fibers[i].state == State::ready) resume(fibers[i], wave_size, i);
   }
+  bool moved = false, live = false, all_at_barrier = true;
+  for (unsigned int lo = 0; lo < n; lo += wave_size) {
+    const unsigned int hi = lo + wave_size < n ? lo + wave_size : n;
+    bool any = false, all_at_wave = true;
+    for (unsigned int i = lo; i < hi; ++i) {
+      const State s = fibers[i].state;
+      if (s == State::done) continue;
+      any = true;
+      all_at_wave &= s == State::at_wave;
+      all_at_barrier &= s == State::at_barrier;
+    }
+    live |= any;
+    if (any && all_at_wave) {
+      if (!complete_wave(lo, hi, wave_size)) return -1;
+      moved = true;
+    }
+  }
+  if (!live) return 0;
+  if (moved) return 1;
+  if (all_at_barrier) {
+    for (unsigned int i = 0; i < n; ++i)
+      if (fibers[i].state == State::at_barrier) fibers[i].state = State::ready;
+    return 1;
+  }
+  error = "deadlock: no thread can go on (lanes of a wave apart at __syncthreads and a wave operation)" +
+          describe(n, wave_size);
+  return -1;
+}
+
+// Makes `s` the running block: its fibers, its index, its shared memory in the section.
+void enter(Slot& s) {
+  if (loaded != &s) {
+    const size_t bytes = (size_t)(statics_end - statics);
+    if (bytes) {
+      std::memcpy(loaded->statics.data(), statics, bytes);
+      std::memcpy(statics, s.statics.data(), bytes);
+    }
+    loaded = &s;
+  }
+  fibers = s.fibers.get();
+  dynamic_shared = s.dynamic.data();
+  ra_sim_block_idx = s.block;
 }
 
 }  // namespace
@@ -198,7 +235,7 @@ bool run_block(unsigned int n, int wave_size, bool reverse) {
 RA_SIM_EXPORT const char* ra_sim_error(void) { return error.c_str(); }
 
 RA_SIM_EXPORT int ra_sim_run(const RaSimLaunch* launch, int wave_size, const char* name, RaSimBody kernel,
-                             void** args) {
+                             void** args, char* statics_begin, char* statics_stop) {
   std::lock_guard<std::mutex> hold(launch_lock);
   error.clear();
   const RaSimDim3 g = launch->grid, b = launch->block;
@@ -210,29 +247,73 @@ RA_SIM_EXPORT int ra_sim_run(const RaSimLaunch* launch, int wave_size, const cha
     error = std::string(name) + ": " + msg;
     return -1;
   }
-  for (unsigned int i = 0; i < n; ++i)
-    if (!make_stack(fibers[i])) {
-      error = "could not map a fiber stack (mmap failed)";
-      return -1;
-    }
+  const unsigned long long count = (unsigned long long)g.x * g.y * g.z;
+  const int order = launch->blocks;
+  const unsigned int resident = order == RA_SIM_BLOCKS_INTERLEAVE && count > 1
+                                    ? (unsigned int)std::min<unsigned long long>(RESIDENT, count) : 1;
+  while (slots.size() < resident) slots.emplace_back(new Slot);
+  for (unsigned int k = 0; k < resident; ++k)
+    for (unsigned int i = 0; i < n; ++i)
+      if (!make_stack(slots[k]->fibers[i])) {
+        error = "could not map a fiber stack (mmap failed)";
+        return -1;
+      }
+  std::mt19937_64 draw(launch->seed);
+  std::vector<unsigned long long> drawn;  // SHUFFLE and INTERLEAVE: the blocks' order of admission
+  if (order == RA_SIM_BLOCKS_SHUFFLE || order == RA_SIM_BLOCKS_INTERLEAVE) {
+    drawn.resize(count);
+    std::iota(drawn.begin(), drawn.end(), 0ull);
+    std::shuffle(drawn.begin(), drawn.end(), draw);
+  }
   body = kernel;
   params = args;
   ra_sim_grid_dim = g;
   ra_sim_block_dim = b;
-  if (dynamic_shared.size() < launch->shared) dynamic_shared.resize(launch->shared);
-  for (unsigned int z = 0; z < g.z; ++z)
-    for (unsigned int y = 0; y < g.y; ++y)
-      for (unsigned int x = 0; x < g.x; ++x) {
-        ra_sim_block_idx = {x, y, z};
-        std::memset(dynamic_shared.data(), SHARED_POISON, launch->shared);
-        if (!run_block((unsigned int)n, wave_size, launch->reverse != 0)) {
-          std::snprintf(msg, sizeof msg, ": block (%u, %u, %u): ", x, y, z);
-          error = name + (msg + error);
-          // Abandoned mid-kernel: the next launch enters them afresh (setcontext leaves `start` as made).
-          for (Fiber& f : fibers) f.started = false;
-          return -1;
-        }
-      }
+  statics = statics_begin;
+  statics_end = statics_stop;
+  loaded = slots[0].get();
+  for (unsigned int k = 0; k < resident; ++k) {
+    Slot& s = *slots[k];
+    s.statics.assign(statics, statics_end);
+    if (s.dynamic.size() < launch->shared) s.dynamic.resize(launch->shared);
+    s.busy = false;
+  }
+  unsigned long long next = 0;
+  unsigned int busy = 0;
+  auto admit = [&](Slot& s) {
+    if (next == count) return;
+    const unsigned long long i = drawn.empty() ? (order == RA_SIM_BLOCKS_REVERSE ? count - 1 - next : next)
+                                               : drawn[next];
+    ++next;
+    s.block = {(unsigned int)(i % g.x), (unsigned int)(i / g.x % g.y), (unsigned int)(i / ((unsigned long long)g.x * g.y))};
+    s.busy = true;
+    ++busy;
+    enter(s);
+    std::memset(s.dynamic.data(), SHARED_POISON, launch->shared);
+    start_block((unsigned int)n);
+  };
+  for (unsigned int k = 0; k < resident; ++k) admit(*slots[k]);
+  while (busy) {
+    unsigned int k = 0;
+    if (resident > 1)
+      do k = (unsigned int)(draw() % resident); while (!slots[k]->busy);
+    Slot& s = *slots[k];
+    enter(s);
+    const int state = run_round((unsigned int)n, wave_size, launch->reverse != 0);
+    if (state < 0) {
+      std::snprintf(msg, sizeof msg, ": block (%u, %u, %u): ", s.block.x, s.block.y, s.block.z);
+      error = name + (msg + error);
+      // Abandoned mid-kernel: the next launch enters them afresh (setcontext leaves `start` as made).
+      for (auto& slot : slots)
+        for (unsigned int i = 0; i < MAX_THREADS; ++i) slot->fibers[i].started = false;
+      return -1;
+    }
+    if (state == 0) {
+      s.busy = false;
+      --busy;
+      admit(s);
+    }
+  }
   return 0;
 }
 
@@ -252,4 +333,4 @@ RA_SIM_EXPORT unsigned long long ra_sim_exchange(unsigned long long value, int s
 }
 RA_SIM_EXPORT unsigned long long ra_sim_ballot(int predicate) { return wave_op(WaveOp::ballot, predicate != 0, 0); }
 RA_SIM_EXPORT void ra_sim_wave_barrier(void) { wave_op(WaveOp::barrier, 0, 0); }
-RA_SIM_EXPORT void* ra_sim_dynamic_shared(void) { return dynamic_shared.data(); }
+RA_SIM_EXPORT void* ra_sim_dynamic_shared(void) { return dynamic_shared; }

@@ -18,8 +18,12 @@
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
-// One block runs at a time, so a static is the block's shared memory.
-#define __shared__ static
+// A static is the running block's shared memory: all of them lie in one section, which the
+// scheduler saves and restores when it switches between blocks (ROCM_ARRAY_SIM_BLOCKS=interleave).
+#define __shared__ static __attribute__((section("ra_sim_shared")))
+// The section's bounds, which the linker defines (null both when the program has no __shared__).
+extern "C" char __start_ra_sim_shared[] __attribute__((weak, visibility("hidden")));
+extern "C" char __stop_ra_sim_shared[] __attribute__((weak, visibility("hidden")));
 
 #define threadIdx (*ra_sim_thread_idx)
 #define blockIdx ra_sim_block_idx
@@ -99,5 +103,6 @@ template <typename... A, void (*K)(A...)> struct RaSimEntry<K> {
 };
 
 template <auto K> int ra_sim_launch(const RaSimLaunch* launch, void** params, const char* name) {
-  return ra_sim_run(launch, RA_WAVE_SIZE, name, &RaSimEntry<K>::body, params);
+  return ra_sim_run(launch, RA_WAVE_SIZE, name, &RaSimEntry<K>::body, params, __start_ra_sim_shared,
+                    __stop_ra_sim_shared);
 }
