@@ -11,10 +11,11 @@ memory limit.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pytest
@@ -282,37 +283,48 @@ def test_nanny_preload_refuses_a_worker() -> None:
         dask_setup(object())
 
 
+@contextlib.contextmanager
+def _dask_commands(tmp_path: Any, env: dict[str, str]) -> Iterator[Callable[..., None]]:
+    """``start(command, *args)`` runs ``python -m distributed.cli.<command> *args`` in ``tmp_path``
+    with ``env``, its log in ``tmp_path / "dask.log"`` (to read when a test fails); every process
+    started is stopped on leaving, the last first."""
+    import subprocess
+
+    procs: list[subprocess.Popen[bytes]] = []
+    with open(tmp_path / "dask.log", "w") as log:
+        def start(command: str, *args: str) -> None:
+            procs.append(subprocess.Popen([sys.executable, "-m", f"distributed.cli.{command}", "--no-dashboard", *args],
+                                          env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log))
+        try:
+            yield start
+        finally:
+            for p in reversed(procs):
+                p.terminate()
+                p.wait(timeout=60)
+
+
 def test_dask_worker_with_the_nanny_preload(tmp_path: Any) -> None:
     """``dask worker --nworkers 2 --preload-nanny rocm_array.distributed``: each worker its own GPU
     first, ROCM_ARRAY_DEVICE=gpu:0, a DeviceHostFile with ROCM_ARRAY_DEVICE_MEMORY_LIMIT."""
-    import subprocess
-
     if GPU_COUNT < 2:
         pytest.skip(f"needs 2 GPUs; {GPU_COUNT} found: on the simulator, ROCM_ARRAY_PLATFORM=sim ROCM_ARRAY_SIM_DEVICES=2")
     var = runtime.VISIBLE_VAR[PLATFORM]
+    here = os.path.dirname(os.path.abspath(__file__))  # the tasks' functions are this module's
+    env = {**os.environ, "ROCM_ARRAY_DEVICE_MEMORY_LIMIT": "12 MiB",
+           "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
+    env.pop(var, None)
     with distributed.LocalCluster(n_workers=0, dashboard_address=None, silence_logs=40) as c, \
-            distributed.Client(c) as client:
-        here = os.path.dirname(os.path.abspath(__file__))  # the tasks' functions are this module's
-        env = {**os.environ, "ROCM_ARRAY_DEVICE_MEMORY_LIMIT": "12 MiB",
-               "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
-        env.pop(var, None)
-        with open(tmp_path / "worker.log", "w") as log:  # (the workers' log, to read when this fails)
-            worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", c.scheduler_address,
-                                       "--nworkers", "2", "--nthreads", "1", "--no-dashboard",
-                                       "--preload-nanny", "rocm_array.distributed"],
-                                      env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log)
-            try:
-                client.wait_for_workers(2, timeout=120)
-                seen = client.run(lambda dask_worker: (os.environ.get(var), os.environ.get("ROCM_ARRAY_DEVICE"),
-                                                       type(dask_worker.data).__name__, dask_worker.data.limit))
-                firsts = sorted(v[0].split(",")[0] for v in seen.values())
-                assert firsts == ["0", "1"], seen
-                assert all(v[1:] == ("gpu:0", "DeviceHostFile", 12 << 20) for v in seen.values()), seen
-                x = _generated(4, 1000)
-                assert_on(client.compute(x.sum()).result(timeout=60), _generated_sum(4, 1000), str(arrival("gpu")))
-            finally:
-                worker.terminate()
-                worker.wait(timeout=60)
+            distributed.Client(c) as client, _dask_commands(tmp_path, env) as start:
+        start("dask_worker", c.scheduler_address, "--nworkers", "2", "--nthreads", "1",
+              "--preload-nanny", "rocm_array.distributed")
+        client.wait_for_workers(2, timeout=120)
+        seen = client.run(lambda dask_worker: (os.environ.get(var), os.environ.get("ROCM_ARRAY_DEVICE"),
+                                               type(dask_worker.data).__name__, dask_worker.data.limit))
+        firsts = sorted(v[0].split(",")[0] for v in seen.values())
+        assert firsts == ["0", "1"], seen
+        assert all(v[1:] == ("gpu:0", "DeviceHostFile", 12 << 20) for v in seen.values()), seen
+        x = _generated(4, 1000)
+        assert_on(client.compute(x.sum()).result(timeout=60), _generated_sum(4, 1000), str(arrival("gpu")))
 
 
 def _owner_changes(client: Any, x: Any) -> tuple[int, list[str]]:
@@ -356,34 +368,24 @@ def test_neighbour_runs_leave_other_tasks_alone() -> None:
 def test_dask_scheduler_with_the_preload(tmp_path: Any) -> None:
     """``dask scheduler --preload rocm_array.distributed``: the same runs of neighbours as
     ``LocalGPUCluster``'s scheduler, for workers started on their own (here two on the host)."""
-    import subprocess
+    from rocm_array.distributed.neighbours import NeighbourRuns
 
     sched_file = tmp_path / "sched.json"
-    env = {**os.environ, "ROCM_ARRAY_DEVICE": "cpu"}
-    with open(tmp_path / "cluster.log", "w") as log:
-        procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--no-dashboard",
-                                   "--scheduler-file", str(sched_file), "--preload", "rocm_array.distributed"],
-                                  env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log)]
-        try:
-            deadline = time.monotonic() + 60
-            while not sched_file.exists() and time.monotonic() < deadline:
-                time.sleep(0.2)
-            procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--no-dashboard",
-                                           "--scheduler-file", str(sched_file), "--nworkers", "2", "--nthreads", "1"],
-                                          env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log))
-            with distributed.Client(scheduler_file=str(sched_file), timeout=60) as client:
-                client.wait_for_workers(2, timeout=120)
-                assert client.run_on_scheduler(lambda dask_scheduler: (
-                    dask_scheduler.WORKER_SATURATION, "rocm_array-neighbour-runs" in dask_scheduler.plugins)) \
-                    == (float("inf"), True)
-                x = _drawn(32).persist()
-                distributed.wait(x)
-                changes, owners = _owner_changes(client, x)
-                assert len(set(owners)) == 2 and changes == 1, owners
-        finally:
-            for p in reversed(procs):
-                p.terminate()
-                p.wait(timeout=60)
+    with _dask_commands(tmp_path, {**os.environ, "ROCM_ARRAY_DEVICE": "cpu"}) as start:
+        start("dask_scheduler", "--scheduler-file", str(sched_file), "--preload", "rocm_array.distributed")
+        deadline = time.monotonic() + 60
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        start("dask_worker", "--scheduler-file", str(sched_file), "--nworkers", "2", "--nthreads", "1")
+        with distributed.Client(scheduler_file=str(sched_file), timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+            assert client.run_on_scheduler(lambda dask_scheduler: (
+                dask_scheduler.WORKER_SATURATION, NeighbourRuns.name in dask_scheduler.plugins)) \
+                == (float("inf"), True)
+            x = _drawn(32).persist()
+            distributed.wait(x)
+            changes, owners = _owner_changes(client, x)
+            assert len(set(owners)) == 2 and changes == 1, owners
 
 
 def test_a_worker_stays_at_most_run_ahead_results_ahead_of_its_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
