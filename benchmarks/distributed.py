@@ -37,6 +37,9 @@ import numpy as np
 __all__ = ["main"]
 
 MiB, GiB = 1 << 20, 1 << 30
+#: rocm_array with its workers' IPC route off (ROCM_ARRAY_IPC=0): chunks cross as bytes, as CuPy's
+#: do here; run on the largest cluster only (one worker moves nothing).
+BYTES = "rocm_array-bytes"
 
 
 # -- chunks made on the workers ---------------------------------------------------------------------
@@ -59,7 +62,7 @@ def _meta(lib: str, device: str) -> Any:
     if lib == "cupy":
         import cupy
         return cupy.empty((0, 0), cupy.float32)
-    import rocm_array as xp
+    import rocm_array as xp  # (rocm_array and BYTES)
     return xp.empty((0, 0), dtype=xp.float32, device="cpu" if device == "cpu" else None)
 
 
@@ -128,24 +131,27 @@ def fresh(x: Any) -> Any:
     return x.map_blocks(_same, dtype=x.dtype, meta=x._meta, name=f"fresh-{uuid.uuid4().hex}")
 
 
-def _transfers(dask_worker: Any) -> tuple[int, float]:
-    """The bytes a worker has received from its peers, and the seconds those transfers took (from
-    the request to the chunk deserialized: the sender's serialization, the comm, the receiver's)."""
+def _transfers(dask_worker: Any) -> tuple[int, float, int]:
+    """The bytes a worker has received from its peers, the seconds those transfers took (from the
+    request to the chunk deserialized: the sender's serialization, the comm, the receiver's), and
+    the bytes of those that came GPU to GPU (``rocm_array.distributed.ipc``)."""
+    from rocm_array.distributed import ipc
+
     log = dask_worker.transfer_incoming_log
-    return sum(e["total"] for e in log), sum(e["duration"] for e in log)
+    return sum(e["total"] for e in log), sum(e["duration"] for e in log), ipc.stats().get("received bytes", 0)
 
 
 def crossing(client: Any, case: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``case()``'s result with the bytes that crossed workers in each of its runs and the rate of
-    those transfers."""
+    """``case()``'s result with the bytes that crossed workers in each of its runs, the rate of
+    those transfers, and the share of them that went GPU to GPU."""
     before = client.run(_transfers)
     result = case()
     after = client.run(_transfers)
-    moved = sum(after[w][0] - before[w][0] for w in after)
-    seconds = sum(after[w][1] - before[w][1] for w in after)
+    moved, seconds, direct = (sum(after[w][i] - before[w][i] for w in after) for i in range(3))
     if result["status"] == "ok":
         result["crossed_gib"] = moved / GiB / (len(result["times"]) + 1)  # (the untimed run too)
         result["transfer_gb_per_s"] = moved / seconds / 1e9 if seconds else None
+        result["ipc_share"] = direct / moved if moved else None
     return result
 
 
@@ -154,10 +160,11 @@ def dask_cases(lib: str, device: str, workers: int, args: argparse.Namespace, ro
     import dask
     import distributed
 
-    from rocm_array.distributed import LocalGPUCluster
+    from rocm_array.distributed import LocalGPUCluster, ipc
 
     out: dict[str, Any] = {}
-    with LocalGPUCluster(workers, devices=device, dashboard_address=None, silence_logs=40) as cluster, \
+    env = {ipc.VAR: "0"} if lib == BYTES else {}
+    with LocalGPUCluster(workers, devices=device, env=env, dashboard_address=None, silence_logs=40) as cluster, \
             distributed.Client(cluster) as client:
         if lib == "cupy":
             out["cupy_serializers"] = cupy_serializers()
@@ -241,8 +248,9 @@ def _cell(r: dict[str, Any] | None) -> str:
         return "n/a"
     cell = f"{r['s'] * 1e3:.1f} ms" + (f" ({r['moved_gb_per_s']:.2f} GB/s)" if "moved_gb_per_s" in r else "")
     if r.get("crossed_gib"):
-        rate = r.get("transfer_gb_per_s")
-        cell += f"; {r['crossed_gib']:.2f} GiB crossed" + (f" at {rate:.2f} GB/s" if rate else "")
+        rate, share = r.get("transfer_gb_per_s"), r.get("ipc_share")
+        cell += (f"; {r['crossed_gib']:.2f} GiB crossed" + (f" at {rate:.2f} GB/s" if rate else "")
+                 + (f", {share:.0%} GPU to GPU" if share is not None else ""))
     return cell
 
 
@@ -255,8 +263,8 @@ def _ratio(num: dict[str, Any] | None, den: dict[str, Any] | None) -> str:
 def report(results: dict[str, Any], libs: list[str], workers: list[int]) -> str:
     lines = ["| case | " + " | ".join(f"{lib}, {n} worker{'s' if n > 1 else ''}" for lib in libs for n in workers)
              + " | " + " | ".join(f"{lib} scaling {min(workers)}->{max(workers)}" for lib in libs)
-             + f" | CuPy / rocm_array ({max(workers)}) |",
-             "|---" * (1 + len(libs) * len(workers) + len(libs) + 1) + "|"]
+             + f" | CuPy / rocm_array ({max(workers)}) |" + (" IPC off / on |" if BYTES in libs else ""),
+             "|---" * (1 + len(libs) * len(workers) + len(libs) + 1 + (BYTES in libs)) + "|"]
     why: dict[str, list[str]] = {}  # each reason once, with the cases it stopped
     for case in ("generate", "sin2_sum", "gram", "rechunk"):
         cells = [_cell(results.get(lib, {}).get(n, {}).get(case)) for lib in libs for n in workers]
@@ -264,7 +272,9 @@ def report(results: dict[str, Any], libs: list[str], workers: list[int]) -> str:
                           results.get(lib, {}).get(max(workers), {}).get(case)) for lib in libs]
         vs = _ratio(results.get("cupy", {}).get(max(workers), {}).get(case),
                     results.get("rocm_array", {}).get(max(workers), {}).get(case))
-        lines.append(f"| {case} | " + " | ".join(cells + scaling + [vs]) + " |")
+        off = [_ratio(results.get(BYTES, {}).get(max(workers), {}).get(case),
+                      results.get("rocm_array", {}).get(max(workers), {}).get(case))] if BYTES in libs else []
+        lines.append(f"| {case} | " + " | ".join(cells + scaling + [vs] + off) + " |")
         for lib in libs:
             for n in workers:
                 r = results.get(lib, {}).get(n, {}).get(case)
@@ -301,7 +311,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cols", type=int, default=4096, help="columns of x (default: %(default)s)")
     p.add_argument("--chunk-mib", type=float, default=256.0, help="MiB per chunk (default: %(default)s)")
     p.add_argument("--workers", default="1,2", help="cluster sizes, comma-separated (default: %(default)s)")
-    p.add_argument("--libs", default="rocm_array,cupy", help="chunk libraries (default: %(default)s)")
+    p.add_argument("--libs", default=f"rocm_array,cupy,{BYTES}",
+                   help=f"chunk libraries; {BYTES}: rocm_array's with the IPC route off (default: %(default)s)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs of each case (default: %(default)s)")
     p.add_argument("--peer-mib", default="256,2048", help="peer copy sizes in MiB (default: %(default)s)")
     p.add_argument("--json", type=Path, help="also write every figure here")
@@ -323,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         results[lib] = {}
         for n in workers:
             t0 = time.perf_counter()
+            if lib == BYTES and n != max(workers):
+                continue
             if lib == "cupy" and args.device == "cpu":
                 results[lib][n] = {c: {"status": "n/a", "reason": "CuPy chunks need GPU workers"}
                                    for c in ("generate", "sin2_sum", "gram", "rechunk")}

@@ -96,6 +96,11 @@ def exercise_driver(module: types.ModuleType) -> Any:
     assert drv.can_access_peer(peer) in (True, False)
     drv.enable_peer_access(peer)
     drv.memcpy_peer(HANDLE, peer, HANDLE, 16)
+    ptr = drv.ipc_alloc(256)
+    handle = drv.ipc_handle(ptr)
+    assert isinstance(handle, bytes) and len(handle) == 64
+    drv.ipc_close(drv.ipc_open(handle))
+    drv.ipc_free(ptr)
     function = drv.module_function(drv.module_load(b"\x7fELF" + bytes(60)), "kernel")
     params = (ctypes.c_void_p * 2)()
     drv.sender(function, (128, 1, 1), 0)((4, 1, 1), ctypes.addressof(params))
@@ -156,7 +161,7 @@ def amd(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[types.ModuleType
         "hipEventElapsedTime": 1.0, "hiprtcVersion": (6, 4),
         "hiprtcCreateProgram": lambda *a: hiprtc.hiprtcProgram.fromObj(HANDLE),
         "hiprtcGetProgramLogSize": 8, "hiprtcGetCodeSize": 64, "hiprtcGetLoweredName": b"_Z1kIfEvPT_",
-        "hipfftMakePlanMany64": 0,
+        "hipfftMakePlanMany64": 0, "hipIpcGetMemHandle": hip.hipIpcMemHandle_t(),
     }
     answers.update({n: 64 for n in dir(hipsolver) if n.endswith("_bufferSize")})
     package = types.ModuleType("hip")
@@ -173,7 +178,8 @@ def test_amd_driver_matches_hip_python(amd: Any) -> None:
     names = record.names()
     assert {"hipInit", "hipGetDeviceProperties", "hipMallocAsync", "hipModuleLaunchKernel",
             "hipMemPoolTrimTo", "hipEventElapsedTime", "hipDeviceCanAccessPeer", "hipDeviceEnablePeerAccess",
-            "hipMemPoolSetAccess", "hipMemcpyPeerAsync"} <= set(names)
+            "hipMemPoolSetAccess", "hipMemcpyPeerAsync", "hipMalloc", "hipIpcGetMemHandle", "hipIpcOpenMemHandle",
+            "hipIpcCloseMemHandle", "hipFree"} <= set(names)
 
 
 def test_amd_rtc_matches_hip_python(amd: Any) -> None:
@@ -229,6 +235,7 @@ def nvidia(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[types.ModuleT
         "cuDeviceGetCount": 1, "cuDeviceGetAttribute": 1, "cuDeviceGetName": b"spy", "cuDeviceTotalMem": 2**30,
         "cuMemPoolGetAttribute": 0, "cuEventElapsedTime": 1.0, "nvrtcVersion": (12, 0),
         "nvrtcGetProgramLogSize": 8, "nvrtcGetCUBINSize": 64, "nvrtcGetLoweredName": b"_Z1kIfEvPT_",
+        "cuIpcGetMemHandle": cu.CUipcMemHandle(),
     }
     answers.update({n: (64, 0) for n in dir(cusolver_dn) if n.startswith("x") and n.endswith("_buffer_size")})
     answers.update({f"{p}{r}_buffer_size": 64 for p in "sdcz" for r in ("orgqr", "ungqr")})
@@ -248,7 +255,8 @@ def test_nvidia_driver_matches_cuda_bindings(nvidia: Any) -> None:
     exercise_driver(platform)
     assert {"cuInit", "cuDevicePrimaryCtxRetain", "cuMemAllocAsync", "cuLaunchKernel",
             "cuMemPoolTrimTo", "cuDeviceCanAccessPeer", "cuCtxEnablePeerAccess", "cuMemPoolSetAccess",
-            "cuMemcpyPeerAsync"} <= set(record.names())
+            "cuMemcpyPeerAsync", "cuMemAlloc", "cuIpcGetMemHandle", "cuIpcOpenMemHandle", "cuIpcCloseMemHandle",
+            "cuMemFree"} <= set(record.names())
 
 
 def test_nvidia_rtc_matches_cuda_bindings(nvidia: Any) -> None:

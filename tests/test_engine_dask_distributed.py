@@ -22,6 +22,7 @@ import pytest
 
 import rocm_array as xp
 from rocm_array import devices, runtime
+from rocm_array.distributed import ipc
 from rocm_array.distributed.serialize import arrival
 
 from engines import assert_on, to_numpy
@@ -61,6 +62,7 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Setup]:
                         f"({PLATFORM or 'no GPU platform'}): on the simulator, ROCM_ARRAY_PLATFORM=sim ROCM_ARRAY_SIM_DEVICES=2")
         if PLATFORM == "sim":
             env["ROCM_ARRAY_SIM_MEMORY"] = str(SIM_MEMORY)
+        env[ipc.MIN_VAR] = "0"  # (the tests' chunks are small; every one crosses through IPC)
     with LocalGPUCluster(2, devices=mode, device_memory_limit=SPILL_LIMIT, env=env, dashboard_address=None,
                          silence_logs=40) as c, distributed.Client(c) as client:
         yield Setup(client, mode)
@@ -109,6 +111,23 @@ def test_rechunk(cluster: Setup, method: str) -> None:
     finally:
         if copies:
             cluster.client.run(_host_copies, False)
+
+
+def test_chunks_between_gpu_workers_cross_through_ipc(cluster: Setup) -> None:
+    """Workers of one machine hand each other chunks GPU to GPU (``ipc``): every worker sends and
+    receives that way in a rechunk between them, and none gets bytes for a reason."""
+    if cluster.mode != "gpu":
+        pytest.skip("IPC is between GPU workers")
+    before = cluster.client.run(ipc.stats)
+    d = da.from_array(xp.asarray(H, device=cluster.here), chunks=(10, 30))
+    with dask.config.set({"array.rechunk.method": "tasks"}):
+        r = d.rechunk((40, 6)).persist()
+        assert_on(cluster.client.compute((r * 2).sum(axis=0)).result(), 2 * H.sum(0), cluster.here)
+    after = cluster.client.run(ipc.stats)
+    for worker in cluster.workers:
+        grew = {k: v - before[worker].get(k, 0) for k, v in after[worker].items()}
+        assert grew.get("sent", 0) > 0 and grew.get("received", 0) > 0, grew
+        assert not [k for k, v in grew.items() if k.startswith("bytes:") and v], grew
 
 
 def _block(block_info: Any = None, n: int = SPILL_CHUNK) -> xp.Array:

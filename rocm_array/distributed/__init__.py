@@ -7,7 +7,8 @@
   this module, ``dask scheduler --preload rocm_array.distributed`` and ``dask worker SCHEDULER
   --preload-nanny rocm_array.distributed`` (``dask_setup`` below).
 - Chunks cross processes through Dask serializers for rocm_array arrays (``serialize``), which the
-  ``numpy_dispatch`` plugin registers in every process that imports rocm_array and distributed.
+  ``numpy_dispatch`` plugin registers in every process that imports rocm_array and distributed;
+  between workers of one machine, GPU to GPU through memory both map (``ipc``, ``transport``).
 
 Importing this package imports neither Dask nor distributed (the plugin imports ``serialize`` at
 every ``import rocm_array``); ``LocalGPUCluster`` and ``DeviceHostFile`` import them when used.
@@ -59,6 +60,7 @@ def dask_setup(server: Any) -> None:
         visible, as in ``LocalGPUCluster``.
       - Its data: ``DeviceHostFile(device_memory_limit)`` from ``ROCM_ARRAY_DEVICE_MEMORY_LIMIT``
         (default 0.8), unless the worker was given a ``data`` mapping of its own.
+      - Its transfers: chunks from workers of the same machine GPU to GPU (``ChunkTransport``).
     """
     from distributed import Nanny, Scheduler
 
@@ -76,9 +78,11 @@ def dask_setup(server: Any) -> None:
                         "GPU with its GPU first in CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES and "
                         "data=(rocm_array.distributed.DeviceHostFile, {...})")
     from .spill import DEFAULT_LIMIT, DeviceHostFile
+    from .transport import ChunkTransport
 
     platform, ids = placement.visible_gpus()
     k = next(_nannies) % len(ids)
     server.env.update(placement.worker_env(k, platform, ids))
+    server.worker_kwargs["plugins"] = (*server.worker_kwargs.get("plugins", ()), ChunkTransport())
     server.worker_kwargs.setdefault("data", (DeviceHostFile, {
         "device_memory_limit": os.environ.get(LIMIT_VAR, "").strip() or DEFAULT_LIMIT}))

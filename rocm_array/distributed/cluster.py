@@ -2,7 +2,8 @@
 
 As dask-cuda's ``LocalCUDACluster``: worker ``k`` sees its GPU first (``placement``), its data
 spills GPU chunks to host memory past ``device_memory_limit`` (``spill.DeviceHostFile``), and
-chunks cross workers through the serializers of ``serialize``. Chunks made on the workers go to
+chunks cross workers through the serializers of ``serialize``, GPU to GPU where the workers share
+the machine (``transport.ChunkTransport``, ``ipc``). Chunks made on the workers go to
 them in runs of neighbours (``WORKER_SATURATION``, ``neighbours.NeighbourRuns``). ``devices="cpu"`` starts the same
 layout with workers on the host, so code and tests written for the GPU layout run without one.
 """
@@ -20,6 +21,7 @@ from distributed.system import MEMORY_LIMIT
 from . import placement
 from .neighbours import NeighbourRuns
 from .spill import DEFAULT_LIMIT, DeviceHostFile
+from .transport import ChunkTransport
 
 __all__ = ["LocalGPUCluster", "WORKER_SATURATION"]
 
@@ -66,6 +68,7 @@ class LocalGPUCluster(LocalCluster):
                 raise ValueError(f"LocalGPUCluster(): n_workers={n_workers}: one worker per GPU, and "
                                  f"{len(self._gpus)} GPU(s) are visible ({self._platform}: {','.join(self._gpus)})")
             kwargs.setdefault("data", (DeviceHostFile, {"device_memory_limit": device_memory_limit}))
+            kwargs["plugins"] = (*kwargs.get("plugins", ()), ChunkTransport())
         else:
             if n_workers is None or n_workers < 1:
                 raise ValueError("LocalGPUCluster(devices='cpu') needs n_workers (the host has no GPUs to count)")

@@ -11,6 +11,10 @@ variable's entry (``placement``), where the receiver sees it: computing on it th
 with chunks that stayed on that card. A ``cpu`` chunk stays on ``cpu``. Nothing is pickled: the
 header holds the shape, the dtype's name, the device kind and that card's entry.
 
+Between two worker processes of one machine, a chunk on the sender's own GPU goes through memory
+both map instead (``ipc``): the header then holds an IPC handle and no frame, where the recipient
+advertised in its handshake that it can take it (``transport.ChunkTransport``).
+
 No ``cuda`` family (the one UCX uses to send device memory without the host): its frames are
 CUDA buffers that the receiver builds with RMM or Numba, NVIDIA only, and rocm_array arrays have
 no ``__cuda_array_interface__``; over TCP every frame is host bytes anyway.
@@ -33,17 +37,23 @@ from .. import devices, memory
 from ..array import Array
 from ..devices import Device
 from ..dtypes import BY_NAME
+from . import ipc
 from .placement import visible_gpus
 
 __all__ = ["serialize", "deserialize", "register_serializers", "register_sizeof", "arrival"]
 
 
-def serialize(x: Array) -> tuple[dict[str, Any], list[memoryview]]:
-    """``dask_serialize``: the header and the one frame of a chunk (a GPU's is downloaded here)."""
-    host = np.ascontiguousarray(memory.to_host(x))
-    header = {"shape": list(x.shape), "dtype": x.dtype.name, "kind": x.device.kind}
+def serialize(x: Array, context: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[memoryview]]:
+    """``dask_serialize``: the header and the one frame of a chunk (a GPU's is downloaded here), or
+    the header alone when the chunk goes through IPC to the recipient of Dask's ``context``."""
+    header: dict[str, Any] = {"shape": list(x.shape), "dtype": x.dtype.name, "kind": x.device.kind}
     if x.device.kind == "gpu" and x.device != devices.default():
         header["card"] = visible_gpus()[1][x.device.index]
+    lent = ipc.lend(x, context)
+    if lent is not None:
+        header["ipc"] = lent
+        return header, []
+    host = np.ascontiguousarray(memory.to_host(x))
     return header, [host.reshape(-1).view(np.uint8).data]
 
 
@@ -69,6 +79,8 @@ def arrival(kind: str, card: str | None = None) -> Device:
 
 def deserialize(header: dict[str, Any], frames: Sequence[Any]) -> Array:
     """``dask_deserialize``: the chunk on this process's device of its kind (``arrival``)."""
+    if "ipc" in header:
+        return ipc.receive(header, arrival(header["kind"], header.get("card")))
     (frame,) = frames
     dtype = BY_NAME[header["dtype"]]
     host = np.frombuffer(frame, np.uint8).view(dtype.numpy).reshape(tuple(header["shape"]))

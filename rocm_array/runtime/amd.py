@@ -29,6 +29,9 @@ _POOL = hip.hipMemPoolAttr
 #: Driver.memcpy's directions.
 _MEMCPY = {"htod": hip.hipMemcpyHtoDAsync, "dtoh": hip.hipMemcpyDtoHAsync, "dtod": hip.hipMemcpyDtoDAsync}
 
+#: The bytes of an IPC memory handle (hipIpcMemHandle_t).
+IPC_HANDLE_SIZE = 64
+
 _SUCCESS = hip.hipError_t.hipSuccess
 #: hipDeviceEnablePeerAccess's answer when access was enabled before (by this runtime or another library).
 _ALREADY_ENABLED = hip.hipError_t.hipErrorPeerAccessAlreadyEnabled
@@ -157,6 +160,30 @@ class AmdDriver:
 
     def host_free(self, ptr: int) -> None:
         _check(hip.hipHostFree(ptr), "hipHostFree")
+
+    # -- memory another process maps (IPC): plain allocations, which the pool's are not --
+    @in_context
+    def ipc_alloc(self, nbytes: int) -> int:
+        return int(_check(hip.hipMalloc(nbytes), f"hipMalloc({nbytes})"))
+
+    @in_context
+    def ipc_free(self, ptr: int) -> None:
+        _check(hip.hipFree(ptr), "hipFree")
+
+    @in_context
+    def ipc_handle(self, ptr: int) -> bytes:
+        handle = _check(hip.hipIpcGetMemHandle(ptr), "hipIpcGetMemHandle")
+        return ctypes.string_at(handle.as_c_void_p().value, IPC_HANDLE_SIZE)
+
+    @in_context
+    def ipc_open(self, handle: bytes) -> int:
+        found = hip.hipIpcMemHandle_t()
+        ctypes.memmove(found.as_c_void_p().value, handle, IPC_HANDLE_SIZE)
+        return int(_check(hip.hipIpcOpenMemHandle(found, hip.hipIpcMemLazyEnablePeerAccess), "hipIpcOpenMemHandle"))
+
+    @in_context
+    def ipc_close(self, ptr: int) -> None:
+        _check(hip.hipIpcCloseMemHandle(ptr), "hipIpcCloseMemHandle")
 
     # -- ordering --
     @in_context

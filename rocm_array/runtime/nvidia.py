@@ -30,10 +30,15 @@ _POOL = cu.CUmemPool_attribute
 #: Driver.memcpy's directions.
 _MEMCPY = {"htod": cu.cuMemcpyHtoDAsync, "dtoh": cu.cuMemcpyDtoHAsync, "dtod": cu.cuMemcpyDtoDAsync}
 
+#: The bytes of an IPC memory handle (CUipcMemHandle).
+IPC_HANDLE_SIZE = 64
+
 _SUCCESS = cu.CUresult.CUDA_SUCCESS
 #: cuCtxEnablePeerAccess's answer when access was enabled before (by this runtime or another library).
 _ALREADY_ENABLED = cu.CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
 _LAUNCH = cu.cuLaunchKernel
+#: cuIpcOpenMemHandle maps another GPU's memory with peer access enabled as needed.
+_IPC_LAZY_PEER = cu.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
 _check = checker(_SUCCESS, cu.CUresult.CUDA_ERROR_OUT_OF_MEMORY, cu.cuGetErrorString)
 _check_rtc = checker(nvrtc.nvrtcResult.NVRTC_SUCCESS, None, nvrtc.nvrtcGetErrorString)
 
@@ -150,6 +155,30 @@ class NvidiaDriver:
 
     def host_free(self, ptr: int) -> None:
         _check(cu.cuMemFreeHost(ptr), "cuMemFreeHost")
+
+    # -- memory another process maps (IPC): plain allocations, which the pool's are not --
+    @in_context
+    def ipc_alloc(self, nbytes: int) -> int:
+        return int(_check(cu.cuMemAlloc(nbytes), f"cuMemAlloc({nbytes})"))
+
+    @in_context
+    def ipc_free(self, ptr: int) -> None:
+        _check(cu.cuMemFree(ptr), "cuMemFree")
+
+    @in_context
+    def ipc_handle(self, ptr: int) -> bytes:
+        handle = _check(cu.cuIpcGetMemHandle(ptr), "cuIpcGetMemHandle")
+        return ctypes.string_at(handle.getPtr(), IPC_HANDLE_SIZE)
+
+    @in_context
+    def ipc_open(self, handle: bytes) -> int:
+        found = cu.CUipcMemHandle()
+        ctypes.memmove(found.getPtr(), handle, IPC_HANDLE_SIZE)
+        return int(_check(cu.cuIpcOpenMemHandle(found, _IPC_LAZY_PEER), "cuIpcOpenMemHandle"))
+
+    @in_context
+    def ipc_close(self, ptr: int) -> None:
+        _check(cu.cuIpcCloseMemHandle(ptr), "cuIpcCloseMemHandle")
 
     # -- ordering --
     @in_context

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import itertools
+import mmap
 import os
 import re
 import shutil
@@ -79,6 +81,14 @@ _libc = ctypes.CDLL(None)
 _libc.aligned_alloc.restype = ctypes.c_void_p
 _libc.aligned_alloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
 _libc.free.argtypes = [ctypes.c_void_p]
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_MAP_FAILED = ctypes.c_void_p(-1).value
+#: The bytes of an IPC handle, as the platforms': here the path of the shared file, padded.
+IPC_HANDLE_SIZE = 64
+#: Where the simulator's IPC memory lives: a file each allocation, which another process maps.
+_IPC_FOLDER = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 
 
 class Dim3(ctypes.Structure):
@@ -241,6 +251,8 @@ class SimDriver:
         self._sizes: dict[int, int] = {}
         self._used = 0
         self._lock = threading.Lock()
+        self._exported: dict[int, tuple[int, str]] = {}  # IPC memory made here: its bytes and file
+        self._opened: dict[int, int] = {}  # IPC memory mapped from elsewhere: its bytes
         self._folder = tempfile.mkdtemp(prefix="rocm_array-sim-")
         self.properties = DeviceProperties(
             platform=PLATFORM, index=index, name=f"rocm_array simulator {physical}, wave {wave_size} ({version})",
@@ -305,6 +317,54 @@ class SimDriver:
     def host_free(self, ptr: int) -> None:
         _libc.free(ptr)
 
+    # -- memory another process maps (IPC): a shared file each, mapped by path --
+    def ipc_alloc(self, nbytes: int) -> int:
+        path = os.path.join(_IPC_FOLDER, f"rocm_array-sim-{os.getpid()}-{next(_ipc_names)}")
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.ftruncate(fd, nbytes)
+            ptr = _map(fd, nbytes, f"sim ipc_alloc({nbytes})")
+        except BaseException:
+            os.unlink(path)
+            raise
+        finally:
+            os.close(fd)
+        with self._lock:
+            self._exported[ptr] = (nbytes, path)
+        return ptr
+
+    def ipc_free(self, ptr: int) -> None:
+        with self._lock:
+            nbytes, path = self._exported.pop(ptr)
+        _libc.munmap(ptr, nbytes)
+        os.unlink(path)  # (a process that mapped it keeps its pages until it closes them)
+
+    def ipc_handle(self, ptr: int) -> bytes:
+        path = self._exported[ptr][1].encode()
+        if len(path) > IPC_HANDLE_SIZE:
+            raise DriverError(f"sim ipc_handle: the path {path!r} is longer than a handle's {IPC_HANDLE_SIZE} bytes")
+        return path.ljust(IPC_HANDLE_SIZE, b"\0")
+
+    def ipc_open(self, handle: bytes) -> int:
+        path = handle.rstrip(b"\0").decode()
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except OSError as exc:
+            raise DriverError(f"sim ipc_open failed: {exc} (the exporting process freed it, or runs on another host)")
+        try:
+            nbytes = os.fstat(fd).st_size
+            ptr = _map(fd, nbytes, "sim ipc_open")
+        finally:
+            os.close(fd)
+        with self._lock:
+            self._opened[ptr] = nbytes
+        return ptr
+
+    def ipc_close(self, ptr: int) -> None:
+        with self._lock:
+            nbytes = self._opened.pop(ptr)
+        _libc.munmap(ptr, nbytes)
+
     # -- ordering: every call has completed when it returns --
     def event_create(self) -> Any:
         return [0.0]
@@ -358,6 +418,17 @@ class SimDriver:
                 raise DriverError(f"sim launch failed: {error().decode(errors='replace')}")
 
         return send
+
+
+_ipc_names = itertools.count()
+
+
+def _map(fd: int, nbytes: int, call: str) -> int:
+    """``fd``'s ``nbytes`` mapped shared, read and write."""
+    ptr = _libc.mmap(None, max(nbytes, 1), mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0)
+    if ptr in (None, _MAP_FAILED):
+        raise DriverOutOfMemory(f"{call} failed: mmap errno {ctypes.get_errno()}")
+    return cast("int", ptr)
 
 
 def _setting(name: str, default: int, allowed: tuple[int, ...] = ()) -> int:
