@@ -66,9 +66,10 @@ def test_a_chunk_crosses_through_ipc_and_its_export_is_lent_again(receiver: Any)
     again, _ = serialize.serialize(x.T, _context())  # (strided: made contiguous first)
     assert again["ipc"]["handle"] == header["ipc"]["handle"]
     assert again["ipc"]["generation"] == header["ipc"]["generation"] + 1
-    got, _, _ = receiver.apply(_receive, (again,))
+    got, _, again_counts = receiver.apply(_receive, (again,))
     np.testing.assert_array_equal(got, h.T)
     assert _sent("sent") == before + 2
+    assert again_counts["mapped"] == counts["mapped"]  # the receiver kept the export mapped
 
 
 def test_an_unacknowledged_export_is_not_lent_again(receiver: Any) -> None:

@@ -319,7 +319,8 @@ class SimDriver:
 
     # -- memory another process maps (IPC): a shared file each, mapped by path --
     def ipc_alloc(self, nbytes: int) -> int:
-        path = os.path.join(_IPC_FOLDER, f"rocm_array-sim-{os.getpid()}-{next(_ipc_names)}")
+        # (unique past this process: a receiver keeps mappings by handle, and pids are reused)
+        path = os.path.join(_IPC_FOLDER, f"rocm_array-sim-{os.getpid()}-{next(_ipc_names)}-{os.urandom(4).hex()}")
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             os.ftruncate(fd, nbytes)
