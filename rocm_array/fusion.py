@@ -102,9 +102,12 @@ class Expressions(Protocol):
     def prelude(self) -> str:
         """What a program computing an expression starts with (the code ``Expression.source`` uses)."""
 
-    def generated(self, device: Device, path: str, name: str, options: tuple[str, ...], source: str) -> Any:
-        """The loaded kernel ``name`` of the generated program ``source``, or None while it compiles
-        or when it did not (the caller then reads the expression's result as an array)."""
+    def generated(self, device: Device, path: str, name: str, options: tuple[str, ...], prelude: str,
+                  source: str) -> Any:
+        """The loaded kernel ``name`` of the generated program ``prelude + source``, or None while it
+        compiles or when it did not (the caller then reads the expression's result as an array).
+        ``path`` has one prelude: kernels are found by ``source``, the whole program built only to
+        compile it."""
 
     def examples(self) -> Sequence[Expression]:
         """Expressions of every kind, for the compile check's programs."""

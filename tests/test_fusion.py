@@ -311,8 +311,9 @@ def test_a_new_shape_runs_eagerly_while_its_kernel_compiles(gpu: str, fusing: No
         return ((x | 5) * x) >> 2
 
     first = chain()
-    source = fused.prelude() + fused.kernel(first._buf.node.sig).source
-    key = (rt, fused.KERNEL, source)
+    struct = fused.kernel(first._buf.node.sig).source
+    source = fused.prelude() + struct
+    key = (rt, fused.PATH, fused.KERNEL, struct)
     monkeypatch.delitem(deferred._KERNELS, key, raising=False)  # (loaded by an earlier run in this process)
     monkeypatch.delitem(deferred._READY, (rt, first._buf.node.sig), raising=False)
     assert not rt.compiler.cached(fused.PATH, [fused.KERNEL], fused.FUSED.options_on(x.device), source)

@@ -269,6 +269,7 @@ def arguments(node: Node, out: int) -> bytes:
     return kernel(node.sig).pack(out, *[address(a) for a in node.arrays], *node.divisors, *node.scalars, 0)
 
 
+@functools.cache  # (every fused computation passes it)
 def prelude() -> str:
     """What every generated struct is appended to: the functors and wrappers, and the fused kernel."""
     return kernel_source("elementwise/elementwise.hip") + "\n" + kernel_source(PATH)
