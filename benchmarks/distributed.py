@@ -1,7 +1,9 @@
 """``python -m benchmarks.distributed``: rocm_array past one GPU, beside CuPy and PyTorch.
 
 Dask on ``LocalGPUCluster`` (one worker process per GPU), on 1 and on 2 GPUs, each library's chunks
-generated on the workers (``rocm_array.random``, ``cupy.random``):
+generated on the workers (``rocm_array.random``, ``cupy.random``), both libraries' arrays held by
+one cluster and their runs taken in turn (``alternating``); ``rocm_array-bytes`` is rocm_array with
+the workers' GPU-to-GPU route off (chunks as bytes, as CuPy's cross here):
 
 - ``generate``: drawing the array and persisting it (a first run: it includes the workers' first
   calls);
@@ -14,7 +16,7 @@ generated on the workers (``rocm_array.random``, ``cupy.random``):
   beside ``torch.Tensor.to('cuda:1')``.
 
 Each figure is the median wall-clock time of ``--repeats`` runs after one untimed run (a Dask
-user's time: scheduling included). It prints the table and the ratios: scaling (1 GPU over 2) and
+user's time: scheduling included; the libraries' runs alternate, the order reversed each round). It prints the table and the ratios: scaling (1 GPU over 2) and
 CuPy's time over rocm_array's (above 1: rocm_array is faster). ``--device cpu --small`` runs the
 same on two host workers in seconds, where CuPy and PyTorch are "n/a" (as on the simulator:
 ``ROCM_ARRAY_PLATFORM=sim ROCM_ARRAY_SIM_DEVICES=2``, whose missing BLAS makes ``x.T @ x`` n/a).
@@ -40,6 +42,8 @@ MiB, GiB = 1 << 20, 1 << 30
 #: rocm_array with its workers' IPC route off (ROCM_ARRAY_IPC=0): chunks cross as bytes, as CuPy's
 #: do here; run on the largest cluster only (one worker moves nothing).
 BYTES = "rocm_array-bytes"
+#: The Dask cases, in the report's order.
+CASES = ("generate", "sin2_sum", "gram", "rechunk")
 
 
 # -- chunks made on the workers ---------------------------------------------------------------------
@@ -141,58 +145,110 @@ def _transfers(dask_worker: Any) -> tuple[int, float, int]:
     return sum(e["total"] for e in log), sum(e["duration"] for e in log), ipc.stats().get("received bytes", 0)
 
 
-def crossing(client: Any, case: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``case()``'s result with the bytes that crossed workers in each of its runs, the rate of
-    those transfers, and the share of them that went GPU to GPU."""
-    before = client.run(_transfers)
-    result = case()
-    after = client.run(_transfers)
-    moved, seconds, direct = (sum(after[w][i] - before[w][i] for w in after) for i in range(3))
-    if result["status"] == "ok":
-        result["crossed_gib"] = moved / GiB / (len(result["times"]) + 1)  # (the untimed run too)
-        result["transfer_gb_per_s"] = moved / seconds / 1e9 if seconds else None
-        result["ipc_share"] = direct / moved if moved else None
-    return result
+def _ipc_on(on: bool) -> None:
+    """On a worker: send chunks to its peers GPU to GPU (``on``) or as bytes (``ipc.VAR``)."""
+    from rocm_array.distributed import ipc
+
+    os.environ[ipc.VAR] = "1" if on else "0"
 
 
-def dask_cases(lib: str, device: str, workers: int, args: argparse.Namespace, rows: int) -> dict[str, Any]:
-    """The Dask cases of one library on ``workers`` workers of a fresh cluster."""
+def alternating(client: Any, runs: dict[str, Callable[[], Any]], repeats: int) -> dict[str, dict[str, Any]]:
+    """Each variant's result (``timed``'s, with the bytes that crossed workers in a run, the rate of
+    those transfers and their share GPU to GPU): one untimed run each, then ``repeats`` rounds of
+    one run each, in turn, the order reversed every round, so that the cluster's drift (the same
+    run varied by 30% between clusters) falls on every variant alike."""
+    names = list(runs)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    moved: dict[str, list[float]] = {n: [0, 0.0, 0] for n in names}
+    failed: dict[str, str] = {}
+    for r in range(repeats + 1):
+        for n in (names if r % 2 == 0 else names[::-1]):
+            if n in failed:
+                continue
+            client.run(_ipc_on, n != BYTES)
+            before = client.run(_transfers)
+            try:
+                t0 = time.perf_counter()
+                runs[n]()
+                elapsed = time.perf_counter() - t0
+            except Exception as exc:  # noqa: BLE001 - reported in the table, the run goes on
+                failed[n] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                continue
+            after = client.run(_transfers)
+            for i in range(3):
+                moved[n][i] += sum(after[w][i] - before[w][i] for w in after)
+            if r:
+                times[n].append(elapsed)
+    client.run(_ipc_on, True)
+    out: dict[str, dict[str, Any]] = {}
+    for n in names:
+        if n in failed:
+            out[n] = {"status": "n/a", "reason": failed[n]}
+            continue
+        total, seconds, direct = moved[n]
+        out[n] = {"status": "ok", "s": statistics.median(times[n]), "times": times[n],
+                  "crossed_gib": total / GiB / (repeats + 1),
+                  "transfer_gb_per_s": total / seconds / 1e9 if seconds else None,
+                  "ipc_share": direct / total if total else None}
+    return out
+
+
+def dask_cases(libs: list[str], device: str, workers: int, args: argparse.Namespace,
+               rows: int) -> dict[str, dict[str, Any]]:
+    """Every library's Dask cases on ``workers`` workers of one fresh cluster, their runs in turn
+    (``alternating``); ``BYTES`` runs on rocm_array's chunks with the workers' IPC route off."""
     import dask
+    import dask.array as da
     import distributed
 
-    from rocm_array.distributed import LocalGPUCluster, ipc
+    from rocm_array.distributed import LocalGPUCluster
 
-    out: dict[str, Any] = {}
-    env = {ipc.VAR: "0"} if lib == BYTES else {}
-    with LocalGPUCluster(workers, devices=device, env=env, dashboard_address=None, silence_logs=40) as cluster, \
+    variants = [lib for lib in libs if lib != BYTES or workers > 1]
+    out: dict[str, dict[str, Any]] = {v: {} for v in variants}
+    xs: dict[str, Any] = {}
+    with LocalGPUCluster(workers, devices=device, dashboard_address=None, silence_logs=40) as cluster, \
             distributed.Client(cluster) as client:
-        if lib == "cupy":
-            out["cupy_serializers"] = cupy_serializers()
-            client.run(cupy_serializers)
-        x = generated(lib, device, rows, args.cols, args.chunk_rows)
-        t0 = time.perf_counter()
-        x = x.persist()
-        distributed.wait(x)
-        out["generate"] = {"status": "ok", "s": time.perf_counter() - t0}
-        import dask.array as da
-        out["sin2_sum"] = crossing(client, lambda: timed(
-            lambda: client.compute((da.sin(fresh(x)) ** 2).sum()).result(), args.repeats))
-        out["gram"] = crossing(client, lambda: timed(lambda: client.compute(fresh(x).T @ fresh(x)).result(),
-                                                     args.repeats))
+        for lib in dict.fromkeys("rocm_array" if v == BYTES else v for v in variants):
+            try:
+                if lib == "cupy":
+                    if device == "cpu":
+                        raise RuntimeError("CuPy chunks need GPU workers")
+                    out[lib]["cupy_serializers"] = cupy_serializers()
+                    client.run(cupy_serializers)
+                t0 = time.perf_counter()
+                xs[lib] = generated(lib, device, rows, args.cols, args.chunk_rows).persist()
+                distributed.wait(xs[lib])
+                if lib in out:
+                    out[lib]["generate"] = {"status": "ok", "s": time.perf_counter() - t0}
+            except Exception as exc:  # noqa: BLE001 - a library that cannot run is reported
+                xs.pop(lib, None)
+                for v in variants:
+                    if v == lib or (lib == "rocm_array" and v == BYTES):
+                        out[v].update({c: {"status": "n/a", "reason": f"{type(exc).__name__}: {str(exc)[:200]}"}
+                                       for c in CASES})
+        columns = max(1, args.cols * args.chunk_rows // rows)
+
+        def rechunk(x: Any) -> None:
+            with dask.config.set({"array.rechunk.method": "tasks"}):
+                y = fresh(x).rechunk((rows, columns)).persist()
+                distributed.wait(y)
+                del y
+
+        cases: dict[str, Callable[[Any], Any]] = {
+            "sin2_sum": lambda x: client.compute((da.sin(fresh(x)) ** 2).sum()).result(),
+            "gram": lambda x: client.compute(fresh(x).T @ fresh(x)).result(),
+        }
         if workers > 1:
-            columns = max(1, args.cols * args.chunk_rows // rows)
-
-            def rechunk() -> None:
-                with dask.config.set({"array.rechunk.method": "tasks"}):
-                    y = fresh(x).rechunk((rows, columns)).persist()
-                    distributed.wait(y)
-                    del y
-
-            out["rechunk"] = crossing(client, lambda: timed(rechunk, args.repeats))
-            if out["rechunk"]["status"] == "ok":
-                moved = rows * args.cols * 4 * (workers - 1) / workers
-                out["rechunk"]["moved_gb_per_s"] = moved / out["rechunk"]["s"] / 1e9
-        del x
+            cases["rechunk"] = rechunk
+        for case, run in cases.items():
+            ready = [v for v in variants if ("rocm_array" if v == BYTES else v) in xs]
+            results = alternating(client, {v: (lambda v=v: run(xs["rocm_array" if v == BYTES else v]))
+                                           for v in ready}, args.repeats)
+            for v, r in results.items():
+                if case == "rechunk" and r["status"] == "ok":
+                    r["moved_gb_per_s"] = rows * args.cols * 4 * (workers - 1) / workers / r["s"] / 1e9
+                out[v][case] = r
+        xs.clear()
     return out
 
 
@@ -266,7 +322,7 @@ def report(results: dict[str, Any], libs: list[str], workers: list[int]) -> str:
              + f" | CuPy / rocm_array ({max(workers)}) |" + (" IPC off / on |" if BYTES in libs else ""),
              "|---" * (1 + len(libs) * len(workers) + len(libs) + 1 + (BYTES in libs)) + "|"]
     why: dict[str, list[str]] = {}  # each reason once, with the cases it stopped
-    for case in ("generate", "sin2_sum", "gram", "rechunk"):
+    for case in CASES:
         cells = [_cell(results.get(lib, {}).get(n, {}).get(case)) for lib in libs for n in workers]
         scaling = [_ratio(results.get(lib, {}).get(min(workers), {}).get(case),
                           results.get(lib, {}).get(max(workers), {}).get(case)) for lib in libs]
@@ -329,27 +385,19 @@ def main(argv: list[str] | None = None) -> int:
     workers = sorted({int(n) for n in args.workers.split(",")})
     print(f"x: {rows} x {args.cols} float32 ({rows * args.cols * 4 / GiB:.2f} GiB) in chunks of {args.chunk_rows} rows "
           f"({args.chunk_rows * args.cols * 4 / MiB:.0f} MiB); workers on {args.device}: {workers}", file=sys.stderr)
-    results: dict[str, Any] = {}
-    for lib in libs:
-        results[lib] = {}
-        for n in workers:
-            t0 = time.perf_counter()
-            if lib == BYTES and n != max(workers):
-                continue
-            if lib == "cupy" and args.device == "cpu":
-                results[lib][n] = {c: {"status": "n/a", "reason": "CuPy chunks need GPU workers"}
-                                   for c in ("generate", "sin2_sum", "gram", "rechunk")}
-                continue
-            try:
-                if lib == "cupy":
-                    import cupy  # noqa: F401
-                results[lib][n] = dask_cases(lib, args.device, n, args, rows)
-            except Exception as exc:  # noqa: BLE001 - a library or layout that cannot run is reported
-                results[lib][n] = {c: {"status": "n/a", "reason": f"{type(exc).__name__}: {str(exc)[:200]}"}
-                                   for c in ("generate", "sin2_sum", "gram", "rechunk")}
-            if "cupy_serializers" in results[lib].get(n, {}):
-                results["cupy_serializers"] = results[lib][n].pop("cupy_serializers")
-            print(f"[{lib} on {n}: {time.perf_counter() - t0:.0f} s]", file=sys.stderr)
+    results: dict[str, Any] = {lib: {} for lib in libs}
+    for n in workers:
+        t0 = time.perf_counter()
+        try:
+            found = dask_cases(libs, args.device, n, args, rows)
+        except Exception as exc:  # noqa: BLE001 - a layout that cannot run is reported
+            found = {lib: {c: {"status": "n/a", "reason": f"{type(exc).__name__}: {str(exc)[:200]}"} for c in CASES}
+                     for lib in libs}
+        for lib, cases in found.items():
+            if "cupy_serializers" in cases:
+                results["cupy_serializers"] = cases.pop("cupy_serializers")
+            results[lib][n] = cases
+        print(f"[{n} worker(s): {time.perf_counter() - t0:.0f} s]", file=sys.stderr)
     if args.device == "gpu":
         results["peer"] = peer_copies([int(float(m) * MiB) for m in args.peer_mib.split(",")], args.repeats)
     else:
