@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -45,7 +46,8 @@ def test_case_table_integrity() -> None:
                 "sum_axis0", "sum_axis1", "sort", "argsort", "bmm_float32", "max_pool2d", "softmax", "tiny_add",
                 "import", "first_call_cold", "first_call_warm", "fill", "random_uniform", "random_normal",
                 "sklearn_pca_eigh", "sklearn_lda", "sklearn_pca_randomized", "fused_chain", "fused_chain_compiled",
-                "fused_chain_sum", "fused_chain_sum_compiled", "softmax_plain", "softmax_plain_compiled", "axpy_loop",
+                "fused_chain_sum", "fused_chain_sum_compiled", "softmax_plain", "softmax_plain_compiled",
+                "layernorm_plain", "layernorm_plain_compiled", "axpy_loop",
                 "axpy_loop_eager", "silu", "silu_of_scaled", "elu",
                 *(f"matmul_{dt}" for dt in ("float32", "float16", "bfloat16", "float64"))}
     assert required <= set(names)
@@ -57,6 +59,16 @@ def test_work_counts() -> None:
     mm = cases.BY_NAME["matmul_bfloat16"]
     assert mm.work.flops == 2 * 8192**3 and mm.work.ceiling == "gemm:bfloat16"
     assert cases.BY_NAME["conv2d_float32"].work.flops == 2 * 32 * 128 * 56 * 56 * 64 * 9
+
+
+def test_layernorm_plain_normalizes_rows() -> None:
+    """The array-API spelling (rocm_array's and CuPy's; NumPy stands in): each row's mean 0, variance
+    var / (var + eps)."""
+    x = np.random.default_rng(0).random((4, 64), dtype=np.float32)
+    y = cases._layernorm_plain(SimpleNamespace(name="cupy", ns=np), x)
+    var = x.var(axis=-1)
+    assert np.allclose(y.mean(axis=-1), 0, atol=1e-6)
+    assert np.allclose(y.var(axis=-1), var / (var + cases.LAYERNORM_EPS), rtol=1e-4)
 
 
 def test_select() -> None:
