@@ -1,7 +1,8 @@
 """One adapter per library, all with the same small interface.
 
 ``open()`` imports the library and finds the GPU (NotAvailable with the reason
-otherwise), as a user's script does and nothing more: the fresh-process first-call cases use it.
+otherwise), as a user's script does and nothing more: the fresh-process first-call cases use it,
+and ``gpu_from`` says when the import ended and the GPU's opening began.
 ``load()`` opens and readies the harness's own tools (a spin kernel, the deferred compile mode) for
 the in-process cases. ``ns`` is the namespace the cases call; ``to_device`` uploads a host
 NumPy array and casts it on the device; ``event``/``record``/``elapsed_ms`` time
@@ -12,8 +13,10 @@ a region with the library's own device events on the stream it launches on;
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
+import time
 from typing import Any
 
 import numpy as np
@@ -32,6 +35,7 @@ class Library:
     def __init__(self) -> None:
         self.ns: Any = None
         self.unavailable: str | None = None  # why open() failed
+        self.gpu_from: float | None = None  # time.monotonic() at the import's end, the GPU's opening next
         self._spin: Any = None  # a spin kernel taking a cycle count, set by _prepare (see hold.py)
         self._cycles_per_ms: float | None = None
 
@@ -46,7 +50,9 @@ class Library:
             try:
                 if not self.installed():
                     raise NotAvailable(f"{self.module} is not installed")
-                self._open()
+                module = self._import()
+                self.gpu_from = time.monotonic()
+                self._open(module)
                 return
             except NotAvailable as e:
                 self.unavailable = str(e)
@@ -60,7 +66,12 @@ class Library:
         if self._spin is None:
             self._prepare()
 
-    def _open(self) -> None:
+    def _import(self) -> Any:
+        """The library's module, imported as a script does (no GPU touched yet)."""
+        return importlib.import_module(self.module)
+
+    def _open(self, module: Any) -> None:
+        """Find the GPU through ``module`` and set ``ns``; NotAvailable when there is none."""
         raise NotImplementedError
 
     def _prepare(self) -> None:
@@ -125,10 +136,11 @@ class Library:
 class CuPy(Library):
     name, module, title = "cupy", "cupy", "CuPy"
 
-    def _open(self) -> None:
+    def _import(self) -> Any:
         os.environ.pop("CUPY_TF32", None)  # float32 matmul in full float32, like the others
-        import cupy
+        return super()._import()
 
+    def _open(self, cupy: Any) -> None:
         try:
             if cupy.cuda.runtime.getDeviceCount() < 1:
                 raise NotAvailable("CuPy finds no GPU")
@@ -172,9 +184,7 @@ class CuPy(Library):
 class Torch(Library):
     name, module, title = "torch", "torch", "PyTorch"
 
-    def _open(self) -> None:
-        import torch
-
+    def _open(self, torch: Any) -> None:
         if not torch.cuda.is_available():
             raise NotAvailable("PyTorch finds no GPU")
         # Like with like: float32 matmul and convolutions in full float32, as CuPy and rocm_array do.
@@ -216,8 +226,7 @@ class RocmArray(Library):
     _compute: Any = None
     _array_type: Any = None
 
-    def _open(self) -> None:
-        import rocm_array
+    def _open(self, rocm_array: Any) -> None:
         from rocm_array import devices
 
         gpus = devices.gpus()

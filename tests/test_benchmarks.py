@@ -120,8 +120,8 @@ class NumpyLib(Library):
 
     name, module, title = "torch", "numpy", "NumPy"
 
-    def _open(self) -> None:
-        self.ns = np
+    def _open(self, module: Any) -> None:
+        self.ns = module
 
     def _prepare(self) -> None:
         self.spins: list[int] = []
