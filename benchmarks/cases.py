@@ -408,8 +408,9 @@ CASES: tuple[Case, ...] = (
            processes=3 if state == "warm" and family in VENDOR_FAMILIES else 1)
       for family in FAMILIES if family not in FROM_START for state in ("cold", "warm")),
     # From the start of a fresh process to the result on the host: the import (PyTorch's too), the
-    # GPU's opening, the upload and the first call, kernel cache warm; the median of five processes.
-    *(Case(f"{family}_from_start", kind="from_start", family=family, processes=5,
+    # GPU's opening, the upload and the first call, kernel cache warm; the median of three processes,
+    # each with no other process alive (benchmarks/processes.py).
+    *(Case(f"{family}_from_start", kind="from_start", family=family,
            note=f"{family}: a fresh process's import, upload and first call, its result on the host")
       for family in FROM_START),
 )

@@ -20,9 +20,9 @@ import numpy as np
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 from . import cases as cases_mod
-from . import report
-from .cases import NotAvailable
-from .libs import LIBRARIES
+from . import processes, report
+from .cases import IN_PROCESS, Case, NotAvailable
+from .libs import LIBRARIES, Library
 from .measure import REPO, HostData, Settings, measure
 
 #: Cases that need no GPU: what a machine without one still measures.
@@ -39,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--commit", help="the commit measured (default: git rev-parse HEAD)")
     p.add_argument("--budget-ms", type=float, default=Settings.budget_ms,
                    help="device time spent timing one case on one library (default: %(default)s)")
+    p.add_argument("--at-once", type=int, default=processes.AT_ONCE,
+                   help="fresh processes alive at once, the GPU one's at a time (1: one process at a time) "
+                        "(default: %(default)s)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--report", type=Path, metavar="JSON",
                    help="measure nothing: print (and with --markdown write) the report of an earlier results.json")
@@ -83,7 +86,48 @@ def _properties(loaded: dict[str, Any]) -> dict[str, Any]:
     return props
 
 
+def _fresh(cases: list[Case], libs: dict[str, Library], settings: Settings, at_once: int,
+           t_start: float) -> dict[tuple[str, str], dict[str, Any]]:
+    """The fresh-process cases, all their processes run together (processes.py), each result as JSON."""
+    if not cases:
+        return {}
+    count = 0
+
+    def progress(run: processes.Run) -> None:
+        nonlocal count
+        count += 1
+        k, out = run.job.key, run.out
+        figure = out.get(processes.FIGURE[k.command])
+        what = f"{figure:.4g} ms" if figure is not None else out.get("na") or out.get("error", "")[:120]
+        print(f"[process {count} {time.monotonic() - t_start:.0f}s] {' '.join([*k.argv(), k.state]).strip()}"
+              f"{'' if run.job.timed else ' (fills the cache)'}: {what}", file=sys.stderr)
+
+    print(f"fresh processes for {len(cases)} cases, up to {at_once} at once", file=sys.stderr)
+    results = processes.measure([(c, n) for c in cases for n in libs], settings, at_once, progress)
+    for case in cases:
+        print(f"[{time.monotonic() - t_start:.0f}s] {case.name}: "
+              + _summary({n: results[(case.name, n)].to_json() for n in libs}), file=sys.stderr)
+    return {pair: r.to_json() for pair, r in results.items()}
+
+
+def _in_process(cases: list[Case], libs: dict[str, Library], settings: Settings, t_start: float,
+                results: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """The in-process cases one after another; their results go into ``results``."""
+    data = HostData()
+    for i, case in enumerate(cases, 1):
+        for name, lib in libs.items():
+            results[(case.name, name)] = measure(lib, case, data, settings).to_json()
+        print(f"[{i}/{len(cases)} {time.monotonic() - t_start:.0f}s] {case.name}: "
+              + _summary({n: results[(case.name, n)] for n in libs}), file=sys.stderr)
+
+
+def _summary(results: dict[str, dict[str, Any]]) -> str:
+    return ", ".join(f"{n} {r['median_ms']:.4g} ms" if "median_ms" in r else f"{n} {r['status']}"
+                     for n, r in results.items())
+
+
 def main(argv: list[str] | None = None) -> int:
+    t_start = time.monotonic()
     args = _parser().parse_args(argv)
     if args.list:
         for c in cases_mod.CASES:
@@ -123,23 +167,17 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(l2_bytes=props.get("l2_bytes") or Settings.l2_bytes, budget_ms=args.budget_ms)
     ceiling_cases = cases_mod.ceilings_for(selected) if on_gpu else []
     todo = [c for c in cases_mod.CASES if c in ceiling_cases or c in selected]
-    data = HostData()
-    records = []
-    t_start = time.perf_counter()
-    for i, case in enumerate(todo, 1):
-        results = {}
-        for name, lib in libs.items():
-            results[name] = measure(lib, case, data, settings).to_json()
-        records.append({"name": case.name, "kind": case.kind, "note": case.note,
-                        "work": {"bytes": case.work.bytes, "flops": case.work.flops, "dtype": case.work.dtype},
-                        "results": results})
-        summary = ", ".join(f"{n} {r['median_ms']:.4g} ms" if "median_ms" in r else f"{n} {r['status']}"
-                            for n, r in results.items())
-        print(f"[{i}/{len(todo)} {time.perf_counter() - t_start:.0f}s] {case.name}: {summary}", file=sys.stderr)
+    # The fresh processes first, all together (processes.py), then the in-process cases.
+    results = _fresh([c for c in todo if c.kind in processes.KINDS], libs, settings, args.at_once, t_start)
+    _in_process([c for c in todo if c.kind in IN_PROCESS], libs, settings, t_start, results)
+    records = [{"name": c.name, "kind": c.kind, "note": c.note,
+                "work": {"bytes": c.work.bytes, "flops": c.work.flops, "dtype": c.work.dtype},
+                "results": {n: results[(c.name, n)] for n in libs}} for c in todo]
 
     env = _environment(libs, args.commit)
     env.setdefault("gpu", props.get("gpu", "none"))
     env["l2_bytes"] = settings.l2_bytes
+    env["at_once"] = args.at_once
     run = {"env": env, "ceilings": report.ceilings(records, {c.name for c in ceiling_cases}), "cases": records}
     print(report.markdown_table(run))
     if on_gpu:
