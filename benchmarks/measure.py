@@ -37,6 +37,7 @@ class Result:
     first_call_ms: float | None = None
     reps: int = 0
     sets: int = 0
+    budget_ms: float | None = None  # device cases: the device time its timing was given (deadline.py)
     at_once: int = 0  # fresh-process cases: the most processes alive during a kept sample's call
     discarded: int = 0  # fresh-process cases: samples taken again (another process had the GPU)
 
@@ -47,7 +48,7 @@ class Result:
 @dataclass(frozen=True)
 class Settings:
     l2_bytes: int = 64 << 20
-    budget_ms: float = 300.0  # device time spent timing one case on one library
+    budget_ms: float = 300.0  # the most device time spent timing one case on one library (deadline.py)
     min_reps: int = 10
     max_reps: int = 200
     max_sets: int = 32
@@ -145,7 +146,7 @@ def _device(lib: Library, case: Case, data: HostData, settings: Settings) -> Res
         lib.synchronize()
         times += [lib.elapsed_ms(s, e) for s, e in zip(starts, ends)]
     return Result("ok", median_ms=statistics.median(times), times_ms=times, first_call_ms=first,
-                  reps=reps, sets=sets)
+                  reps=reps, sets=sets, budget_ms=settings.budget_ms)
 
 
 def _host(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:

@@ -21,7 +21,7 @@ __all__ = ["rate", "ceilings", "ratio", "markdown_table", "first_call_table", "d
 
 LIB_ORDER = tuple(LIBRARIES)
 #: The environment's keys that the report writes in its own words.
-RUN_KEYS = ("command", "date", "commit", "l2_bytes", "at_once")
+RUN_KEYS = ("command", "date", "commit", "l2_bytes", "wall_s", "total_s", "at_once")
 
 
 def _ok(case: dict[str, Any], lib: str) -> dict[str, Any] | None:
@@ -175,7 +175,8 @@ def document(run: dict[str, Any]) -> str:
         "",
         *(f"- {k}: {v}" for k, v in env.items() if k not in RUN_KEYS),
         f"- L2 cache: {env.get('l2_bytes', 0) / 2**20:.0f} MiB",
-        *([f"- fresh processes up to {env['at_once']} at once"] if "at_once" in env else []),
+        *([f"- wall time: {env['wall_s']:.0f} s" + (f" (budget {env['total_s']:g} s)" if env.get("total_s") else "")
+           + f"; fresh processes up to {env.get('at_once', 1)} at once"] if "wall_s" in env else []),
         "",
         "## Ceilings (measured in the same run)",
         *_ceiling_lines(run),

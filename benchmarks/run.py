@@ -11,6 +11,7 @@ import shlex
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 from . import cases as cases_mod
 from . import processes, report
 from .cases import IN_PROCESS, Case, NotAvailable
+from .deadline import FLOOR_MS, TOTAL_S, Deadline
 from .libs import LIBRARIES, Library
 from .measure import REPO, HostData, Settings, measure
 
@@ -38,7 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", type=Path, help="also write the full report (BENCHMARKS.md) here")
     p.add_argument("--commit", help="the commit measured (default: git rev-parse HEAD)")
     p.add_argument("--budget-ms", type=float, default=Settings.budget_ms,
-                   help="device time spent timing one case on one library (default: %(default)s)")
+                   help="the most device time spent timing one case on one library (default: %(default)s)")
+    p.add_argument("--total-s", type=float, default=TOTAL_S,
+                   help="the whole run's wall-clock budget: the in-process timings share what the fresh "
+                        "processes leave of it, none below %g ms (0: each gets --budget-ms) "
+                        "(default: %%(default)s)" % FLOOR_MS)
     p.add_argument("--at-once", type=int, default=processes.AT_ONCE,
                    help="fresh processes alive at once, the GPU one's at a time (1: one process at a time) "
                         "(default: %(default)s)")
@@ -110,15 +116,30 @@ def _fresh(cases: list[Case], libs: dict[str, Library], settings: Settings, at_o
     return {pair: r.to_json() for pair, r in results.items()}
 
 
-def _in_process(cases: list[Case], libs: dict[str, Library], settings: Settings, t_start: float,
-                results: dict[tuple[str, str], dict[str, Any]]) -> None:
-    """The in-process cases one after another; their results go into ``results``."""
+def _in_process(cases: list[Case], libs: dict[str, Library], on_gpu: dict[str, Library], settings: Settings,
+                total_s: float, t_start: float, results: dict[tuple[str, str], dict[str, Any]]) -> dict[str, float]:
+    """The in-process cases one after another, each device timing given the device time that the
+    run's deadline allows (deadline.py); their results go into ``results``; returns each case's wall
+    time (s)."""
     data = HostData()
+    deadline = Deadline(total_s, t_start, [c.kind == "device" for c in cases for n in libs if n in on_gpu]) \
+        if total_s else None
+    walls = {}
     for i, case in enumerate(cases, 1):
+        t_case = time.monotonic()
         for name, lib in libs.items():
-            results[(case.name, name)] = measure(lib, case, data, settings).to_json()
+            case_settings = settings
+            if deadline is not None and name in on_gpu and case.kind == "device":
+                case_settings = replace(settings, budget_ms=deadline.budget_ms(time.monotonic(), settings.budget_ms))
+            t0 = time.monotonic()
+            result = measure(lib, case, data, case_settings)
+            if deadline is not None and name in on_gpu:
+                deadline.spent(time.monotonic() - t0, sum(result.times_ms) / 1e3 if case.kind == "device" else 0.0)
+            results[(case.name, name)] = result.to_json()
+        walls[case.name] = round(time.monotonic() - t_case, 2)
         print(f"[{i}/{len(cases)} {time.monotonic() - t_start:.0f}s] {case.name}: "
               + _summary({n: results[(case.name, n)] for n in libs}), file=sys.stderr)
+    return walls
 
 
 def _summary(results: dict[str, dict[str, Any]]) -> str:
@@ -167,17 +188,19 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(l2_bytes=props.get("l2_bytes") or Settings.l2_bytes, budget_ms=args.budget_ms)
     ceiling_cases = cases_mod.ceilings_for(selected) if on_gpu else []
     todo = [c for c in cases_mod.CASES if c in ceiling_cases or c in selected]
-    # The fresh processes first, all together (processes.py), then the in-process cases.
+    # The fresh processes first: what they leave of --total-s is the in-process timings' to share.
     results = _fresh([c for c in todo if c.kind in processes.KINDS], libs, settings, args.at_once, t_start)
-    _in_process([c for c in todo if c.kind in IN_PROCESS], libs, settings, t_start, results)
-    records = [{"name": c.name, "kind": c.kind, "note": c.note,
+    walls = _in_process([c for c in todo if c.kind in IN_PROCESS], libs, on_gpu, settings, args.total_s, t_start,
+                        results)
+    records = [{"name": c.name, "kind": c.kind, "note": c.note, "wall_s": walls.get(c.name),
                 "work": {"bytes": c.work.bytes, "flops": c.work.flops, "dtype": c.work.dtype},
                 "results": {n: results[(c.name, n)] for n in libs}} for c in todo]
 
     env = _environment(libs, args.commit)
     env.setdefault("gpu", props.get("gpu", "none"))
     env["l2_bytes"] = settings.l2_bytes
-    env["at_once"] = args.at_once
+    # The measuring's wall time (the run's start to its last case), its budget, the processes at once.
+    env.update(wall_s=round(time.monotonic() - t_start, 1), total_s=args.total_s, at_once=args.at_once)
     run = {"env": env, "ceilings": report.ceilings(records, {c.name for c in ceiling_cases}), "cases": records}
     print(report.markdown_table(run))
     if on_gpu:
@@ -189,4 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(report.document(run))
         print(f"wrote {args.markdown}", file=sys.stderr)
+    wall_s = time.monotonic() - t_start
+    over = f", {wall_s - args.total_s:.0f} s over" if args.total_s and wall_s > args.total_s else ""
+    print(f"total wall time {wall_s:.0f} s" + (f" (budget {args.total_s:.0f} s{over})" if args.total_s else ""),
+          file=sys.stderr)
     return 0
