@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--processes", type=int, default=5, help="fresh processes per warm figure (default 5)")
     p.add_argument("--race", type=int, default=50, help="processes of the race check (default 50)")
     p.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families")
-    p.add_argument("--at-once", type=int, default=processes.AT_ONCE,
-                   help="fresh processes alive at once, the GPU one's at a time (default: %(default)s)")
+    p.add_argument("--at-once", type=processes.at_once_arg, default=processes.AT_ONCE,
+                   help="fresh processes alive at once (default: a quarter of the cores, at most 4: %(default)s)")
     args = p.parse_args(argv)
     families = args.families.split(",")
     warm = {f: Case(f"first_{f}_warm", kind="first_call_warm", family=f, processes=args.processes) for f in families}

@@ -58,8 +58,8 @@ from .first_calls import unavailable
 from .libs import LIBRARIES
 from .measure import REPO, Result, Settings
 
-__all__ = ["AT_ONCE", "KINDS", "Key", "Job", "Run", "Forecast", "Scheduler", "Plan", "earliest", "run_jobs",
-           "measure"]
+__all__ = ["AT_ONCE", "KINDS", "Key", "Job", "Run", "Forecast", "Scheduler", "Plan", "at_once_arg", "earliest",
+           "run_jobs", "measure"]
 
 #: Processes alive at once: a quarter of the host's cores, at most 4. An import keeps about one
 #: core busy (the interpreter imports on one thread), so on the GPU machine's 16 the timed process
@@ -207,6 +207,14 @@ class Forecast:
 
     def _like(self, k: Key, same: Callable[[Key], bool]) -> list[tuple[float, float, float]]:
         return [p for o, v in self.phases.items() if (o.command, o.lib) == (k.command, k.lib) and same(o) for p in v]
+
+
+def at_once_arg(text: str) -> int:
+    """``--at-once``'s value: a whole number of processes, at least 1."""
+    n = int(text)
+    if n < 1:
+        raise ValueError(f"at least one process at a time, not {n}")
+    return n
 
 
 def earliest(window: Window | None, busy: Iterable[Window], now: float) -> float:

@@ -45,9 +45,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="the whole run's wall-clock budget: the in-process timings share what the fresh "
                         "processes leave of it, none below %g ms (0: each gets --budget-ms) "
                         "(default: %%(default)s)" % FLOOR_MS)
-    p.add_argument("--at-once", type=int, default=processes.AT_ONCE,
-                   help="fresh processes alive at once, the GPU one's at a time (1: one process at a time) "
-                        "(default: %(default)s)")
+    p.add_argument("--at-once", type=processes.at_once_arg, default=processes.AT_ONCE,
+                   help="fresh processes alive at once, none on the GPU during another's timed call "
+                        "(1: one at a time; default: a quarter of the cores, at most 4: %(default)s)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--report", type=Path, metavar="JSON",
                    help="measure nothing: print (and with --markdown write) the report of an earlier results.json")

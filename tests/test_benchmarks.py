@@ -423,6 +423,14 @@ def test_scheduled_processes_keep_every_kept_call_clear_of_other_gpu_work(monkey
     assert results[("first_add_warm", "torch")].reason == "no disk kernel cache: cold and warm are the same"
 
 
+def test_at_once_is_at_least_one() -> None:
+    from benchmarks.processes import AT_ONCE, at_once_arg
+
+    assert at_once_arg("4") == 4 and 1 <= AT_ONCE <= 4
+    with pytest.raises(ValueError):
+        at_once_arg("0")  # no process could ever start
+
+
 def test_run_jobs_runs_each_job_through_its_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
     """``run_jobs``'s loop with a launcher that ends each process at once (no child, nothing timed)."""
     from benchmarks.processes import Run, run_jobs
