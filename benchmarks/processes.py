@@ -1,5 +1,6 @@
 """The fresh-process cases (``import``, ``first_call_cold``/``_warm``, ``from_start``): the processes
-they need, run several at a time with the GPU given to one at a time, and each case's Result.
+they need, run several at a time with none on the GPU during another's timed call, and each
+case's Result.
 
 Why several at a time. One at a time, the fresh processes took most of a full run: it was stopped
 at 420 s, 59 cases of 74 done (#37). PyTorch's import alone is 3.67 s a process (the ``import``
@@ -24,9 +25,9 @@ What keeps the figures honest:
   is discarded and taken again in a fresh process (``discarded`` in the Result); after ``MAX_TRIES``
   it is taken with no other process alive. The retake reserves at least the span its discarded try
   took, so a slow call is measured again rather than replaced by a fast one.
-- Host load: at most ``AT_ONCE`` processes are alive, so the timed one shares the host with at most
-  three other processes' imports. The most that were alive during each kept call is in the Result
-  (``at_once``). The cases whose timed span is the import itself (``import``, ``*_from_start``) run
+- Host load: at most ``AT_ONCE`` processes are alive (``--at-once``), so the timed one shares the
+  host with at most three other processes' imports on the GPU machine. The most that were alive
+  during each kept call is in the Result (``at_once``). The cases whose timed span is the import itself (``import``, ``*_from_start``) run
   with no other process alive.
 
 Fewer processes, same medians: cases that time the same child command in the same kernel-cache
