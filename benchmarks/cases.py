@@ -152,6 +152,22 @@ def _softmax_plain(L: Any, x: Any) -> Any:
     return e / L.ns.sum(e, axis=-1, keepdims=True)
 
 
+#: The layer norm's epsilon (PyTorch's default for nn.LayerNorm).
+LAYERNORM_EPS = 1e-5
+
+
+def _layernorm_plain(L: Any, x: Any) -> Any:
+    """A layer norm over the last axis in each library's plain calls (mean, var, sqrt; no fused
+    layer-norm function, no scale or shift). PyTorch's var divides by n only with ``correction=0``."""
+    if L.name == "torch":
+        mean = L.ns.mean(x, dim=-1, keepdim=True)
+        var = L.ns.var(x, dim=-1, keepdim=True, correction=0)
+    else:
+        mean = L.ns.mean(x, axis=-1, keepdims=True)
+        var = L.ns.var(x, axis=-1, keepdims=True)
+    return (x - mean) / L.ns.sqrt(var + LAYERNORM_EPS)
+
+
 def _axpy_loop(L: Any, x: Any, y: Any) -> Any:
     """1000 small operations: y = x * 0.5 + y, 500 times, and the result on the host."""
     for _ in range(500):
@@ -341,6 +357,14 @@ CASES: tuple[Case, ...] = (
          ops={"torch": _compiled(_softmax_plain), "cupy": NA("cupy.fuse has no keepdims reductions"),
               "rocm_array": _softmax_plain},
          work=Work(bytes=2 * SOFTMAX.nbytes), note="the plain-call softmax through torch.compile"),
+    Case("layernorm_plain", inputs=(SOFTMAX,), ops={"*": _layernorm_plain},
+         work=Work(bytes=2 * SOFTMAX.nbytes),
+         note="(x - mean(x)) / sqrt(var(x) + 1e-5) over the last axis of 8192x8192 in plain calls; "
+              "bytes as if fused (one read, one write)"),
+    Case("layernorm_plain_compiled", inputs=(SOFTMAX,),
+         ops={"torch": _compiled(_layernorm_plain), "cupy": NA("cupy.fuse has no keepdims reductions"),
+              "rocm_array": _layernorm_plain},
+         work=Work(bytes=2 * SOFTMAX.nbytes), note="the plain-call layer norm through torch.compile"),
     # -- nn's activations: rows of the elementwise table (#36), so an activation of an expression fuses --
     Case("silu", inputs=(V26,),
          ops={"torch": lambda L, x: L.ns.nn.functional.silu(x), "rocm_array": lambda L, x: L.ns.nn.silu(x),
@@ -384,8 +408,9 @@ CASES: tuple[Case, ...] = (
            processes=3 if state == "warm" and family in VENDOR_FAMILIES else 1)
       for family in FAMILIES if family not in FROM_START for state in ("cold", "warm")),
     # From the start of a fresh process to the result on the host: the import (PyTorch's too), the
-    # GPU's opening, the upload and the first call, kernel cache warm; the median of five processes.
-    *(Case(f"{family}_from_start", kind="from_start", family=family, processes=5,
+    # GPU's opening, the upload and the first call, kernel cache warm; the median of three processes,
+    # each with no other process alive (benchmarks/processes.py).
+    *(Case(f"{family}_from_start", kind="from_start", family=family,
            note=f"{family}: a fresh process's import, upload and first call, its result on the host")
       for family in FROM_START),
 )

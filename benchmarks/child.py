@@ -6,6 +6,9 @@ of the family's inputs (``first_calls.FAMILIES``; default ``add``: two 2^20 floa
 time of the first call (with its kernel compile or load, library handles, plans) and of the second,
 each up to the result being ready. Nothing else comes between the import and the call: no wait,
 no kernel of the harness's own, no waiting for the library's background work, as in a script.
+It also prints when the GPU's opening began (``gpu_from``, the import's end) and the first call's
+start and end (``call``), on ``time.monotonic()``: CLOCK_MONOTONIC on Linux, one clock for every
+process of the machine, so the parent can tell whether another process had the GPU meanwhile.
 ``python -m benchmarks.child from_start LIB [FAMILY]``: the time from the start of the process to
 the first call's result on the host, the import, the GPU's opening and the upload included.
 """
@@ -28,40 +31,41 @@ def _import(name: str) -> dict[str, float]:
     return {"import_ms": (time.perf_counter() - t0) * 1e3}
 
 
-def _first_call(name: str, family: str = "add") -> dict[str, float | str]:
+def _first_call(name: str, family: str = "add") -> dict[str, object]:
     import numpy as np
 
     from .cases import MISSING, describe
-    from .first_calls import op
+    from .first_calls import op, unavailable
     from .libs import LIBRARIES
 
     lib = LIBRARIES[name]
     inputs, call = op(family, name)
     if call is None:
-        return {"na": f"{name} has no {family} op"}
+        return {"na": unavailable(family, name)}
     try:
         lib.open()
         args = [lib.to_device(a, a.dtype.name) for a in inputs(np.random.default_rng(0))]
         lib.synchronize()
-        times = []
+        calls = []
         for _ in range(2):
-            t0 = time.perf_counter()
+            t0 = time.monotonic()
             lib.finish(call(lib, *args))
             lib.synchronize()
-            times.append((time.perf_counter() - t0) * 1e3)
+            calls.append((t0, time.monotonic()))
     except MISSING as e:
         return {"na": describe(e)}
-    return {"first_ms": times[0], "second_ms": times[1]}
+    (t0, t1), (s0, s1) = calls
+    return {"first_ms": (t1 - t0) * 1e3, "second_ms": (s1 - s0) * 1e3, "gpu_from": lib.gpu_from, "call": [t0, t1]}
 
 
-def _from_start(name: str, family: str = "conv2d_small") -> dict[str, float | str]:
+def _from_start(name: str, family: str = "conv2d_small") -> dict[str, object]:
     from .cases import MISSING, describe
-    from .first_calls import op
+    from .first_calls import op, unavailable
     from .libs import LIBRARIES
 
     inputs, call = op(family, name)
     if call is None:
-        return {"na": f"{name} has no {family} op"}
+        return {"na": unavailable(family, name)}
     import numpy as np  # (counted: the user's script imports it too)
 
     lib = LIBRARIES[name]

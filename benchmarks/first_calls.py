@@ -79,3 +79,8 @@ VENDOR_FAMILIES = ("matmul", "solve", "fft", "conv2d", "conv2d_small")
 def op(family: str, lib: str) -> tuple[Inputs, Op | None]:
     inputs, ops = FAMILIES[family]
     return inputs, ops.get(lib, ops.get("*"))
+
+
+def unavailable(family: str, lib: str) -> str | None:
+    """Why ``lib`` has no first call of ``family``; None when it has one."""
+    return None if op(family, lib)[1] is not None else f"{lib} has no {family} op"

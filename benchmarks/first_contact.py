@@ -2,7 +2,8 @@
 
 - each family's first call in fresh processes right after import (``child first_call``), kernel
   cache warm, rocm_array beside CuPy (the median of ``--processes``), and rocm_array's with an empty
-  cache (one process each);
+  cache (one process each); all of them run together as ``benchmarks/processes.py`` schedules them
+  (up to ``--at-once`` alive, no other process on the GPU during a timed call);
 - ``conv2d_small`` from the start of the process (import included), rocm_array beside PyTorch;
 - whether a process that imported rocm_array and made a first call of every vendor family holds
   another array framework (``torch``, ``cupy``, ``jax``, ``tensorflow``) in ``sys.modules``;
@@ -21,10 +22,10 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+from . import processes
 from .cases import Case
 from .first_calls import FROM_START, VENDOR_FAMILIES
-from .libs import LIBRARIES
-from .measure import REPO, HostData, Settings, measure
+from .measure import REPO, Result, Settings
 
 #: The families whose warm first call must be at most this (ms) and no slower than CuPy's.
 BOUND_MS = 50.0
@@ -52,8 +53,7 @@ assert array_api_compat.array_namespace(x) is xp
 """
 
 
-def _median(lib: str, case: Case, settings: Settings) -> float | None:
-    result = measure(LIBRARIES[lib], case, HostData(), settings)
+def _median(result: Result) -> float | None:
     return result.median_ms if result.status == "ok" else None
 
 
@@ -66,23 +66,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--processes", type=int, default=5, help="fresh processes per warm figure (default 5)")
     p.add_argument("--race", type=int, default=50, help="processes of the race check (default 50)")
     p.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families")
+    p.add_argument("--at-once", type=processes.at_once_arg, default=processes.AT_ONCE,
+                   help="fresh processes alive at once (default: a quarter of the cores, at most 4: %(default)s)")
     args = p.parse_args(argv)
-    settings = Settings()
+    families = args.families.split(",")
+    warm = {f: Case(f"first_{f}_warm", kind="first_call_warm", family=f, processes=args.processes) for f in families}
+    cold = {f: Case(f"first_{f}_cold", kind="first_call_cold", family=f, processes=1) for f in families}
+    starts = {f: Case(f"{f}_from_start", kind="from_start", family=f, processes=args.processes) for f in FROM_START}
+    results = processes.measure([*((warm[f], lib) for f in families for lib in ("rocm_array", "cupy")),
+                                 *((cold[f], "rocm_array") for f in families),
+                                 *((starts[f], lib) for f in FROM_START for lib in ("rocm_array", "torch"))],
+                                Settings(), args.at_once)
     ok = True
     print("| family | rocm_array warm | CuPy warm | ratio (CuPy / ours) | rocm_array cold |")
     print("|---|---|---|---|---|")
-    for family in args.families.split(","):
-        warm = Case(f"first_{family}_warm", kind="first_call_warm", family=family, processes=args.processes)
-        cold = Case(f"first_{family}_cold", kind="first_call_cold", family=family, processes=1)
-        ours, cupy, ours_cold = _median("rocm_array", warm, settings), _median("cupy", warm, settings), \
-            _median("rocm_array", cold, settings)
+    for family in families:
+        ours, cupy, ours_cold = (_median(results[(case.name, lib)]) for case, lib in
+                                 ((warm[family], "rocm_array"), (warm[family], "cupy"), (cold[family], "rocm_array")))
         ratio = f"{cupy / ours:.2f}" if ours and cupy else ""
         print(f"| {family} | {_fmt(ours)} | {_fmt(cupy)} | {ratio} | {_fmt(ours_cold)} |", flush=True)
         if ours is None or (cupy is not None and ours > cupy) or (family not in VENDOR_FAMILIES and ours > BOUND_MS):
             ok = False
-    for family in FROM_START:
-        case = Case(f"{family}_from_start", kind="from_start", family=family, processes=args.processes)
-        ours, torch = _median("rocm_array", case, settings), _median("torch", case, settings)
+    for family, case in starts.items():
+        ours, torch = _median(results[(case.name, "rocm_array")]), _median(results[(case.name, "torch")])
         print(f"\n{family} from the process's start (import included): rocm_array {_fmt(ours)}, "
               f"PyTorch {_fmt(torch)}" + (f", ratio {torch / ours:.2f}" if ours and torch else ""))
         ok = ok and ours is not None and ours <= 1200 and (torch is None or ours <= torch / 3)

@@ -1,10 +1,12 @@
 """One adapter per library, all with the same small interface.
 
 ``open()`` imports the library and finds the GPU (NotAvailable with the reason
-otherwise), as a user's script does and nothing more: the fresh-process first-call cases use it.
-``load()`` opens and readies the harness's own tools (a spin kernel, the deferred compile mode) for
-the in-process cases. ``ns`` is the namespace the cases call; ``to_device`` uploads a host
-NumPy array and casts it on the device; ``event``/``record``/``elapsed_ms`` time
+otherwise), as a user's script does and nothing more: the fresh-process first-call cases use it,
+and ``gpu_from`` says when the import ended and the GPU's opening began.
+``load()`` opens and readies the harness's own tools for the in-process cases (the deferred
+compile mode; the spin kernel comes at the first ``hold``). ``ns`` is the namespace the cases
+call; ``to_device`` uploads a host NumPy array and casts it on the device;
+``event``/``record``/``elapsed_ms`` time
 a region with the library's own device events on the stream it launches on;
 ``release`` returns cached device memory between cases. Imports are lazy so that
 ``python -m benchmarks`` runs where none of them is installed.
@@ -12,8 +14,10 @@ a region with the library's own device events on the stream it launches on;
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
+import time
 from typing import Any
 
 import numpy as np
@@ -32,8 +36,12 @@ class Library:
     def __init__(self) -> None:
         self.ns: Any = None
         self.unavailable: str | None = None  # why open() failed
-        self._spin: Any = None  # a spin kernel taking a cycle count, set by _prepare (see hold.py)
-        self._cycles_per_ms: float | None = None
+        self.gpu_from: float | None = None  # time.monotonic() at the import's end, the GPU's opening next
+        self._ready = False  # load() has readied the harness's tools
+        # A spin kernel taking a cycle count (hold.py), made at the first hold: a platform without
+        # clock64 (the simulator) still runs the cases that need none.
+        self._spin: Any = None
+        self._cycles_per_ms = 0.0
 
     def installed(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
@@ -46,7 +54,9 @@ class Library:
             try:
                 if not self.installed():
                     raise NotAvailable(f"{self.module} is not installed")
-                self._open()
+                module = self._import()
+                self.gpu_from = time.monotonic()
+                self._open(module)
                 return
             except NotAvailable as e:
                 self.unavailable = str(e)
@@ -57,13 +67,23 @@ class Library:
     def load(self) -> None:
         """``open``, then the harness's tools (once)."""
         self.open()
-        if self._spin is None:
+        if not self._ready:
             self._prepare()
+            self._ready = True
 
-    def _open(self) -> None:
+    def _import(self) -> Any:
+        """The library's module, imported as a script does (no GPU touched yet)."""
+        return importlib.import_module(self.module)
+
+    def _open(self, module: Any) -> None:
+        """Find the GPU through ``module`` and set ``ns``; NotAvailable when there is none."""
         raise NotImplementedError
 
     def _prepare(self) -> None:
+        """Ready the in-process cases' tools."""
+
+    def _spin_kernel(self) -> Any:
+        """A callable ``spin(cycles)`` that keeps the library's stream busy (hold.py)."""
         raise NotImplementedError
 
     def finish(self, result: Any) -> Any:
@@ -100,7 +120,8 @@ class Library:
 
     def hold(self, ms: float) -> None:
         """Keep the GPU busy for about ``ms`` on the stream the library launches on (see hold.py)."""
-        if self._cycles_per_ms is None:
+        if self._spin is None:
+            self._spin = self._spin_kernel()
             self._cycles_per_ms = self._calibrate()
         self._spin(int(ms * self._cycles_per_ms))
 
@@ -125,10 +146,11 @@ class Library:
 class CuPy(Library):
     name, module, title = "cupy", "cupy", "CuPy"
 
-    def _open(self) -> None:
+    def _import(self) -> Any:
         os.environ.pop("CUPY_TF32", None)  # float32 matmul in full float32, like the others
-        import cupy
+        return super()._import()
 
+    def _open(self, cupy: Any) -> None:
         try:
             if cupy.cuda.runtime.getDeviceCount() < 1:
                 raise NotAvailable("CuPy finds no GPU")
@@ -136,8 +158,8 @@ class CuPy(Library):
             raise NotAvailable(f"CuPy finds no GPU: {e}") from None
         self.ns = cupy
 
-    def _prepare(self) -> None:
-        self._spin = hold.cupy_kernel(self.ns)
+    def _spin_kernel(self) -> Any:
+        return hold.cupy_kernel(self.ns)
 
     def dtype(self, name: str) -> Any:
         if name == "bfloat16":
@@ -172,9 +194,7 @@ class CuPy(Library):
 class Torch(Library):
     name, module, title = "torch", "torch", "PyTorch"
 
-    def _open(self) -> None:
-        import torch
-
+    def _open(self, torch: Any) -> None:
         if not torch.cuda.is_available():
             raise NotAvailable("PyTorch finds no GPU")
         # Like with like: float32 matmul and convolutions in full float32, as CuPy and rocm_array do.
@@ -182,8 +202,8 @@ class Torch(Library):
         torch.backends.cudnn.allow_tf32 = False
         self.ns = torch
 
-    def _prepare(self) -> None:
-        self._spin = self.ns.cuda._sleep  # PyTorch's own spin kernel, on its current stream
+    def _spin_kernel(self) -> Any:
+        return self.ns.cuda._sleep  # PyTorch's own spin kernel, on its current stream
 
     def version(self) -> str:
         return f"{self.ns.__version__} (CUDA {self.ns.version.cuda}, cuDNN {self.ns.backends.cudnn.version()})"
@@ -216,8 +236,7 @@ class RocmArray(Library):
     _compute: Any = None
     _array_type: Any = None
 
-    def _open(self) -> None:
-        import rocm_array
+    def _open(self, rocm_array: Any) -> None:
         from rocm_array import devices
 
         gpus = devices.gpus()
@@ -234,7 +253,9 @@ class RocmArray(Library):
         # apart, instead of on a thread while the warm-up calls run eagerly (a user's loop reaches
         # the same steady state once the thread is done).
         deferred.COMPILE_IN_BACKGROUND = False
-        self._spin = hold.rocm_array_kernel(self.runtime)
+
+    def _spin_kernel(self) -> Any:
+        return hold.rocm_array_kernel(self.runtime)
 
     def finish(self, result: Any) -> Any:
         """A deferred result computed (``fusion.compute``): its kernel queued, as reading it would."""

@@ -1,4 +1,5 @@
-"""How a case is measured on one library; each returns a ``Result`` (raw figures, JSON-ready).
+"""How an in-process case is measured on one library; each returns a ``Result`` (raw figures,
+JSON-ready). The fresh-process cases are ``processes.py``'s.
 
 Device cases: inputs from fresh random host data, uploaded once per rotating
 set; enough sets that together they exceed the L2 cache several times, so a
@@ -10,13 +11,8 @@ the median is the figure.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .cases import IN_PROCESS, MISSING, Case, Input, NotAvailable, describe
+from .cases import MISSING, Case, Input, describe
 from .libs import Library
 
 __all__ = ["Result", "Settings", "HostData", "measure", "REPO"]
@@ -41,6 +37,9 @@ class Result:
     first_call_ms: float | None = None
     reps: int = 0
     sets: int = 0
+    budget_ms: float | None = None  # device cases: the device time its timing was given (deadline.py)
+    at_once: int = 0  # fresh-process cases: the most processes alive during a kept sample's call
+    discarded: int = 0  # fresh-process cases: samples taken again (another process had the GPU)
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, "", [], 0)}
@@ -49,7 +48,7 @@ class Result:
 @dataclass(frozen=True)
 class Settings:
     l2_bytes: int = 64 << 20
-    budget_ms: float = 300.0  # device time spent timing one case on one library
+    budget_ms: float = 300.0  # the most device time spent timing one case on one library (deadline.py)
     min_reps: int = 10
     max_reps: int = 200
     max_sets: int = 32
@@ -147,7 +146,7 @@ def _device(lib: Library, case: Case, data: HostData, settings: Settings) -> Res
         lib.synchronize()
         times += [lib.elapsed_ms(s, e) for s, e in zip(starts, ends)]
     return Result("ok", median_ms=statistics.median(times), times_ms=times, first_call_ms=first,
-                  reps=reps, sets=sets)
+                  reps=reps, sets=sets, budget_ms=settings.budget_ms)
 
 
 def _host(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
@@ -186,88 +185,24 @@ def _workload(lib: Library, case: Case, data: HostData, settings: Settings) -> R
                   reps=len(times) - 1)
 
 
-def _child(args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run ``python -m benchmarks.child ARGS`` and parse the JSON line it prints last."""
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.child", *args], cwd=REPO, capture_output=True,
-                          text=True, env={**os.environ, **(env or {})}, timeout=300)
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        raise RuntimeError(f"child {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-    return json.loads(lines[-1])
-
-
-def _from_children(runs: list[dict[str, Any]], key: str) -> Result:
-    if "na" in runs[0]:
-        raise NotAvailable(runs[0]["na"])
-    times = [r[key] for r in runs]
-    return Result("ok", median_ms=statistics.median(times), times_ms=times, reps=len(times))
-
-
-def _import(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
-    if not lib.installed():
-        raise NotAvailable(f"{lib.module} is not installed")
-    return _from_children([_child(["import", lib.name]) for _ in range(settings.process_repeats)], "import_ms")
-
-
-#: The disk kernel caches a fresh process can start cold with (PyTorch ships compiled kernels).
-CACHE_ENV = {"rocm_array": "ROCM_ARRAY_CACHE_DIR", "cupy": "CUPY_CACHE_DIR"}
-
-
-def _first_call(warm: bool) -> Callable[[Library, Case, HostData, Settings], Result]:
-    def run(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
-        if not lib.installed():
-            raise NotAvailable(f"{lib.module} is not installed")
-        var = CACHE_ENV.get(lib.name)
-        runs = []
-        with tempfile.TemporaryDirectory(prefix=f"bench-{lib.name}-") as tmp:
-            env = {var: tmp} if var else {}
-            args = ["first_call", lib.name, case.family]
-            if warm and var:
-                _child(args, env)  # fills the disk cache
-            for i in range(case.processes or settings.process_repeats):
-                if not warm and var:
-                    env = {var: os.path.join(tmp, str(i))}
-                runs.append(_child(args, env))
-        result = _from_children(runs, "first_ms")
-        result.reason = "" if var else "no disk kernel cache: cold and warm are the same"
-        return result
-    return run
-
-
-def _from_start(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
-    if not lib.installed():
-        raise NotAvailable(f"{lib.module} is not installed")
-    args = ["from_start", lib.name, case.family]
-    with tempfile.TemporaryDirectory(prefix=f"bench-{lib.name}-") as tmp:
-        var = CACHE_ENV.get(lib.name)
-        env = {var: tmp} if var else {}
-        if var:
-            _child(args, env)  # fills the disk cache
-        runs = [_child(args, env) for _ in range(case.processes or settings.process_repeats)]
-    return _from_children(runs, "first_ms")
-
-
+#: The kinds measured in this process (``IN_PROCESS``); ``processes.py`` measures the others.
 MEASURES: dict[str, Callable[[Library, Case, HostData, Settings], Result]] = {
     "device": _device,
     "host": _host,
     "workload": _workload,
-    "import": _import,
-    "first_call_cold": _first_call(warm=False),
-    "first_call_warm": _first_call(warm=True),
-    "from_start": _from_start,
 }
 
 
 def measure(lib: Library, case: Case, data: HostData, settings: Settings) -> Result:
-    """One case on one library; a missing library, dtype or op is "n/a", any other exception "error"."""
+    """One in-process case on one library; a missing library, dtype or op is "n/a", any other
+    exception "error"."""
     try:
-        if case.kind in IN_PROCESS:
-            lib.load()
+        lib.load()
         return MEASURES[case.kind](lib, case, data, settings)
     except Exception as e:  # noqa: BLE001 - a failing case is reported, the run goes on
         return _classify(e)
     finally:
-        if lib.ns is not None and case.kind in IN_PROCESS:
+        if lib.ns is not None:
             try:
                 lib.synchronize()
                 lib.release()

@@ -20,6 +20,8 @@ __all__ = ["rate", "ceilings", "ratio", "markdown_table", "first_call_table", "d
            "plot"]
 
 LIB_ORDER = tuple(LIBRARIES)
+#: The environment's keys that the report writes in its own words.
+RUN_KEYS = ("command", "date", "commit", "l2_bytes", "wall_s", "total_s", "at_once")
 
 
 def _ok(case: dict[str, Any], lib: str) -> dict[str, Any] | None:
@@ -171,8 +173,10 @@ def document(run: dict[str, Any]) -> str:
         f"Run `{env.get('command', 'python -m benchmarks')}` on {env.get('date', '?')}, "
         f"commit `{env.get('commit', '?')}`.",
         "",
-        *(f"- {k}: {v}" for k, v in env.items() if k not in ("command", "date", "commit", "l2_bytes")),
+        *(f"- {k}: {v}" for k, v in env.items() if k not in RUN_KEYS),
         f"- L2 cache: {env.get('l2_bytes', 0) / 2**20:.0f} MiB",
+        *([f"- wall time: {env['wall_s']:.0f} s" + (f" (budget {env['total_s']:g} s)" if env.get("total_s") else "")
+           + f"; fresh processes up to {env.get('at_once', 1)} at once"] if "wall_s" in env else []),
         "",
         "## Ceilings (measured in the same run)",
         *_ceiling_lines(run),
@@ -196,8 +200,11 @@ def document(run: dict[str, Any]) -> str:
         "",
         "## First contact: each family's first call in a fresh process",
         "From the call to its result on the host, after import, discovery and upload: cold with an empty "
-        "kernel cache (CuPy's too; PyTorch ships compiled kernels), warm with the cache a previous process "
-        "filled. One process each.",
+        "kernel cache (CuPy's too; PyTorch ships compiled kernels, so its cold and warm are one measurement), "
+        "warm with the cache a previous process filled. The median of the measurement's processes: three for "
+        "the vendor families' warm calls and for `add` (also `first_call_*`), one otherwise; no other process "
+        "touched the GPU during a timed call (`at_once` and `discarded` in `results.json`: the processes alive "
+        "during it, the samples taken again).",
         "",
         first_contact_table(run),
         "",

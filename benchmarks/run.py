@@ -11,6 +11,7 @@ import shlex
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,10 @@ import numpy as np
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 from . import cases as cases_mod
-from . import report
-from .cases import NotAvailable
-from .libs import LIBRARIES
+from . import processes, report
+from .cases import IN_PROCESS, Case, NotAvailable
+from .deadline import FLOOR_MS, TOTAL_S, Deadline
+from .libs import LIBRARIES, Library
 from .measure import REPO, HostData, Settings, measure
 
 #: Cases that need no GPU: what a machine without one still measures.
@@ -38,7 +40,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", type=Path, help="also write the full report (BENCHMARKS.md) here")
     p.add_argument("--commit", help="the commit measured (default: git rev-parse HEAD)")
     p.add_argument("--budget-ms", type=float, default=Settings.budget_ms,
-                   help="device time spent timing one case on one library (default: %(default)s)")
+                   help="the most device time spent timing one case on one library (default: %(default)s)")
+    p.add_argument("--total-s", type=float, default=TOTAL_S,
+                   help="the whole run's wall-clock budget: the in-process timings share what the fresh "
+                        "processes leave of it, none below %g ms (0: each gets --budget-ms) "
+                        "(default: %%(default)s)" % FLOOR_MS)
+    p.add_argument("--at-once", type=processes.at_once_arg, default=processes.AT_ONCE,
+                   help="fresh processes alive at once, none on the GPU during another's timed call "
+                        "(1: one at a time; default: a quarter of the cores, at most 4: %(default)s)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--report", type=Path, metavar="JSON",
                    help="measure nothing: print (and with --markdown write) the report of an earlier results.json")
@@ -83,7 +92,63 @@ def _properties(loaded: dict[str, Any]) -> dict[str, Any]:
     return props
 
 
+def _fresh(cases: list[Case], libs: dict[str, Library], settings: Settings, at_once: int,
+           t_start: float) -> dict[tuple[str, str], dict[str, Any]]:
+    """The fresh-process cases, all their processes run together (processes.py), each result as JSON."""
+    if not cases:
+        return {}
+    count = 0
+
+    def progress(run: processes.Run) -> None:
+        nonlocal count
+        count += 1
+        k, out = run.job.key, run.out
+        figure = out.get(processes.FIGURE[k.command])
+        what = f"{figure:.4g} ms" if figure is not None else out.get("na") or out.get("error", "")[:120]
+        print(f"[process {count} {time.monotonic() - t_start:.0f}s] {' '.join([*k.argv(), k.state]).strip()}"
+              f"{'' if run.job.timed else ' (fills the cache)'}: {what}", file=sys.stderr)
+
+    print(f"fresh processes for {len(cases)} cases, up to {at_once} at once", file=sys.stderr)
+    results = processes.measure([(c, n) for c in cases for n in libs], settings, at_once, progress)
+    for case in cases:
+        print(f"[{time.monotonic() - t_start:.0f}s] {case.name}: "
+              + _summary({n: results[(case.name, n)].to_json() for n in libs}), file=sys.stderr)
+    return {pair: r.to_json() for pair, r in results.items()}
+
+
+def _in_process(cases: list[Case], libs: dict[str, Library], on_gpu: dict[str, Library], settings: Settings,
+                total_s: float, t_start: float, results: dict[tuple[str, str], dict[str, Any]]) -> dict[str, float]:
+    """The in-process cases one after another, each device timing given the device time that the
+    run's deadline allows (deadline.py); their results go into ``results``; returns each case's wall
+    time (s)."""
+    data = HostData()
+    deadline = Deadline(total_s, t_start, [c.kind == "device" for c in cases for n in libs if n in on_gpu]) \
+        if total_s else None
+    walls = {}
+    for i, case in enumerate(cases, 1):
+        t_case = time.monotonic()
+        for name, lib in libs.items():
+            case_settings = settings
+            if deadline is not None and name in on_gpu and case.kind == "device":
+                case_settings = replace(settings, budget_ms=deadline.budget_ms(time.monotonic(), settings.budget_ms))
+            t0 = time.monotonic()
+            result = measure(lib, case, data, case_settings)
+            if deadline is not None and name in on_gpu:
+                deadline.spent(time.monotonic() - t0, sum(result.times_ms) / 1e3 if case.kind == "device" else 0.0)
+            results[(case.name, name)] = result.to_json()
+        walls[case.name] = round(time.monotonic() - t_case, 2)
+        print(f"[{i}/{len(cases)} {time.monotonic() - t_start:.0f}s] {case.name}: "
+              + _summary({n: results[(case.name, n)] for n in libs}), file=sys.stderr)
+    return walls
+
+
+def _summary(results: dict[str, dict[str, Any]]) -> str:
+    return ", ".join(f"{n} {r['median_ms']:.4g} ms" if "median_ms" in r else f"{n} {r['status']}"
+                     for n, r in results.items())
+
+
 def main(argv: list[str] | None = None) -> int:
+    t_start = time.monotonic()
     args = _parser().parse_args(argv)
     if args.list:
         for c in cases_mod.CASES:
@@ -123,23 +188,19 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(l2_bytes=props.get("l2_bytes") or Settings.l2_bytes, budget_ms=args.budget_ms)
     ceiling_cases = cases_mod.ceilings_for(selected) if on_gpu else []
     todo = [c for c in cases_mod.CASES if c in ceiling_cases or c in selected]
-    data = HostData()
-    records = []
-    t_start = time.perf_counter()
-    for i, case in enumerate(todo, 1):
-        results = {}
-        for name, lib in libs.items():
-            results[name] = measure(lib, case, data, settings).to_json()
-        records.append({"name": case.name, "kind": case.kind, "note": case.note,
-                        "work": {"bytes": case.work.bytes, "flops": case.work.flops, "dtype": case.work.dtype},
-                        "results": results})
-        summary = ", ".join(f"{n} {r['median_ms']:.4g} ms" if "median_ms" in r else f"{n} {r['status']}"
-                            for n, r in results.items())
-        print(f"[{i}/{len(todo)} {time.perf_counter() - t_start:.0f}s] {case.name}: {summary}", file=sys.stderr)
+    # The fresh processes first: what they leave of --total-s is the in-process timings' to share.
+    results = _fresh([c for c in todo if c.kind in processes.KINDS], libs, settings, args.at_once, t_start)
+    walls = _in_process([c for c in todo if c.kind in IN_PROCESS], libs, on_gpu, settings, args.total_s, t_start,
+                        results)
+    records = [{"name": c.name, "kind": c.kind, "note": c.note, "wall_s": walls.get(c.name),
+                "work": {"bytes": c.work.bytes, "flops": c.work.flops, "dtype": c.work.dtype},
+                "results": {n: results[(c.name, n)] for n in libs}} for c in todo]
 
     env = _environment(libs, args.commit)
     env.setdefault("gpu", props.get("gpu", "none"))
     env["l2_bytes"] = settings.l2_bytes
+    # The measuring's wall time (the run's start to its last case), its budget, the processes at once.
+    env.update(wall_s=round(time.monotonic() - t_start, 1), total_s=args.total_s, at_once=args.at_once)
     run = {"env": env, "ceilings": report.ceilings(records, {c.name for c in ceiling_cases}), "cases": records}
     print(report.markdown_table(run))
     if on_gpu:
@@ -151,4 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(report.document(run))
         print(f"wrote {args.markdown}", file=sys.stderr)
+    wall_s = time.monotonic() - t_start
+    over = f", {wall_s - args.total_s:.0f} s over" if args.total_s and wall_s > args.total_s else ""
+    print(f"total wall time {wall_s:.0f} s" + (f" (budget {args.total_s:.0f} s{over})" if args.total_s else ""),
+          file=sys.stderr)
     return 0

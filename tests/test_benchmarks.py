@@ -4,9 +4,11 @@ NumPy stand-in library, and the figures, table and JSON from synthetic numbers."
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -45,7 +47,8 @@ def test_case_table_integrity() -> None:
                 "sum_axis0", "sum_axis1", "sort", "argsort", "bmm_float32", "max_pool2d", "softmax", "tiny_add",
                 "import", "first_call_cold", "first_call_warm", "fill", "random_uniform", "random_normal",
                 "sklearn_pca_eigh", "sklearn_lda", "sklearn_pca_randomized", "fused_chain", "fused_chain_compiled",
-                "fused_chain_sum", "fused_chain_sum_compiled", "softmax_plain", "softmax_plain_compiled", "axpy_loop",
+                "fused_chain_sum", "fused_chain_sum_compiled", "softmax_plain", "softmax_plain_compiled",
+                "layernorm_plain", "layernorm_plain_compiled", "axpy_loop",
                 "axpy_loop_eager", "silu", "silu_of_scaled", "elu",
                 *(f"matmul_{dt}" for dt in ("float32", "float16", "bfloat16", "float64"))}
     assert required <= set(names)
@@ -57,6 +60,16 @@ def test_work_counts() -> None:
     mm = cases.BY_NAME["matmul_bfloat16"]
     assert mm.work.flops == 2 * 8192**3 and mm.work.ceiling == "gemm:bfloat16"
     assert cases.BY_NAME["conv2d_float32"].work.flops == 2 * 32 * 128 * 56 * 56 * 64 * 9
+
+
+def test_layernorm_plain_normalizes_rows() -> None:
+    """The array-API spelling (rocm_array's and CuPy's; NumPy stands in): each row's mean 0, variance
+    var / (var + eps)."""
+    x = np.random.default_rng(0).random((4, 64), dtype=np.float32)
+    y = cases._layernorm_plain(SimpleNamespace(name="cupy", ns=np), x)
+    var = x.var(axis=-1)
+    assert np.allclose(y.mean(axis=-1), 0, atol=1e-6)
+    assert np.allclose(y.var(axis=-1), var / (var + cases.LAYERNORM_EPS), rtol=1e-4)
 
 
 def test_select() -> None:
@@ -108,12 +121,12 @@ class NumpyLib(Library):
 
     name, module, title = "torch", "numpy", "NumPy"
 
-    def _open(self) -> None:
-        self.ns = np
+    def _open(self, module: Any) -> None:
+        self.ns = module
 
-    def _prepare(self) -> None:
+    def _spin_kernel(self) -> Any:
         self.spins: list[int] = []
-        self._spin = self.spins.append  # the "spin kernel": cycle counts asked for
+        return self.spins.append  # the "spin kernel": cycle counts asked for
 
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
         return host.astype(dtype)
@@ -258,3 +271,192 @@ def test_distributed_small_on_cpu(capsys: pytest.CaptureFixture[str]) -> None:
     for case in ("generate", "sin2_sum", "gram", "rechunk"):
         assert f"| {case} | " in out
     assert "n/a" not in out.split("peer copies")[0], out
+
+
+# -- the fresh-process cases (benchmarks/processes.py): planning and scheduling, on a virtual clock --
+
+def _plan(monkeypatch: pytest.MonkeyPatch, names: str | None = None) -> Any:
+    """The Plan of ``names`` (every fresh-process case when None) on all three libraries, as if installed."""
+    from benchmarks import processes
+
+    monkeypatch.setattr(Library, "installed", lambda self: True)
+    chosen = [c for c in cases.select(names) if c.kind in processes.KINDS]
+    return processes.Plan([(c, lib) for c in chosen for lib in LIBRARIES], Settings(), Path("/cache"))
+
+
+def test_the_plan_shares_processes_between_cases_that_measure_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.processes import Key
+
+    plan = _plan(monkeypatch, "first_call_cold,first_call_warm,first_add_cold,first_add_warm,first_matmul_warm,"
+                              "first_conv2d_cold,import,conv2d_small_from_start")
+    jobs = {}
+    for job in plan.jobs:
+        jobs.setdefault((job.key, job.timed), []).append(job)
+    cold, warm = Key("first_call", "rocm_array", "add", "cold"), Key("first_call", "rocm_array", "add", "warm")
+    # first_call_* and first_add_* are one a + b: three processes each way, not 3 + 1.
+    assert plan.keys[("first_call_cold", "rocm_array")] == plan.keys[("first_add_cold", "rocm_array")] == cold
+    assert len(jobs[(cold, True)]) == 3 and len({j.cache for j in jobs[(cold, True)]}) == 3
+    # The first cold process fills the warm processes' cache: no process of its own for that.
+    first = jobs[(cold, True)][0]
+    assert plan.sources[warm] is first and all(j.after is first and j.cache == first.cache for j in jobs[(warm, True)])
+    # matmul has no cold case here: one untimed process fills the cache, then three warm ones (a vendor family).
+    fill = plan.sources[Key("first_call", "cupy", "matmul", "warm")]
+    assert not fill.timed and fill.key.state == "cold" and len(jobs[(Key("first_call", "cupy", "matmul", "warm"), True)]) == 3
+    # PyTorch keeps no disk cache: cold and warm are one measurement, without a cache folder.
+    torch_add = Key("first_call", "torch", "add")
+    assert plan.keys[("first_add_cold", "torch")] == plan.keys[("first_call_warm", "torch")] == torch_add
+    assert len(jobs[(torch_add, True)]) == 3 and all(j.cache is None for j in jobs[(torch_add, True)])
+    # A library without the op starts no process; the import-timed measurements run alone.
+    assert plan.missing[("first_conv2d_cold", "cupy")] == "cupy has no conv2d op"
+    assert ("conv2d_small_from_start", "cupy") in plan.missing
+    assert all(j.alone == (j.key.command in ("import", "from_start") and j.timed) for j in plan.jobs)
+    assert len(jobs[(Key("from_start", "rocm_array", "conv2d_small", "warm"), True)]) == 3
+    assert len(jobs[(Key("import", "torch"), True)]) == 3
+
+
+def test_a_full_run_starts_the_processes_the_docstring_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """processes.py's docstring: 121 processes, 49 rocm_array, 41 CuPy, 31 PyTorch (with no retakes)."""
+    plan = _plan(monkeypatch)
+    counts = {lib: sum(j.key.lib == lib for j in plan.jobs) for lib in LIBRARIES}
+    assert counts == {"rocm_array": 49, "cupy": 41, "torch": 31}
+
+
+def test_a_job_taken_again_gets_a_fresh_cache_and_at_last_runs_alone() -> None:
+    from benchmarks.processes import MAX_TRIES, Job, Key
+
+    job = Job(Key("first_call", "cupy", "sort", "cold"), "/c/sort-0")
+    again = job.again()
+    assert again.cache != job.cache and again.tries == 1 and not again.alone
+    for _ in range(MAX_TRIES - 1):
+        again = again.again()
+    assert again.alone and len({job.cache, again.cache}) == 2
+    warm = Job(Key("first_call", "cupy", "sort", "warm"), "/c/sort-0", after=job)
+    assert warm.again().cache == warm.cache and warm.again().after is job
+
+
+def test_earliest_start_keeps_each_call_clear_of_the_other_gpu_spans() -> None:
+    from benchmarks.processes import earliest
+
+    busy = [((10.0, 11.0), (10.4, 10.5)), ((12.0, 13.0), (12.4, 12.5))]  # (GPU span, call), absolute
+    window = ((1.0, 1.5), (1.2, 1.3))  # a process's own, after its start
+    assert earliest(window, busy, now=0.0) == 0.0  # all before the first
+    # Its span may overlap another's (10, 11) where it ends before that one's call.
+    assert earliest(((9.5, 10.2), (9.6, 9.7)), busy, now=0.0) == 0.0
+    # Its span may meet another's exit but not its call, nor its call another's span: after (10, 11).
+    assert earliest(((9.5, 10.6), (10.2, 10.3)), busy, now=0.0) == 1.0
+    # Too long for the gap: its call comes after the second's exit.
+    assert earliest(((9.5, 12.0), (9.8, 9.9)), busy, now=0.0) == pytest.approx(13.0 - 9.8)
+    assert earliest(None, busy, now=0.0) == 13.0  # an unknown one: from its start, after all of them
+    assert earliest(window, [((5.0, math.inf), (5.0, math.inf))], now=6.0) == math.inf  # wait for one without end
+
+
+def _simulate(plan: Any, at_once: int, seed: int = 0) -> Any:
+    """Drive a Scheduler over ``plan``'s jobs on a virtual clock, each process made up: an import of
+    its library's length (a few percent either way), the GPU's opening, its first call (a cold one
+    long; the cold sort far longer than any before it, so that its span is underestimated once), a
+    second call and exit."""
+    from benchmarks.processes import Run, Scheduler
+
+    rng = np.random.default_rng(seed)
+    lead = {"rocm_array": 0.5, "cupy": 0.6, "torch": 4.2}
+
+    def process(job: Any, start: float) -> Run:
+        k = job.key
+        gpu_from = start + lead[k.lib] * rng.uniform(0.95, 1.05)
+        if k.command != "first_call":  # the import-timed ones print no spans
+            return Run(job, start, gpu_from + 0.4, {"first_ms" if k.command == "from_start" else "import_ms": 1.0})
+        call = 3.0 if (k.family, k.state) == ("sort", "cold") else 0.3 if k.state == "cold" else 0.005
+        c0 = gpu_from + 0.25 * rng.uniform(0.9, 1.1)
+        return Run(job, start, c0 + call + 0.1, {"first_ms": call * 1e3, "gpu_from": gpu_from, "call": [c0, c0 + call]})
+
+    scheduler = Scheduler(plan.jobs, at_once)
+    now, running = 0.0, []
+    while not scheduler.done:
+        job, at = scheduler.next(now)
+        if job is not None:
+            scheduler.start(job, now)
+            running.append(process(job, now))
+            continue
+        now = min([r.end for r in running] + [at])
+        assert now < math.inf, "the scheduler waits for nothing"
+        for run in sorted((r for r in running if r.end <= now), key=lambda r: r.end):
+            running.remove(run)
+            scheduler.end(run)
+    return scheduler
+
+
+@pytest.mark.parametrize("at_once", [1, 4])
+def test_scheduled_processes_keep_every_kept_call_clear_of_other_gpu_work(monkeypatch: pytest.MonkeyPatch,
+                                                                           at_once: int) -> None:
+    """A full run's processes on a virtual clock: each measurement gets its samples; no kept first call
+    overlaps another process's GPU span; never more than ``at_once`` alive; the import-timed ones alone;
+    a warm process starts after the one that fills its cache; a sample that met another is taken again."""
+    plan = _plan(monkeypatch)
+    scheduler = _simulate(plan, at_once)
+    runs = scheduler.runs
+    planned: dict[Any, int] = {}
+    for job in plan.jobs:
+        if job.timed:
+            planned[job.key] = planned.get(job.key, 0) + 1
+    kept: dict[Any, int] = {}
+    for r in runs:
+        if r.kept and r.job.timed:
+            kept[r.job.key] = kept.get(r.job.key, 0) + 1
+    assert kept == planned
+    for r in runs:
+        assert sum(1 for o in runs if o.start <= r.start < o.end) <= at_once
+        if r.job.alone:
+            assert not any(o is not r and o.start < r.end and r.start < o.end for o in runs)
+        if r.kept and r.job.timed and r.call:
+            assert not any(o is not r and o.gpu[0] < r.call[1] and r.call[0] < o.gpu[1] for o in runs)
+        if r.job.after is not None:
+            assert r.start >= next(o.end for o in runs if o.job is r.job.after)
+    discarded = [r for r in runs if not r.kept]
+    if at_once > 1:
+        assert any(r.job.key.family == "sort" and r.job.key.state == "cold" for r in discarded)
+    else:
+        assert not discarded  # one at a time, nothing can meet
+    results = plan.results(runs)
+    assert results[("first_sort_cold", "cupy")].status == "ok"
+    assert all(r.at_once == 1 for r in results.values() if r.status == "ok") or at_once > 1
+    assert results[("first_conv2d_warm", "cupy")].status == "n/a"
+    assert results[("first_add_warm", "torch")].reason == "no disk kernel cache: cold and warm are the same"
+
+
+def test_at_once_is_at_least_one() -> None:
+    from benchmarks.processes import AT_ONCE, at_once_arg
+
+    assert at_once_arg("4") == 4 and 1 <= AT_ONCE <= 4
+    with pytest.raises(ValueError):
+        at_once_arg("0")  # no process could ever start
+
+
+def test_run_jobs_runs_each_job_through_its_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run_jobs``'s loop with a launcher that ends each process at once (no child, nothing timed)."""
+    from benchmarks.processes import Run, run_jobs
+
+    plan = _plan(monkeypatch, "first_add_cold,first_add_warm,import")
+    launched = []
+
+    def launch(job: Any, ended: Any) -> None:
+        launched.append(job)
+        t = time.monotonic()
+        ended(Run(job, t, t, {"import_ms" if job.key.command == "import" else "first_ms": 2.0}))
+
+    runs = run_jobs(plan.jobs, 4, launch)
+    assert launched == [r.job for r in runs] and len(runs) == len(plan.jobs)
+    result = plan.results(runs)[("first_add_warm", "rocm_array")]
+    assert (result.status, result.median_ms, result.reps, result.at_once) == ("ok", 2.0, 1, 1)
+
+
+def test_the_deadline_shares_the_time_left_among_the_timings_to_come() -> None:
+    from benchmarks.deadline import FLOOR_MS, Deadline
+
+    deadline = Deadline(100.0, start=0.0, timed=[True, False, True, True])
+    assert deadline.budget_ms(now=0.0, cap_ms=300.0) == 300.0  # nothing spent yet: the cap
+    deadline.spent(wall_s=10.0, timing_s=0.3)  # 9.7 s besides its timing
+    deadline.spent(wall_s=20.0, timing_s=0.0)  # an untimed kind: all of it
+    # 70 s left; the two pairs to come are expected to take 14.85 s each besides their timing.
+    assert deadline.budget_ms(now=30.0, cap_ms=1e6) == pytest.approx((70 - 2 * 14.85) / 2 * 1e3)
+    assert deadline.budget_ms(now=30.0, cap_ms=300.0) == 300.0
+    assert deadline.budget_ms(now=95.0, cap_ms=300.0) == FLOOR_MS  # late: the floor, never less
