@@ -5,8 +5,8 @@ generated on the workers (``rocm_array.random``, ``cupy.random``), both librarie
 one cluster and their runs taken in turn (``alternating``); ``rocm_array-bytes`` is rocm_array with
 the workers' GPU-to-GPU route off (chunks as bytes, as CuPy's cross here):
 
-- ``generate``: drawing the array and persisting it (a first run: it includes the workers' first
-  calls);
+- ``generate``: drawing the array and persisting it (a first run: it includes the library's first
+  calls in the workers, not the GPU's opening, done for both libraries before);
 - ``(da.sin(x) ** 2).sum()`` and ``x.T @ x`` over an array of ``--gib`` GiB of float32, persisted;
 - a rechunk from row chunks to column chunks on 2 workers, which moves half of every chunk to the
   other worker (the GB/s is of the bytes that cross);
@@ -145,6 +145,19 @@ def _transfers(dask_worker: Any) -> tuple[int, float, int]:
     return sum(e["total"] for e in log), sum(e["duration"] for e in log), ipc.stats().get("received bytes", 0)
 
 
+def _open_gpus(libs: list[str]) -> None:
+    """On a worker: each library's first use of the GPU (the context, its pools), so that no library's
+    ``generate`` pays for another's, the first to run in the cluster."""
+    import rocm_array as xp
+
+    xp.zeros(1).device.runtime.synchronize()
+    if "cupy" in libs:
+        import cupy
+
+        cupy.zeros(1).sum()
+        cupy.cuda.Stream.null.synchronize()
+
+
 def _ipc_on(on: bool) -> None:
     """On a worker: send chunks to its peers GPU to GPU (``on``) or as bytes (``ipc.VAR``)."""
     from rocm_array.distributed import ipc
@@ -208,6 +221,8 @@ def dask_cases(libs: list[str], device: str, workers: int, args: argparse.Namesp
     xs: dict[str, Any] = {}
     with LocalGPUCluster(workers, devices=device, dashboard_address=None, silence_logs=40) as cluster, \
             distributed.Client(cluster) as client:
+        if device == "gpu":
+            client.run(_open_gpus, variants)
         for lib in dict.fromkeys("rocm_array" if v == BYTES else v for v in variants):
             try:
                 if lib == "cupy":
