@@ -9,8 +9,10 @@ driver means no GPU, with the reason recorded.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
+from types import ModuleType
 
 from .protocol import Runtime
 from .vendor import PIP
@@ -37,14 +39,29 @@ def _candidates() -> tuple[tuple[str, ...], str]:
     return ((forced,) if forced else PLATFORMS), ""
 
 
+@functools.cache
+def _counter(name: str) -> ModuleType | None:
+    """Platform ``name``'s module for ``count``, or None where it does not import (its bindings
+    missing). Once a process: Python retries a failed import at every call, and amd's took 1.3 ms
+    without hip-python, paid by every chunk a Dask worker sent on an NVIDIA machine (``count``
+    through ``placement.visible_gpus``)."""
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except Exception:  # noqa: BLE001 - a platform that is missing counts no devices
+        return None
+
+
 def count() -> tuple[str, int]:
     """The platform discovery would choose and how many devices its driver reports, without
     opening any (no context, no stream, no compiler): what a launcher of one process per GPU
     needs before the processes exist. ``("", 0)`` when there is none (``discover`` says why)."""
     for name in _candidates()[0]:
+        module = _counter(name)
+        if module is None:
+            continue
         try:
-            found = int(importlib.import_module(f"{__name__}.{name}").count_devices())
-        except Exception:  # noqa: BLE001 - a platform that is missing counts no devices
+            found = int(module.count_devices())
+        except Exception:  # noqa: BLE001 - a platform without a driver counts no devices
             continue
         if found:
             return name, found
