@@ -1,0 +1,42 @@
+"""The program ``test_host_budget`` runs under callgrind: ``CALLS`` computed ``a + b`` of 16 float32
+over a recording driver (launches recorded, nothing runs), fusion on (deferred, then computed) or off.
+
+    python tests/host_budget_child.py FUSION CALLS CACHE_DIR
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from helpers import RecordingDriver
+from rocm_array import fusion
+from rocm_array.devices import Device
+from rocm_array.runtime import nvidia
+from rocm_array.runtime.compiler import Compiler
+from rocm_array.runtime.gpu import GpuRuntime
+from rocm_array_plugins.elementwise import deferred
+
+import rocm_array as xp
+
+#: Calls before the counted ones: every kernel loaded, every cache filled.
+WARM = 200
+
+
+def main(fused: bool, calls: int, cache: Path) -> None:
+    deferred.COMPILE_IN_BACKGROUND = False
+    fusion.set_enabled(fused)
+    driver = RecordingDriver()
+    rt = GpuRuntime(driver)  # type: ignore[arg-type]
+    rt.compiler = Compiler(nvidia.NvrtcRtc(), "sm_90", 32, cache)
+    device = Device("gpu", 0, rt)
+    a = xp.empty((16,), dtype=xp.float32, device=device)
+    b = xp.empty((16,), dtype=xp.float32, device=device)
+    for n in (WARM, calls):
+        for _ in range(n):
+            fusion.compute(a + b)
+        driver.launches.clear()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] == "1", int(sys.argv[2]), Path(sys.argv[3]))
