@@ -17,6 +17,7 @@ import pytest
 import rocm_array as xp
 from rocm_array import devices
 from rocm_array.distributed import ipc, serialize
+from rocm_array.runtime.protocol import DriverError
 
 from engines import to_numpy
 
@@ -132,3 +133,10 @@ def test_a_chunk_under_the_floor_goes_as_bytes(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv(ipc.MIN_VAR, "1M")
     with pytest.raises(ValueError, match="ROCM_ARRAY_IPC_MIN_BYTES='1M': expected a number of bytes"):
         serialize.serialize(xp.asarray(np.ones(4)), _context())
+
+
+def test_a_handle_that_cannot_be_mapped_says_how_to_turn_the_route_off() -> None:
+    header, _ = serialize.serialize(xp.asarray(np.ones(8)), _context())
+    header["ipc"] = {**header["ipc"], "handle": b"\x01" * 64}  # no such export
+    with pytest.raises(DriverError, match="ROCM_ARRAY_IPC=0 on the workers"):
+        serialize.deserialize(header, [])

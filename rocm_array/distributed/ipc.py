@@ -252,7 +252,13 @@ def receive(header: dict[str, Any], device: Device) -> Array:
     with _receiving:
         src = _mapped.pop(key, None)
         if src is None:
-            src = runtime.driver.ipc_open(ipc["handle"])
+            try:
+                src = runtime.driver.ipc_open(ipc["handle"])
+            except DriverError as exc:
+                raise DriverError(f"a chunk sent GPU to GPU could not be mapped here ({exc}): the sender and this "
+                                  "process share a machine's name and boot but not its GPU memory (containers "
+                                  f"without a shared IPC namespace?); set {VAR}=0 on the workers to send chunks as "
+                                  "bytes") from exc
             _count("mapped")
         _mapped[key] = src
         while len(_mapped) > MAPPED:
