@@ -9,13 +9,16 @@ functions on every device at small sizes; these run on GPUs only.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Callable
+
 import numpy as np
 import pytest
 
 import rocm_array as xp
 from helpers import host, storage
-from rocm_array import devices
-from rocm_array_plugins.reduction import gpu_sort
+from rocm_array import devices, fusion
+from rocm_array_plugins.reduction import gpu as reduction_gpu, gpu_sort
 
 GPUS = [str(d) for d in xp.__array_namespace_info__().devices() if str(d).startswith("gpu")]
 pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU")
@@ -181,3 +184,64 @@ def test_radix_sort_large_stable(gpu: str) -> None:
     r = rng.integers(0, 4, (70001, 3)).astype(np.int64)
     for axis in (0, 1):
         assert np.array_equal(host(xp.argsort(put(r, gpu), axis=axis)), np.argsort(r, axis=axis, kind="stable"))
+
+
+# -- the full reductions whose last block folds its peers' partials (reduce_all, reduce_all_of) ------
+#: Sizes about multiples of the simulator's smallest chunk (8192): 1 to 9 blocks, one short of a
+#: block, one past, and a tail of a few elements.
+FOLD_SIZES = [16383, 16384, 16385, 3 * 8192 + 1, 5 * 8192 - 1, 9 * 8192 + 7]
+#: Each reduction with a fused form that is still a full reduction: (name, expression of x).
+FOLDS: list[tuple[str, Callable[[xp.Array], xp.Array]]] = [
+    ("sum", lambda x: xp.sum(x * 2 + 1)),
+    ("any", lambda x: xp.any(x > 3.9)),
+    ("var", lambda x: xp.var(xp.sin(x) + x, correction=1)),
+    ("max", lambda x: xp.max(xp.abs(x - 0.25))),
+    ("argmax", lambda x: xp.argmax(x * x + 1)),
+]
+
+
+def _fold_cases(a: np.ndarray) -> list[np.floating | np.bool_ | np.intp]:
+    """NumPy's results of FOLDS over ``a``."""
+    return [np.sum(a * 2 + 1), np.any(a > 3.9), np.var(np.sin(a) + a, ddof=1), np.max(np.abs(a - 0.25)),
+            np.argmax(a * a + 1)]
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["reduce_all", "reduce_all_of"])
+def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, request: pytest.FixtureRequest,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every block order gives NumPy's result, the same bits each time, and leaves the counter of
+    finished blocks at zero. On the simulator the blocks run forward, reversed, shuffled and four at
+    once interleaved (ROCM_ARRAY_SIM_BLOCKS), so the last to finish is seldom the last index; a GPU
+    runs its own order, three times (scripts/stress_fold.py repeats it 1000 times)."""
+    request.getfixturevalue("fusing")
+    device = xp.asarray(0, device=gpu).device
+    driver = device.runtime.driver
+    folded: list[int] = []  # the lengths _fold_all queued; with their kernels, fused or not
+    fold_all, deferred = reduction_gpu._fold_all, reduction_gpu._reduce_deferred
+    monkeypatch.setattr(reduction_gpu, "_fold_all", lambda *a: folded.append(a[4]) or fold_all(*a))
+    monkeypatch.setattr(reduction_gpu, "_reduce_deferred", lambda *a: fused_.append(deferred(*a)) or fused_[-1])
+    fused_: list[xp.Array | None] = []
+    orders = (["forward", "reverse", "shuffle:1", "shuffle:2", "interleave:1", "interleave:2", "interleave:3"]
+              if hasattr(driver, "set_blocks") else ["gpu", "gpu", "gpu"])
+    try:
+        for n in FOLD_SIZES:
+            a = np.random.default_rng(n).uniform(-4, 4, n)
+            x, want = put(a, gpu), _fold_cases(a)
+            first: list[np.ndarray] = []
+            for order in orders:
+                if order != "gpu":
+                    driver.set_blocks(order)
+                with contextlib.nullcontext() if fused else fusion.eager():
+                    got = [host(f(x)) for _, f in FOLDS]
+                done = reduction_gpu._DONE.get(device.runtime)  # (made at the first fold: not at 16383)
+                assert done is None or int(host(done)[0]) == 0, (n, order)
+                for (name, _), g, w in zip(FOLDS, got, want):
+                    np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"{name}, n={n}, {order}")
+                if first:
+                    assert all(same.tobytes() == g.tobytes() for same, g in zip(first, got)), (n, order)
+                first = first or got
+        assert folded.count(FOLD_SIZES[-1]) == len(FOLDS) * len(orders)  # each case one launch, not two
+        assert sum(r is not None for r in fused_) == (len(FOLDS) * len(orders) * len(FOLD_SIZES) if fused else 0)
+    finally:
+        if hasattr(driver, "set_blocks"):
+            driver.set_blocks("forward")
