@@ -10,7 +10,7 @@ functions on every device at small sizes; these run on GPUs only.
 from __future__ import annotations
 
 import contextlib
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -216,21 +216,31 @@ def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, reque
     request.getfixturevalue("fusing")
     device = xp.asarray(0, device=gpu).device
     driver = device.runtime.driver
-    folded: list[int] = []  # the lengths _fold_all queued; with their kernels, fused or not
+    folded: list[int] = []  # the lengths each one-launch full reduction was queued for
+    fused_: list[xp.Array | None] = []  # what each fused attempt gave (None: it ran eagerly)
     fold_all, deferred = reduction_gpu._fold_all, reduction_gpu._reduce_deferred
-    monkeypatch.setattr(reduction_gpu, "_fold_all", lambda *a: folded.append(a[4]) or fold_all(*a))
-    monkeypatch.setattr(reduction_gpu, "_reduce_deferred", lambda *a: fused_.append(deferred(*a)) or fused_[-1])
-    fused_: list[xp.Array | None] = []
+
+    def counted_fold(*a: Any) -> None:
+        folded.append(a[4])
+        fold_all(*a)
+
+    def counted_deferred(*a: Any) -> xp.Array | None:
+        fused_.append(deferred(*a))
+        return fused_[-1]
+
+    monkeypatch.setattr(reduction_gpu, "_fold_all", counted_fold)
+    monkeypatch.setattr(reduction_gpu, "_reduce_deferred", counted_deferred)
+    set_blocks = getattr(driver, "set_blocks", None)  # the simulator's
     orders = (["forward", "reverse", "shuffle:1", "shuffle:2", "interleave:1", "interleave:2", "interleave:3"]
-              if hasattr(driver, "set_blocks") else ["gpu", "gpu", "gpu"])
+              if set_blocks else ["gpu", "gpu", "gpu"])
     try:
         for n in FOLD_SIZES:
             a = np.random.default_rng(n).uniform(-4, 4, n)
             x, want = put(a, gpu), _fold_cases(a)
             first: list[np.ndarray] = []
             for order in orders:
-                if order != "gpu":
-                    driver.set_blocks(order)
+                if set_blocks:
+                    set_blocks(order)
                 with contextlib.nullcontext() if fused else fusion.eager():
                     got = [host(f(x)) for _, f in FOLDS]
                 done = reduction_gpu._DONE.get(device.runtime)  # (made at the first fold: not at 16383)
@@ -243,5 +253,5 @@ def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, reque
         assert folded.count(FOLD_SIZES[-1]) == len(FOLDS) * len(orders)  # each case one launch, not two
         assert sum(r is not None for r in fused_) == (len(FOLDS) * len(orders) * len(FOLD_SIZES) if fused else 0)
     finally:
-        if hasattr(driver, "set_blocks"):
-            driver.set_blocks("forward")
+        if set_blocks:
+            set_blocks("forward")
