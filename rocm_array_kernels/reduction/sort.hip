@@ -413,7 +413,10 @@ RA_DEVICE void ra_onesweep_tile(RaOnesweepShared<typename RaKeyOf<KI>::type, !ra
       for (int w = 0; w < LOOKBACK; ++w) s[w] = j - w >= 0 ? st[(unsigned int)(j - w) * RA_RADIX + t] : RA_INCLUSIVE;
 #pragma unroll
       for (int w = 0; w < LOOKBACK && !found; ++w) {
-        while (s[w] == 0) s[w] = st[(unsigned int)(j - w) * RA_RADIX + t];  // nothing published there yet
+        while (s[w] == 0) {  // nothing published there yet
+          ra_spin_turn();
+          s[w] = st[(unsigned int)(j - w) * RA_RADIX + t];
+        }
         found = s[w] & RA_INCLUSIVE;
         earlier += found ? s[w] : s[w] - 1;
       }
