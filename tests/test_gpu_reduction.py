@@ -10,7 +10,7 @@ functions on every device at small sizes; these run on GPUs only.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pytest
@@ -31,6 +31,28 @@ def gpu(request: pytest.FixtureRequest) -> str:
 
 def put(a: np.ndarray, gpu: str, dtype: str | None = None) -> xp.Array:
     return xp.asarray(a, dtype=getattr(xp, dtype) if dtype else None, device=gpu)
+
+
+#: The simulator's block orders (ROCM_ARRAY_SIM_BLOCKS) a test runs its kernels under in turn: forward,
+#: reverse, two shuffles and three interleavings of four blocks at once.
+SIM_ORDERS = ["forward", "reverse", "shuffle:1", "shuffle:2", "interleave:1", "interleave:2", "interleave:3"]
+
+
+@pytest.fixture
+def block_orders(gpu: str) -> Iterator[Callable[[], Iterator[str]]]:
+    """``for order in block_orders(): ...`` runs the loop's body once an order of SIM_ORDERS, set on
+    the simulator (forward again after the test); a GPU runs its own order, as many times ("gpu")."""
+    set_blocks = getattr(devices.parse(gpu).runtime.driver, "set_blocks", None)
+
+    def orders() -> Iterator[str]:
+        for order in SIM_ORDERS:
+            if set_blocks:
+                set_blocks(order)
+            yield order if set_blocks else "gpu"
+
+    yield orders
+    if set_blocks:
+        set_blocks("forward")
 
 
 def test_float32_sum_is_accurate(gpu: str) -> None:
@@ -208,14 +230,14 @@ def _fold_cases(a: np.ndarray) -> list[np.floating | np.bool_ | np.intp]:
 
 @pytest.mark.parametrize("fused", [False, True], ids=["reduce_all", "reduce_all_of"])
 def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, request: pytest.FixtureRequest,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    block_orders: Callable[[], Iterator[str]]) -> None:
     """Every block order gives NumPy's result, the same bits each time, and leaves the counter of
     finished blocks at zero. On the simulator the blocks run forward, reversed, shuffled and four at
     once interleaved (ROCM_ARRAY_SIM_BLOCKS), so the last to finish is seldom the last index; a GPU
-    runs its own order, three times (scripts/stress_fold.py repeats it 1000 times)."""
+    runs its own order, as many times (scripts/stress_fold.py repeats it 1000 times)."""
     request.getfixturevalue("fusing")
     device = xp.asarray(0, device=gpu).device
-    driver = device.runtime.driver
     folded: list[int] = []  # the lengths each one-launch full reduction was queued for
     fused_: list[xp.Array | None] = []  # what each fused attempt gave (None: it ran eagerly)
     fold_all, deferred = reduction_gpu._fold_all, reduction_gpu._reduce_deferred
@@ -230,28 +252,20 @@ def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, reque
 
     monkeypatch.setattr(reduction_gpu, "_fold_all", counted_fold)
     monkeypatch.setattr(reduction_gpu, "_reduce_deferred", counted_deferred)
-    set_blocks = getattr(driver, "set_blocks", None)  # the simulator's
-    orders = (["forward", "reverse", "shuffle:1", "shuffle:2", "interleave:1", "interleave:2", "interleave:3"]
-              if set_blocks else ["gpu", "gpu", "gpu"])
-    try:
-        for n in FOLD_SIZES:
-            a = np.random.default_rng(n).uniform(-4, 4, n)
-            x, want = put(a, gpu), _fold_cases(a)
-            first: list[np.ndarray] = []
-            for order in orders:
-                if set_blocks:
-                    set_blocks(order)
-                with contextlib.nullcontext() if fused else fusion.eager():
-                    got = [host(f(x)) for _, f in FOLDS]
-                done = reduction_gpu._DONE.get(device.runtime)  # (made at the first fold: not at 16383)
-                assert done is None or int(host(done)[0]) == 0, (n, order)
-                for (name, _), g, w in zip(FOLDS, got, want):
-                    np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"{name}, n={n}, {order}")
-                if first:
-                    assert all(same.tobytes() == g.tobytes() for same, g in zip(first, got)), (n, order)
-                first = first or got
-        assert folded.count(FOLD_SIZES[-1]) == len(FOLDS) * len(orders)  # each case one launch, not two
-        assert sum(r is not None for r in fused_) == (len(FOLDS) * len(orders) * len(FOLD_SIZES) if fused else 0)
-    finally:
-        if set_blocks:
-            set_blocks("forward")
+    for n in FOLD_SIZES:
+        a = np.random.default_rng(n).uniform(-4, 4, n)
+        x, want = put(a, gpu), _fold_cases(a)
+        first: list[np.ndarray] = []
+        for order in block_orders():
+            with contextlib.nullcontext() if fused else fusion.eager():
+                got = [host(f(x)) for _, f in FOLDS]
+            done = reduction_gpu._DONE.get(device.runtime)  # (made at the first fold: not at 16383)
+            assert done is None or int(host(done)[0]) == 0, (n, order)
+            for (name, _), g, w in zip(FOLDS, got, want):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"{name}, n={n}, {order}")
+            if first:
+                assert all(same.tobytes() == g.tobytes() for same, g in zip(first, got)), (n, order)
+            first = first or got
+    orders = len(SIM_ORDERS)
+    assert folded.count(FOLD_SIZES[-1]) == len(FOLDS) * orders  # each case one launch, not two
+    assert sum(r is not None for r in fused_) == (len(FOLDS) * orders * len(FOLD_SIZES) if fused else 0)
