@@ -269,3 +269,21 @@ def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, reque
     orders = len(SIM_ORDERS)
     assert folded.count(FOLD_SIZES[-1]) == len(FOLDS) * orders  # each case one launch, not two
     assert sum(r is not None for r in fused_) == (len(FOLDS) * orders * len(FOLD_SIZES) if fused else 0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_sorted_zeros_keep_their_signs_whichever_block_comes_last(gpu: str, dtype: str,
+                                                                   block_orders: Callable[[], Iterator[str]]) -> None:
+    """The value sort's tiles under every block order: zeros of both signs (keys that tie in every
+    pass but the top one, sort.hip) come back in input order with their signs, as NumPy's stable
+    sort gives them, across 5 tiles and a part, in both orders."""
+    key = xp.uint64 if np.dtype(dtype).itemsize == 8 else xp.uint32
+    n = 5 * gpu_sort.tile_size(devices.parse(gpu), key) + 77
+    a = np.random.default_rng(n).choice(np.array([0.0, -0.0, -0.0, 2.0, -2.0, np.nan]), n).astype(dtype)
+    x = put(a, gpu)
+    for order in block_orders():
+        for descending in (False, True):
+            want = a[np.argsort(-a if descending else a, kind="stable")]
+            got = host(xp.sort(x, descending=descending))
+            assert np.array_equal(got, want, equal_nan=True), (order, descending)
+            assert np.array_equal(np.signbit(got), np.signbit(want)), (order, descending)
