@@ -9,13 +9,16 @@ functions on every device at small sizes; these run on GPUs only.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any, Callable, Iterator
+
 import numpy as np
 import pytest
 
 import rocm_array as xp
 from helpers import host, storage
-from rocm_array import devices
-from rocm_array_plugins.reduction import gpu_sort
+from rocm_array import devices, fusion
+from rocm_array_plugins.reduction import gpu as reduction_gpu, gpu_sort
 
 GPUS = [str(d) for d in xp.__array_namespace_info__().devices() if str(d).startswith("gpu")]
 pytestmark = pytest.mark.skipif(not GPUS, reason="no GPU")
@@ -28,6 +31,28 @@ def gpu(request: pytest.FixtureRequest) -> str:
 
 def put(a: np.ndarray, gpu: str, dtype: str | None = None) -> xp.Array:
     return xp.asarray(a, dtype=getattr(xp, dtype) if dtype else None, device=gpu)
+
+
+#: The simulator's block orders (ROCM_ARRAY_SIM_BLOCKS) a test runs its kernels under in turn: forward,
+#: reverse, two shuffles and three interleavings of four blocks at once.
+SIM_ORDERS = ["forward", "reverse", "shuffle:1", "shuffle:2", "interleave:1", "interleave:2", "interleave:3"]
+
+
+@pytest.fixture
+def block_orders(gpu: str) -> Iterator[Callable[[], Iterator[str]]]:
+    """``for order in block_orders(): ...`` runs the loop's body once an order of SIM_ORDERS, set on
+    the simulator (forward again after the test); a GPU runs its own order, as many times ("gpu")."""
+    set_blocks = getattr(devices.parse(gpu).runtime.driver, "set_blocks", None)
+
+    def orders() -> Iterator[str]:
+        for order in SIM_ORDERS:
+            if set_blocks:
+                set_blocks(order)
+            yield order if set_blocks else "gpu"
+
+    yield orders
+    if set_blocks:
+        set_blocks("forward")
 
 
 def test_float32_sum_is_accurate(gpu: str) -> None:
@@ -181,3 +206,84 @@ def test_radix_sort_large_stable(gpu: str) -> None:
     r = rng.integers(0, 4, (70001, 3)).astype(np.int64)
     for axis in (0, 1):
         assert np.array_equal(host(xp.argsort(put(r, gpu), axis=axis)), np.argsort(r, axis=axis, kind="stable"))
+
+
+# -- the full reductions whose last block folds its peers' partials (reduce_all, reduce_all_of) ------
+#: Sizes about multiples of the simulator's smallest chunk (8192): 1 to 9 blocks, one short of a
+#: block, one past, and a tail of a few elements.
+FOLD_SIZES = [16383, 16384, 16385, 3 * 8192 + 1, 5 * 8192 - 1, 9 * 8192 + 7]
+#: Each reduction with a fused form that is still a full reduction: (name, expression of x).
+FOLDS: list[tuple[str, Callable[[xp.Array], xp.Array]]] = [
+    ("sum", lambda x: xp.sum(x * 2 + 1)),
+    ("any", lambda x: xp.any(x > 3.9)),
+    ("var", lambda x: xp.var(xp.sin(x) + x, correction=1)),
+    ("max", lambda x: xp.max(xp.abs(x - 0.25))),
+    ("argmax", lambda x: xp.argmax(x * x + 1)),
+]
+
+
+def _fold_cases(a: np.ndarray) -> list[np.floating | np.bool_ | np.intp]:
+    """NumPy's results of FOLDS over ``a``."""
+    return [np.sum(a * 2 + 1), np.any(a > 3.9), np.var(np.sin(a) + a, ddof=1), np.max(np.abs(a - 0.25)),
+            np.argmax(a * a + 1)]
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["reduce_all", "reduce_all_of"])
+def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, request: pytest.FixtureRequest,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    block_orders: Callable[[], Iterator[str]]) -> None:
+    """Every block order gives NumPy's result, the same bits each time, and leaves the counter of
+    finished blocks at zero. On the simulator the blocks run forward, reversed, shuffled and four at
+    once interleaved (ROCM_ARRAY_SIM_BLOCKS), so the last to finish is seldom the last index; a GPU
+    runs its own order, as many times (scripts/stress_fold.py repeats it 1000 times)."""
+    request.getfixturevalue("fusing")
+    device = xp.asarray(0, device=gpu).device
+    folded: list[int] = []  # the lengths each one-launch full reduction was queued for
+    fused_: list[xp.Array | None] = []  # what each fused attempt gave (None: it ran eagerly)
+    fold_all, deferred = reduction_gpu._fold_all, reduction_gpu._reduce_deferred
+
+    def counted_fold(*a: Any) -> None:
+        folded.append(a[4])
+        fold_all(*a)
+
+    def counted_deferred(*a: Any) -> xp.Array | None:
+        fused_.append(deferred(*a))
+        return fused_[-1]
+
+    monkeypatch.setattr(reduction_gpu, "_fold_all", counted_fold)
+    monkeypatch.setattr(reduction_gpu, "_reduce_deferred", counted_deferred)
+    for n in FOLD_SIZES:
+        a = np.random.default_rng(n).uniform(-4, 4, n)
+        x, want = put(a, gpu), _fold_cases(a)
+        first: list[np.ndarray] = []
+        for order in block_orders():
+            with contextlib.nullcontext() if fused else fusion.eager():
+                got = [host(f(x)) for _, f in FOLDS]
+            done = reduction_gpu._DONE.get(device.runtime)  # (made at the first fold: not at 16383)
+            assert done is None or int(host(done)[0]) == 0, (n, order)
+            for (name, _), g, w in zip(FOLDS, got, want):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"{name}, n={n}, {order}")
+            if first:
+                assert all(same.tobytes() == g.tobytes() for same, g in zip(first, got)), (n, order)
+            first = first or got
+    orders = len(SIM_ORDERS)
+    assert folded.count(FOLD_SIZES[-1]) == len(FOLDS) * orders  # each case one launch, not two
+    assert sum(r is not None for r in fused_) == (len(FOLDS) * orders * len(FOLD_SIZES) if fused else 0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_sorted_zeros_keep_their_signs_whichever_block_comes_last(gpu: str, dtype: str,
+                                                                   block_orders: Callable[[], Iterator[str]]) -> None:
+    """The value sort's tiles under every block order: zeros of both signs (keys that tie in every
+    pass but the top one, sort.hip) come back in input order with their signs, as NumPy's stable
+    sort gives them, across 5 tiles and a part, in both orders."""
+    key = xp.uint64 if np.dtype(dtype).itemsize == 8 else xp.uint32
+    n = 5 * gpu_sort.tile_size(devices.parse(gpu), key) + 77
+    a = np.random.default_rng(n).choice(np.array([0.0, -0.0, -0.0, 2.0, -2.0, np.nan]), n).astype(dtype)
+    x = put(a, gpu)
+    for order in block_orders():
+        for descending in (False, True):
+            want = a[np.argsort(-a if descending else a, kind="stable")]
+            got = host(xp.sort(x, descending=descending))
+            assert np.array_equal(got, want, equal_nan=True), (order, descending)
+            assert np.array_equal(np.signbit(got), np.signbit(want)), (order, descending)

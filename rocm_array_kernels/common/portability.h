@@ -64,6 +64,14 @@ RA_DEVICE ra_index_t ra_thread_index() {
 RA_DEVICE ra_index_t ra_grid_stride() { return (ra_index_t)gridDim.x * blockDim.x; }
 RA_DEVICE int ra_lane() { return (int)(threadIdx.x % RA_WAVE_SIZE); }
 
+// Each turn of a loop polling what another block writes. Nothing on a GPU, whose resident blocks all
+// run; on the simulator a synchronization point, where it may run the block polled for (interleave).
+#ifdef RA_SIM
+RA_DEVICE void ra_spin_turn() { ra_sim_spin(); }
+#else
+RA_DEVICE void ra_spin_turn() {}
+#endif
+
 // ---- wave-level primitives (all lanes of the wave active) ---------------------------
 #ifdef RA_AMD
 template <typename T> RA_DEVICE T ra_shfl(T v, int src) { return __shfl(v, src, RA_WAVE_SIZE); }

@@ -379,10 +379,14 @@ RA_DEVICE void ra_reduce_all(void* out, void* part, unsigned int* done, const Sr
   const ra_index_t splits = gridDim.x, s = blockIdx.x;
   const ra_index_t lo = s * chunk, hi = lo + chunk < len ? lo + chunk : len;
   A acc = ra_block_reduce(ra_row_contiguous<C, Map, Combine>(src, lo, hi), Combine());
+  // The memory model's pattern (as cooperative groups' grid sync): a release fence before the count,
+  // an acquire fence in the thread that read the count, before the barrier hands it to its block;
+  // then each wave's own (an AMD wave's caches are its CU's, which in WGP mode is not its peers').
   if (threadIdx.x == 0) {
     ((A*)part)[s] = acc;
     RA_GRID_FENCE();
     last = atomicAdd(done, 1u) == (unsigned int)(splits - 1);
+    if (last) RA_GRID_FENCE();
   }
   __syncthreads();
   if (!last) return;

@@ -3,10 +3,14 @@
 // Keys (ra_key_bits): a value's bits made unsigned-comparable: floats flip every bit when
 // negative and the sign bit otherwise, signed integers flip the sign bit; descending
 // order complements the key; every NaN gets the all-ones key (last in both orders, ties
-// among themselves). Under RA_CANON_ZERO -0 becomes +0 (a tie, as the standard's order
-// has it). Keys of 1..4-byte types are uint32_t, of 8-byte types uint64_t. Kernels see a
-// value as its bits (uint8_t..uint64_t) and runtime flags say how to make its key, so one
-// instantiation serves every dtype of a width.
+// among themselves). -0 and +0 are a tie (the standard's order): under RA_CANON_ZERO both
+// get one key, the sign bit. Without it (keys-only sorts, which remake values from keys)
+// the zero that sorts second (-0 ascending, +0 descending) gets key 0: no value's key, and
+// the other zero's in every digit but the top one, which the top pass reads as the other's
+// (ra_digit). So the zeros tie in every pass and each comes back with its sign (stable, as
+// NumPy's sort). Keys of 1..4-byte types are uint32_t, of 8-byte types uint64_t. Kernels
+// see a value as its bits (uint8_t..uint64_t) and runtime flags say how to make its key, so
+// one instantiation serves every dtype of a width.
 //
 // The sort reads the keys once per 8-bit digit, least significant first (onesweep, after
 // Adinets & Merrill 2022). First sort_counts reads the values once (nothing written) and
@@ -66,7 +70,9 @@ template <typename U> RA_DEVICE U ra_inf_bits(int flags) {
 // Branch-free, the flags folded into masks (uniform, made once per kernel): the count kernel
 // and the first and last passes make and remake a key per element. A float's key flips every
 // bit when negative and the sign bit otherwise; a signed integer's the sign bit; descending
-// order all; a NaN's is all ones.
+// order all; a NaN's is all ones. The zeros' keys are then the sign bit (+0 ascending, -0
+// descending) and its complement, which the last step makes the sign bit too under
+// RA_CANON_ZERO, else 0 (see the top of the file).
 template <typename U> RA_DEVICE typename RaKeyOf<U>::type ra_key_bits(U b, int flags) {
   typedef typename RaKeyOf<U>::type K;
   constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1)), ones = (U)~(U)0;
@@ -74,13 +80,15 @@ template <typename U> RA_DEVICE typename RaKeyOf<U>::type ra_key_bits(U b, int f
   const U flip = (U)((real || (flags & RA_KEY_SIGNED) ? sign : (U)0) ^ (flags & RA_DESCENDING ? ones : (U)0));
   const U negative_flip = real ? (U)~sign : (U)0;           // what a negative float flips besides
   const U nan_above = real ? ra_inf_bits<U>(flags) : ones;  // no integer's magnitude is above it
+  const U zero_and = flags & RA_CANON_ZERO ? (U)0 : sign, zero_xor = (U)(sign ^ zero_and);
   const U mag = (U)(b & (U)~sign);
-  if (real && (flags & RA_CANON_ZERO) && mag == 0) b = 0;
   const U negative = ra_top_bit_mask(b);
-  return (K)(mag > nan_above ? ones : (U)(b ^ flip ^ (negative & negative_flip)));
+  const U key = mag > nan_above ? ones : (U)(b ^ flip ^ (negative & negative_flip));
+  return (K)(real && mag == 0 ? (U)((key & zero_and) ^ zero_xor) : key);
 }
 
-// The bits of the value of a key (keys-only sorts); a NaN comes back as a quiet NaN.
+// The bits of the value of a key (keys-only sorts); a NaN comes back as a quiet NaN, key 0 as
+// the zero that sorts second (-0 ascending, +0 descending).
 template <typename U, typename K> RA_DEVICE U ra_value_bits(K key, int flags) {
   constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1)), ones = (U)~(U)0;
   const bool real = sizeof(U) > 1 && (flags & RA_KEY_FLOAT);
@@ -90,8 +98,12 @@ template <typename U, typename K> RA_DEVICE U ra_value_bits(K key, int flags) {
   const U b = (U)key;
   // The key of a negative float has its (ascending) sign bit clear.
   const U negative = (U)~ra_top_bit_mask((U)(b ^ desc));
-  if (real && b == ones) return (U)(ones >> 1);
-  return (U)(b ^ flip ^ (negative & negative_flip));
+  const U v = (U)(b ^ flip ^ (negative & negative_flip));
+  // Key 0, and no other, makes all ones ascending and ~sign descending: of those bits, the zero's
+  // are the sign bit. (Tested on v, not on the key: a test of the key is the digit's, which the
+  // compiler then keeps for every item through the pass, in every pass.)
+  const U zero_v = (U)(ones ^ (desc & sign));
+  return real && b == ones ? (U)(ones >> 1) : real && v == zero_v ? (U)(v & sign) : v;
 }
 
 // The real value a key is made of: the part named by the flags for complex types.
@@ -174,10 +186,12 @@ template <typename K> struct RaSpread { static constexpr int value = 32 / sizeof
 
 // The digits of the keys of x's values (U: their bits; flags: how keys are made, and
 // RA_INTERLEAVED) counted into `counts`; only read (the first pass makes the keys again).
+// Zeros count as one key: key 0, where the first pass makes it, is read as the other zero's.
 template <typename U>
 __global__ void __launch_bounds__(RA_SORT_BLOCK)
 sort_counts(const U* x, ra_index_t n, int flags, unsigned int* counts) {
   typedef typename RaKeyOf<U>::type K;
+  flags |= RA_CANON_ZERO;
   __shared__ unsigned int table[sizeof(U) * RA_RADIX * RaSpread<K>::value];
   RaDigitCounts<K, RaSpread<K>::value> count(table, sizeof(U));
   const int stride = flags & RA_INTERLEAVED ? 2 : 1;
@@ -264,8 +278,12 @@ template <typename VO> RA_DEVICE VO ra_value_out(unsigned int v, unsigned int le
   else return (VO)v;
 }
 
-template <typename K> RA_DEVICE unsigned int ra_digit(K key, int shift) {
-  return (unsigned int)(key >> shift) & (RA_RADIX - 1);
+// The digit at `shift` of a key. Where a pass writes float values (the top pass of a keys-only
+// sort), key 0 is a zero (see the top of the file): its digit is the other zero's, whose key is the
+// sign bit. (Tested on the kernel's flags at each use, not held in a register: the keys-only pass
+// is at its 64 registers, and ptxas then spilled one.)
+template <typename K> RA_DEVICE unsigned int ra_digit(K key, int shift, int out_flags) {
+  return key == 0 && (out_flags & RA_KEY_FLOAT) ? RA_RADIX / 2 : (unsigned int)(key >> shift) & (RA_RADIX - 1);
 }
 
 // Every lane of the wave: on AMD the mask has 64 bits at wave 32 too, and the lanes past the
@@ -361,7 +379,7 @@ RA_DEVICE void ra_onesweep_tile(RaOnesweepShared<typename RaKeyOf<KI>::type, !ra
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const bool valid = ra_in_tile<FULL>(first + j * RA_WAVE_SIZE, tile_n);
-    const unsigned int d = ra_digit(key[j], shift);
+    const unsigned int d = ra_digit(key[j], shift, out_flags);
     const ra_lanemask_t peers = ra_digit_peers(d, FULL ? RA_WAVE_LANES : ra_ballot(valid));
     const ra_lanemask_t ahead = peers & below;
     const unsigned int before = wave_count[d];
@@ -413,7 +431,10 @@ RA_DEVICE void ra_onesweep_tile(RaOnesweepShared<typename RaKeyOf<KI>::type, !ra
       for (int w = 0; w < LOOKBACK; ++w) s[w] = j - w >= 0 ? st[(unsigned int)(j - w) * RA_RADIX + t] : RA_INCLUSIVE;
 #pragma unroll
       for (int w = 0; w < LOOKBACK && !found; ++w) {
-        while (s[w] == 0) s[w] = st[(unsigned int)(j - w) * RA_RADIX + t];  // nothing published there yet
+        while (s[w] == 0) {  // nothing published there yet
+          ra_spin_turn();
+          s[w] = st[(unsigned int)(j - w) * RA_RADIX + t];
+        }
         found = s[w] & RA_INCLUSIVE;
         earlier += found ? s[w] : s[w] - 1;
       }
@@ -445,7 +466,7 @@ RA_DEVICE void ra_onesweep_tile(RaOnesweepShared<typename RaKeyOf<KI>::type, !ra
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) k[r] = sh.key[r * RA_SORT_BLOCK + t];
 #pragma unroll
-  for (int r = 0; r < ITEMS; ++r) o[r] = sh.out_base[ra_digit(k[r], shift)] + r * RA_SORT_BLOCK + t;
+  for (int r = 0; r < ITEMS; ++r) o[r] = sh.out_base[ra_digit(k[r], shift, out_flags)] + r * RA_SORT_BLOCK + t;
   if (kout && out_flags) {
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r)

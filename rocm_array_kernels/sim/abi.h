@@ -51,5 +51,8 @@ void ra_sim_syncthreads(void);
 unsigned long long ra_sim_exchange(unsigned long long value, int src);
 unsigned long long ra_sim_ballot(int predicate);
 void ra_sim_wave_barrier(void);
+// A turn of a spin-wait (a thread polling what another block writes, as a look-back does): the
+// thread waits for the round's end, when the scheduler may run another block before it polls again.
+void ra_sim_spin(void);
 void* ra_sim_dynamic_shared(void);
 }

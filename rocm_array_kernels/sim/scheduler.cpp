@@ -1,11 +1,12 @@
 // The simulator's scheduler: runs a grid on the CPU, each thread of a block a fiber. A fiber
-// runs until it reaches a synchronization point (__syncthreads, a wave operation) or returns;
-// when every fiber of the block waits, the waits that can complete do: a wave operation once
-// every live lane of the wave has reached one, __syncthreads once every live thread of the
-// block has. That is a round. Lanes are exact: a wave is RA_WAVE_SIZE consecutive threads in
-// linear order (x fastest), as on AMD hardware. Blocks run one at a time in the launch's order,
-// or (RA_SIM_BLOCKS_INTERLEAVE) RESIDENT at a time, a round of one then of another, as drawn:
-// then the last block to reach a point is seldom the last index, as on a GPU.
+// runs until it reaches a synchronization point (__syncthreads, a wave operation, a spin-wait's
+// turn) or returns; when every fiber of the block waits, the waits that can complete do: a wave
+// operation once every live lane of the wave has reached one, __syncthreads once every live
+// thread of the block has, a spin-wait's turn always. That is a round. Lanes are exact: a wave
+// is RA_WAVE_SIZE consecutive threads in linear order (x fastest), as on AMD hardware. Blocks
+// run one at a time in the launch's order, or (RA_SIM_BLOCKS_INTERLEAVE) RESIDENT at a time, a
+// round of one then of another, as drawn: then the last block to reach a point is seldom the
+// last index, as on a GPU, and a block polling another's result lets it run (ra_sim_spin).
 //
 // Built once per process by rocm_array/runtime/sim.py (with the system headers, unlike
 // the kernel libraries) and loaded with RTLD_GLOBAL; see rocm_array_kernels/sim/abi.h.
@@ -48,7 +49,7 @@ constexpr int SHARED_POISON = 0xa5;
 //: Blocks at once under RA_SIM_BLOCKS_INTERLEAVE: a few, as on a few compute units.
 constexpr unsigned int RESIDENT = 4;
 
-enum class State { ready, at_barrier, at_wave, done };
+enum class State { ready, at_barrier, at_wave, spinning, done };
 enum class WaveOp { exchange, ballot, barrier };
 const char* const WAVE_OP_NAME[] = {"a shuffle", "a ballot", "a wave barrier"};
 
@@ -129,7 +130,7 @@ std::string describe(unsigned int n, int wave_size) {
   std::string s;
   char line[160];
   for (unsigned int w = 0; w * wave_size < n; ++w) {
-    unsigned int counts[4] = {};
+    unsigned int counts[(int)State::done + 1] = {};
     for (unsigned int i = w * wave_size; i < n && i < (w + 1) * wave_size; ++i) ++counts[(int)fibers[i].state];
     std::snprintf(line, sizeof line, "; wave %u: %u at __syncthreads, %u at a wave operation, %u exited", w,
                   counts[(int)State::at_barrier], counts[(int)State::at_wave], counts[(int)State::done]);
@@ -187,6 +188,11 @@ int run_round(unsigned int n, int wave_size, bool reverse) {
     if (fibers[i].state == State::ready) resume(fibers[i], wave_size, i);
   }
   bool moved = false, live = false, all_at_barrier = true;
+  for (unsigned int i = 0; i < n; ++i)
+    if (fibers[i].state == State::spinning) {
+      fibers[i].state = State::ready;  // polls again next round, after the other blocks' turns
+      moved = live = true;
+    }
   for (unsigned int lo = 0; lo < n; lo += wave_size) {
     const unsigned int hi = lo + wave_size < n ? lo + wave_size : n;
     bool any = false, all_at_wave = true;
@@ -333,4 +339,5 @@ RA_SIM_EXPORT unsigned long long ra_sim_exchange(unsigned long long value, int s
 }
 RA_SIM_EXPORT unsigned long long ra_sim_ballot(int predicate) { return wave_op(WaveOp::ballot, predicate != 0, 0); }
 RA_SIM_EXPORT void ra_sim_wave_barrier(void) { wave_op(WaveOp::barrier, 0, 0); }
+RA_SIM_EXPORT void ra_sim_spin(void) { wait(State::spinning); }
 RA_SIM_EXPORT void* ra_sim_dynamic_shared(void) { return dynamic_shared; }

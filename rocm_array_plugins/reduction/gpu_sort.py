@@ -298,7 +298,8 @@ def _argsort_rows(device: Device, x: Array, length: int, flags: int, out: Array 
 
 
 def _sorted(device: Device, x: Array, flags: int) -> Array:
-    """The contiguous 1-D ``x`` sorted (keys only for real values; complex ones gathered)."""
+    """The contiguous 1-D ``x`` sorted (keys only for real values, without ``_CANON_ZERO``: a zero's key
+    keeps its sign, and the zeros still tie, see sort.hip; complex ones gathered)."""
     n, t = x.size, x.dtype
     out = memory.empty((n,), t, device)
     if t.kind == "c":
