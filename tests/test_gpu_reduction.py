@@ -10,6 +10,7 @@ functions on every device at small sizes; these run on GPUs only.
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -41,7 +42,8 @@ SIM_ORDERS = ["forward", "reverse", "shuffle:1", "shuffle:2", "interleave:1", "i
 @pytest.fixture
 def block_orders(gpu: str) -> Iterator[Callable[[], Iterator[str]]]:
     """``for order in block_orders(): ...`` runs the loop's body once an order of SIM_ORDERS, set on
-    the simulator (forward again after the test); a GPU runs its own order, as many times ("gpu")."""
+    the simulator (after the test, ROCM_ARRAY_SIM_BLOCKS' order again, which the later tests of a run
+    under it keep); a GPU runs its own order, as many times ("gpu")."""
     set_blocks = getattr(devices.parse(gpu).runtime.driver, "set_blocks", None)
 
     def orders() -> Iterator[str]:
@@ -52,7 +54,7 @@ def block_orders(gpu: str) -> Iterator[Callable[[], Iterator[str]]]:
 
     yield orders
     if set_blocks:
-        set_blocks("forward")
+        set_blocks(os.environ.get("ROCM_ARRAY_SIM_BLOCKS", "forward"))
 
 
 def test_float32_sum_is_accurate(gpu: str) -> None:
