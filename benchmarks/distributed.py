@@ -206,6 +206,11 @@ def alternating(client: Any, runs: dict[str, Callable[[], Any]], repeats: int) -
     return out
 
 
+def _chunks_of(variant: str) -> str:
+    """The library whose chunks a variant computes on (``BYTES``: rocm_array's)."""
+    return "rocm_array" if variant == BYTES else variant
+
+
 def dask_cases(libs: list[str], device: str, workers: int, args: argparse.Namespace,
                rows: int) -> dict[str, dict[str, Any]]:
     """Every library's Dask cases on ``workers`` workers of one fresh cluster, their runs in turn
@@ -223,7 +228,7 @@ def dask_cases(libs: list[str], device: str, workers: int, args: argparse.Namesp
             distributed.Client(cluster) as client:
         if device == "gpu":
             client.run(_open_gpus, variants)
-        for lib in dict.fromkeys("rocm_array" if v == BYTES else v for v in variants):
+        for lib in dict.fromkeys(map(_chunks_of, variants)):
             try:
                 if lib == "cupy":
                     if device == "cpu":
@@ -238,7 +243,7 @@ def dask_cases(libs: list[str], device: str, workers: int, args: argparse.Namesp
             except Exception as exc:  # noqa: BLE001 - a library that cannot run is reported
                 xs.pop(lib, None)
                 for v in variants:
-                    if v == lib or (lib == "rocm_array" and v == BYTES):
+                    if _chunks_of(v) == lib:
                         out[v].update({c: {"status": "n/a", "reason": f"{type(exc).__name__}: {str(exc)[:200]}"}
                                        for c in CASES})
         columns = max(1, args.cols * args.chunk_rows // rows)
@@ -256,8 +261,8 @@ def dask_cases(libs: list[str], device: str, workers: int, args: argparse.Namesp
         if workers > 1:
             cases["rechunk"] = rechunk
         for case, run in cases.items():
-            ready = [v for v in variants if ("rocm_array" if v == BYTES else v) in xs]
-            results = alternating(client, {v: (lambda v=v: run(xs["rocm_array" if v == BYTES else v]))
+            ready = [v for v in variants if _chunks_of(v) in xs]
+            results = alternating(client, {v: (lambda v=v: run(xs[_chunks_of(v)]))
                                            for v in ready}, args.repeats)
             for v, r in results.items():
                 if case == "rechunk" and r["status"] == "ok":
