@@ -53,7 +53,7 @@ from .front_ufunc import Ufunc
 if TYPE_CHECKING:
     from rocm_array.devices import Device
 
-__all__ = ["Pending", "defer", "defer_contiguous", "expression", "generated", "Expressions", "register", "MAX_NODES",
+__all__ = ["Pending", "defer", "defer_lane", "defer_contiguous", "expression", "generated", "Expressions", "register", "MAX_NODES",
            "MAX_LEAVES", "COMPILE_IN_BACKGROUND"]
 
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
@@ -65,8 +65,9 @@ MAX_LEAVES = 8
 #: Compile a new expression's kernel on a thread while its operations run eagerly (False: compile
 #: at once and run it; the tests use that to run every generated kernel).
 COMPILE_IN_BACKGROUND = True
-#: A buffer's list of readers is pruned of computed ones past this length (a bound on the list's
-#: growth in a loop; not a measured optimum).
+#: A buffer's list of readers is pruned of computed ones when it reaches this length, and again at
+#: each power of two past it (a bound on the list's growth in a loop; doubling keeps a list of many
+#: live readers, ``[x + i for i in range(n)]``, linear, not quadratic; not a measured optimum).
 _PRUNE = 32
 
 _registry_lock = threading.Lock()
@@ -77,14 +78,14 @@ class Pending(LazyBuffer):
     (once, on any thread).
 
     A lone operation on arrays (no deferred operand) keeps its parts and its lane's launch
-    (``eager``) instead of a node: the node is built only when another operation extends it (or
-    something asks for ``node``), and computing it alone is that launch. A tiny operation whose
-    result is read at once then costs little more than an eager one."""
+    (``eager``, which gives the result's memory) instead of a node: the node is built only when
+    another operation extends it (or something asks for ``node``), and computing it alone is that
+    launch. A tiny operation whose result is read at once then costs little more than an eager one."""
 
     __slots__ = ("_node", "_parts", "eager", "device", "_real")
 
     def __init__(self, node: Node | None, device: Device, nbytes: int, parts: tuple[Any, ...] | None = None,
-                 eager: Callable[[], Array] | None = None) -> None:
+                 eager: Callable[[], DeviceBuffer] | None = None) -> None:
         self._node = node
         self._parts = parts  # (fn, dtype, out_dtype, operands, shape, params): a lone operation's node, unbuilt
         self.eager = eager
@@ -118,7 +119,7 @@ class Pending(LazyBuffer):
         with _compute_lock:
             if self._real is None:
                 if self.eager is not None:
-                    self._real = self.eager()._buf
+                    self._real = self.eager()
                 else:
                     node = self.node
                     assert node is not None
@@ -161,24 +162,39 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
     return defer_contiguous(fn, operands, dtype, out_dtype, shape, strides, device, params=params)
 
 
+def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_dtype: DType,
+               shape: tuple[int, ...], strides: tuple[int, ...], device: Device,
+               eager: Callable[[], DeviceBuffer], params: tuple[float, ...] = ()) -> Array | None:
+    """``defer`` for a lane's operands (``gpu.lane``): contiguous arrays of ``shape`` on ``device``
+    and Python scalars; ``eager`` launches the lane's kernel and gives the result's memory. An
+    operation none of whose operands is deferred keeps its parts and ``eager`` instead of a node
+    (``Pending``): the hot path of ``a + b``, which checks only what a lone operation needs."""
+    for a in arrays:
+        if type(a) is Array:
+            buf = a._buf
+            if type(buf) is Pending and buf._real is None:  # (an operand to extend: a node)
+                return defer_contiguous(fn, arrays, dtype, out_dtype, shape, strides, device, params)
+            if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
+                return None
+    n = math.prod(shape)
+    if not n:
+        return None
+    pending = Pending(None, device, n * out_dtype.itemsize, (fn, dtype, out_dtype, arrays, shape, params), eager)
+    _register(pending, [a for a in arrays if type(a) is Array])
+    return Array(pending, shape, strides, 0, out_dtype, device)
+
+
 def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dtype: DType, out_dtype: DType,
                      shape: tuple[int, ...], strides: tuple[int, ...], device: Device,
-                     eager: Callable[[], Array] | None = None, params: tuple[float, ...] = ()) -> Array | None:
+                     params: tuple[float, ...] = ()) -> Array | None:
     """``defer`` for operands known to be contiguous arrays of ``shape`` on ``device``, Broadcast
-    arrays and Python scalars (a lane's operands: ``gpu.lane``, which passes ``eager``, the launch
-    of its kernel: how the operation is computed if no other extends it)."""
+    arrays and Python scalars."""
     for a in arrays:  # (memory shared through DLPack, read directly or broadcast)
         if (type(a) is Array and a._buf.readers is SHARED) or (type(a) is Broadcast and a.array._buf.readers is SHARED):
             return None
     if 0 in shape:
         return None
-    operands = _operands(arrays)
-    nbytes = math.prod(shape) * out_dtype.itemsize
-    if eager is not None and not any(type(a) is Node for a in operands):  # a lone operation
-        pending = Pending(None, device, nbytes, (fn, dtype, out_dtype, operands, shape, params), eager)
-        _register(pending, [a.array if type(a) is Broadcast else a for a in operands if type(a) is not Scalar])
-        return Array(pending, shape, strides, 0, out_dtype, device)
-    node = Node(fn, dtype, out_dtype, operands, shape, params)
+    node = Node(fn, dtype, out_dtype, _operands(arrays), shape, params)
     if node.count > MAX_NODES or len(node.leaves) > MAX_LEAVES:
         # Past the limits: the deferred operands are computed and read as arrays.
         for a in arrays:
@@ -187,7 +203,7 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
         node = Node(fn, dtype, out_dtype, _operands(arrays), shape, params)
         if len(node.leaves) > MAX_LEAVES:
             return None
-    pending = Pending(node, device, nbytes)
+    pending = Pending(node, device, math.prod(shape) * out_dtype.itemsize)
     _register(pending, node.leaves.values())
     return Array(pending, shape, strides, 0, out_dtype, device)
 
@@ -214,7 +230,8 @@ def _register(pending: Pending, leaves: Any) -> None:
             if readers is None:
                 buf.readers = [ref]
             else:
-                if len(readers) >= _PRUNE:
+                n = len(readers)
+                if n >= _PRUNE and not n & (n - 1):
                     readers[:] = [r for r in readers if (p := r()) is not None and p._real is None]
                 readers.append(ref)
 

@@ -26,12 +26,13 @@ from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.memory.gpu import import_dlpack
+from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.fusion import active
 from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS, TILE_THREADS,
                                       crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value)
 
 from . import backs
-from .deferred import defer, defer_contiguous
+from .deferred import defer, defer_lane
 from .table import ROWS
 from rocm_array.operands import Scalar, check_bounds
 
@@ -301,41 +302,36 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
     launch = _contiguous(device, fn, dtype, out_dtype, s)
     allocate, size, out_size = device.runtime.allocate, dtype.itemsize, out_dtype.itemsize
 
-    def run(x: Array, operands: tuple[Any, ...]) -> Array:
-        """A new result of ``x``'s shape, computed from the kernel's ``operands`` arguments."""
-        shape = x._shape
-        n = math.prod(shape)
-        out = Array(allocate(n * out_size), shape, x._strides, 0, out_dtype, device)
+    def run(x: Array, operands: tuple[Any, ...]) -> DeviceBuffer:
+        """The memory of a new result of ``x``'s shape, computed from the kernel's ``operands``."""
+        n = math.prod(x._shape)
+        buf = allocate(n * out_size)
         if n:
-            launch([out._buf.ptr, *operands, n])
-        return out
+            launch([buf.ptr, *operands, n])
+        return buf
 
     # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack);
     # ``now`` computes it with this lane's kernel if no other operation extends it.
-    def deferred(args: list[Array | Scalar], x: Array, now: Callable[[], Array],
-                 params: tuple[float, ...] = ()) -> Array | None:
-        return defer_contiguous(fn, args, dtype, out_dtype, x._shape, x._strides, device, now,
-                                params) if active() else None
+    def result(args: tuple[Array | Scalar, ...], x: Array, now: Callable[[], DeviceBuffer],
+               params: tuple[float, ...] = ()) -> Array:
+        shape, strides = x._shape, x._strides
+        if active():
+            d = defer_lane(fn, args, dtype, out_dtype, shape, strides, device, now, params)
+            if d is not None:
+                return d
+        return Array(now(), shape, strides, 0, out_dtype, device)
 
     def unary(x: Array) -> Array:
-        def now() -> Array:
-            return run(x, (x._buf.ptr + x._offset * size,))
-        d = deferred([x], x, now)
-        return d if d is not None else now()
+        return result((x,), x, lambda: run(x, (x._buf.ptr + x._offset * size,)))
 
     def with_params(x: Array, params: tuple[float, ...]) -> Array:  # (a ParamUfunc's lane)
-        def now() -> Array:
-            return run(x, (x._buf.ptr + x._offset * size, *_pair(params)))
-        d = deferred([x], x, now, params)
-        return d if d is not None else now()
+        return result((x,), x, lambda: run(x, (x._buf.ptr + x._offset * size, *_pair(params))), params)
 
     zero = _ZERO_BYTES[dtype.name]
 
     def binary(x1: Array, x2: Array) -> Array:
-        def now() -> Array:
-            return run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))
-        d = deferred([x1, x2], x1, now)
-        return d if d is not None else now()
+        return result((x1, x2), x1,
+                      lambda: run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero)))
 
     def value(v: Any) -> bytes:
         check_bounds(v, dtype, fn.name)
@@ -343,16 +339,12 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
 
     # (A deferred result's Scalar checks v's bounds at once; an eager one's value(v) does.)
     def scalar_first(v: Any, x: Array) -> Array:
-        def now() -> Array:
-            return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
-        d = deferred([Scalar(v, dtype, device, fn.name), x], x, now)
-        return d if d is not None else now()
+        return result((Scalar(v, dtype, device, fn.name), x), x,
+                      lambda: run(x, (0, x._buf.ptr + x._offset * size, value(v))))
 
     def scalar_second(x: Array, v: Any) -> Array:
-        def now() -> Array:
-            return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
-        d = deferred([x, Scalar(v, dtype, device, fn.name)], x, now)
-        return d if d is not None else now()
+        return result((x, Scalar(v, dtype, device, fn.name)), x,
+                      lambda: run(x, (x._buf.ptr + x._offset * size, 0, value(v))))
 
     if isinstance(fn, ParamUfunc):
         return with_params
