@@ -231,6 +231,8 @@ def test_a_reduction_computes_the_expression_in_its_own_kernel(gpu: str, fusing:
         lambda: xp.mean(m * m - 1, axis=1),            # rows: two passes
         lambda: xp.var(xp.sin(m) + m, axis=(0, 1), correction=1),
         lambda: xp.sum(xp.reshape(x[: 64 * (n // 64)] * 2 + y[: 64 * (n // 64)], (64, -1)), axis=-1),
+        lambda: xp.sum(xp.exp(-x * x) * 0.5 + xp.sin(x)),  # x read three times, loaded once
+        lambda: xp.sum(x[1:] * x[1:] - x[:-1]),        # views off their vector boundary; two arrays
     ]
     for case in cases:
         with fusion.eager():
@@ -311,11 +313,11 @@ def test_a_new_shape_runs_eagerly_while_its_kernel_compiles(gpu: str, fusing: No
         return ((x | 5) * x) >> 2
 
     first = chain()
-    struct = fused.kernel(first._buf.node.sig).source
+    struct = first._buf.node.source()
     source = fused.prelude() + struct
     key = (rt, fused.PATH, fused.KERNEL, struct)
     monkeypatch.delitem(deferred._KERNELS, key, raising=False)  # (loaded by an earlier run in this process)
-    monkeypatch.delitem(deferred._READY, (rt, first._buf.node.sig), raising=False)
+    monkeypatch.delitem(deferred._READY, (rt, first._buf.node.key), raising=False)
     assert not rt.compiler.cached(fused.PATH, [fused.KERNEL], fused.FUSED.options_on(x.device), source)
     values = host(first)  # eager, and the kernel compiles on a thread
     found = deferred._KERNELS[key]
@@ -372,6 +374,15 @@ def test_a_chain_is_one_launch_of_one_generated_kernel(recording: Device) -> Non
     y._buf.ptr  # its address is needed (by any other kernel, a copy, DLPack, printing...)
     [launch] = launches
     assert "fused_contiguous" in launch[0] and "RaFused" in launch[0]
+
+
+def test_an_array_read_several_times_is_loaded_once(recording: Device) -> None:
+    x, y = (memory.empty((1 << 10,), dtypes.float32, recording) for _ in range(2))
+    chain = xp.exp(-x * x) * 0.5 + xp.sin(x) - y * x
+    loads = re.search(r"struct Loads \{(.*?)\}", chain._buf.node.source())
+    assert loads is not None and loads.group(1).split() == ["ra_vec<float,", "4>", "a0;", "ra_vec<float,", "4>", "a3;"]  # x, y
+    views = x[1:] * x[:-1]  # one buffer, two offsets: two arrays
+    assert views._buf.node.key[1] is None
 
 
 def test_a_chain_ending_in_a_sum_is_one_launch(recording: Device) -> None:

@@ -4,7 +4,8 @@
 //   out_type, width (elements per 16-byte access of the widest operand), Loads (a vector of each
 //   array operand); out, a pointer per array operand, a member per scalar, and `fence` (always 0);
 //   aligned(): every pointer aligned to its vector; load(i): vector i of every array operand;
-//   store(i, loads): the results of vector i written; at(i): the result of element i (the tail).
+//   values(i, loads): the results of vector i; store(i, loads): them written; at(i): the result of
+//   element i (the tail). An array read several times is loaded once.
 //
 // Each operation's result passes through ra_fence: the eager kernels round each result to its
 // dtype in memory, so a fused kernel must not contract two operations (a multiply and an add into
@@ -65,10 +66,16 @@ template <typename E> struct RaComputed {
   ra_index_t first;
   RA_DEVICE RaComputed from(ra_index_t base) const { return {e, first + base}; }
   RA_DEVICE value_type at(ra_index_t i) const { return e.at(first + i); }
+  // (v0 is where a reduction's vectors start: first + v0 is a multiple of V, see phase.) A vector of
+  // the expression's own width loads each array's vector at once, as fused_contiguous does.
   template <int V> RA_DEVICE ra_vec<value_type, V> vector(ra_index_t v0, ra_index_t j) const {
+    const ra_index_t i = first + v0 + j * V;
+    if constexpr (V == E::width) {
+      if (e.aligned()) return e.values(i / V, e.load(i / V));
+    }
     ra_vec<value_type, V> y;
 #pragma unroll
-    for (int k = 0; k < V; ++k) y.v[k] = e.at(first + v0 + j * V + k);
+    for (int k = 0; k < V; ++k) y.v[k] = e.at(i + k);
     return y;
   }
   RA_DEVICE unsigned long long phase(ra_index_t i) const { return (unsigned long long)(first + i); }

@@ -240,7 +240,8 @@ def _register(pending: Pending, leaves: Any) -> None:
 #: (runtime, path, kernel name, generated source past the path's prelude) -> the loaded kernel, or
 #: the Future of its compile.
 _KERNELS: dict[tuple[Any, str, str, str], Any] = {}
-#: (runtime, expression shape) -> (its kernel's launcher, the Kernel, blocks at most): the fast path.
+#: (runtime, expression shape and aliases: ``Node.key``) -> (its kernel's launcher, the Kernel, blocks
+#: at most): the fast path.
 _READY: dict[tuple[Any, Any], tuple[Any, fused.Kernel, int]] = {}
 _kernels_lock = threading.Lock()
 
@@ -250,14 +251,15 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
     else operation by operation (an expression of one operation always so)."""
     if node.count > 1:
         rt = device.runtime
-        ready = _READY.get((rt, node.sig))
+        key = node.key
+        ready = _READY.get((rt, key))
         if ready is None:
-            k = fused.kernel(node.sig)
+            k = fused.kernel(*key)
             function = generated(device, fused.PATH, fused.KERNEL, fused.FUSED.options_on(device),
                                  fused.prelude(), k.source)
             if function is not None:
                 fused.FUSED.check(device, fused.KERNEL, (BLOCK, 1, 1))
-                ready = _READY[(rt, node.sig)] = (
+                ready = _READY[(rt, key)] = (
                     rt.launcher(function, [k.struct, ctypes.c_int64], (BLOCK, 1, 1)), k,
                     rt.properties.compute_units * BLOCKS_PER_CU)
         if ready is not None:
@@ -265,7 +267,7 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
             n = math.prod(node.shape)
             buf = rt.allocate(n * k.out_dtype.itemsize)
             blocks = -(-n // (BLOCK * 2 * k.width))  # (layout.grid_1d's rule, its cap kept: the hot path)
-            launch((blocks if blocks < most else most, 1, 1), [fused.arguments(node, buf.ptr), n])
+            launch((blocks if blocks < most else most, 1, 1), [fused.arguments(node, buf.ptr, k), n])
             return buf
     return _eagerly(node, {})._buf  # type: ignore[no-any-return]
 
