@@ -169,6 +169,7 @@ def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_
     and Python scalars; ``eager`` launches the lane's kernel and gives the result's memory. An
     operation none of whose operands is deferred keeps its parts and ``eager`` instead of a node
     (``Pending``): the hot path of ``a + b``, which checks only what a lone operation needs."""
+    read = []
     for a in arrays:
         if type(a) is Array:
             buf = a._buf
@@ -176,11 +177,12 @@ def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_
                 return defer_contiguous(fn, arrays, dtype, out_dtype, shape, strides, device, params)
             if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
                 return None
+            read.append(buf)
     n = math.prod(shape)
     if not n:
         return None
     pending = Pending(None, device, n * out_dtype.itemsize, (fn, dtype, out_dtype, arrays, shape, params), eager)
-    _register(pending, [a for a in arrays if type(a) is Array])
+    _register(pending, read)
     return Array(pending, shape, strides, 0, out_dtype, device)
 
 
@@ -204,7 +206,7 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
         if len(node.leaves) > MAX_LEAVES:
             return None
     pending = Pending(node, device, math.prod(shape) * out_dtype.itemsize)
-    _register(pending, node.leaves.values())
+    _register(pending, [a._buf for a in node.leaves.values()])
     return Array(pending, shape, strides, 0, out_dtype, device)
 
 
@@ -219,13 +221,12 @@ def _operands(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[Operand, ..
     return tuple(args)
 
 
-def _register(pending: Pending, leaves: Any) -> None:
-    """Record ``pending`` as a reader of each array it reads (``memory.before_write`` computes it
-    before any of them is written in place)."""
+def _register(pending: Pending, read: list[Any]) -> None:
+    """Record ``pending`` as a reader of each buffer in ``read`` (``memory.before_write`` computes
+    it before any of them is written in place)."""
     ref = weakref.ref(pending)
     with _registry_lock:
-        for a in leaves:
-            buf = a._buf
+        for buf in read:
             readers = buf.readers
             if readers is None:
                 buf.readers = [ref]
