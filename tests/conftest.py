@@ -29,11 +29,13 @@ def device(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def fusing(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Fusion on; a new expression's kernel compiles at its first computation (so it runs)."""
+    """Fusion on; a new expression's kernel compiles at its first computation (so it runs), and a
+    lane defers however its earlier results were used (tests of deferral run in any order)."""
     from rocm_array import fusion
     from rocm_array_plugins.elementwise import deferred
 
     monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", False)
+    monkeypatch.setattr(deferred, "LONE_STREAK", 1 << 62)
     was = fusion.enabled()
     fusion.set_enabled(True)
     try:

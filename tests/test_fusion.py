@@ -376,6 +376,30 @@ def test_a_chain_is_one_launch_of_one_generated_kernel(recording: Device) -> Non
     assert "fused_contiguous" in launch[0] and "RaFused" in launch[0]
 
 
+def test_a_lane_whose_results_are_computed_alone_runs_eagerly(recording: Device,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deferred, "LONE_STREAK", 4)
+    monkeypatch.setattr(deferred, "LONE_SAMPLE", 8)
+    a, b = (memory.empty((16,), dtypes.float32, recording) for _ in range(2))
+
+    def waiting(x: xp.Array) -> bool:  # (deferred_ asks for the node: an extension)
+        return isinstance(x._buf, deferred.Pending) and x._buf._real is None
+
+    for _ in range(4):  # deferred, then computed alone
+        c = a + b
+        assert waiting(c)
+        fusion.compute(c)
+    kinds = [waiting(fusion.compute(a + b)) for _ in range(16)]
+    assert kinds == [False] * 16  # eager, computed at once...
+    samples = [waiting(a + b) for _ in range(16)]
+    assert samples.count(True) == 2  # ...but one call in 8
+    d = a + b
+    while not waiting(d):
+        d = a + b
+    e = d * 2  # extended: the lane defers again
+    assert deferred_(e) and all(waiting(a + b) for _ in range(8))
+
+
 def test_an_array_read_several_times_is_loaded_once(recording: Device) -> None:
     x, y = (memory.empty((1 << 10,), dtypes.float32, recording) for _ in range(2))
     chain = xp.exp(-x * x) * 0.5 + xp.sin(x) - y * x

@@ -53,8 +53,8 @@ from .front_ufunc import Ufunc
 if TYPE_CHECKING:
     from rocm_array.devices import Device
 
-__all__ = ["Pending", "defer", "defer_lane", "defer_contiguous", "expression", "generated", "Expressions", "register", "MAX_NODES",
-           "MAX_LEAVES", "COMPILE_IN_BACKGROUND"]
+__all__ = ["Pending", "Lone", "defer", "defer_lane", "defer_contiguous", "expression", "generated", "Expressions", "register", "MAX_NODES",
+           "MAX_LEAVES", "COMPILE_IN_BACKGROUND", "LONE_STREAK", "LONE_SAMPLE"]
 
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
 #: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
@@ -72,6 +72,35 @@ _PRUNE = 32
 
 _registry_lock = threading.Lock()
 
+#: A lane whose deferred results were computed alone (never extended, never read by a reduction)
+#: this many times in a row runs eagerly: a graph that is only ever one operation gains nothing
+#: from deferral and pays for it. On an H100 a lone a + b of 16 float32 read at once took 11.97 us
+#: deferred against 9.17 us eager (PyTorch 10.38). Past it, one call in LONE_SAMPLE still defers,
+#: so that a lane whose results are extended again (a loop that starts building chains) resumes
+#: deferring. Neither number is a measured optimum: 16 lets a few lone uses pass (a setup step)
+#: before a loop, and one deferral in 64 costs about 0.05 us a call.
+LONE_STREAK = 16
+LONE_SAMPLE = 64
+
+
+class Lone:
+    """What one lane's lone deferred results became (see LONE_STREAK): ``streak``, how many in a row
+    were computed alone; one that another operation extends (or a reduction reads as an
+    expression) sets it back to 0. Races between threads only blur the count."""
+
+    __slots__ = ("streak", "calls")
+
+    def __init__(self) -> None:
+        self.streak = 0
+        self.calls = 0
+
+    def defers(self) -> bool:
+        """Whether the lane's next result is deferred."""
+        if self.streak < LONE_STREAK:
+            return True
+        self.calls += 1
+        return not self.calls % LONE_SAMPLE
+
 
 class Pending(LazyBuffer):
     """The buffer of a deferred result (the core's ``LazyBuffer``): reads of ``ptr`` compute it
@@ -80,15 +109,17 @@ class Pending(LazyBuffer):
     A lone operation on arrays (no deferred operand) keeps its parts and its lane's launch
     (``eager``, which gives the result's memory) instead of a node: the node is built only when
     another operation extends it (or something asks for ``node``), and computing it alone is that
-    launch. A tiny operation whose result is read at once then costs little more than an eager one."""
+    launch. A tiny operation whose result is read at once then costs little more than an eager one,
+    and its lane learns from ``lone`` whether deferring pays."""
 
-    __slots__ = ("_node", "_parts", "eager", "device", "_real")
+    __slots__ = ("_node", "_parts", "eager", "lone", "device", "_real")
 
     def __init__(self, node: Node | None, device: Device, nbytes: int, parts: tuple[Any, ...] | None = None,
-                 eager: Callable[[], DeviceBuffer] | None = None) -> None:
+                 eager: Callable[[], DeviceBuffer] | None = None, lone: Lone | None = None) -> None:
         self._node = node
         self._parts = parts  # (fn, dtype, out_dtype, operands, shape, params): a lone operation's node, unbuilt
         self.eager = eager
+        self.lone = lone
         self.device = device
         self.nbytes = nbytes
         self.device_index = device.index
@@ -106,6 +137,7 @@ class Pending(LazyBuffer):
                 parts = self._parts
                 if self._node is None and parts is not None:
                     self._node = Node(*parts)
+                    cast(Lone, self.lone).streak = 0
                 node = self._node
         return node
 
@@ -120,11 +152,13 @@ class Pending(LazyBuffer):
             if self._real is None:
                 if self.eager is not None:
                     self._real = self.eager()
+                    if self._node is None:  # (computed alone)
+                        cast(Lone, self.lone).streak += 1
                 else:
                     node = self.node
                     assert node is not None
                     self._real = _evaluate(node, self.device)
-                self._node = self._parts = self.eager = None  # the arrays it read may go
+                self._node = self._parts = self.eager = self.lone = None  # the arrays it read may go
         return self._real
 
     def __reduce__(self) -> Any:
@@ -164,9 +198,10 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
 
 def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_dtype: DType,
                shape: tuple[int, ...], strides: tuple[int, ...], device: Device,
-               eager: Callable[[], DeviceBuffer], params: tuple[float, ...] = ()) -> Array | None:
+               eager: Callable[[], DeviceBuffer], lone: Lone, params: tuple[float, ...] = ()) -> Array | None:
     """``defer`` for a lane's operands (``gpu.lane``): contiguous arrays of ``shape`` on ``device``
-    and Python scalars; ``eager`` launches the lane's kernel and gives the result's memory. An
+    and Python scalars; ``eager`` launches the lane's kernel and gives the result's memory, and
+    ``lone`` is the lane's record of its lone results (the lane asks it first, ``Lone.defers``). An
     operation none of whose operands is deferred keeps its parts and ``eager`` instead of a node
     (``Pending``): the hot path of ``a + b``, which checks only what a lone operation needs."""
     read = []
@@ -181,7 +216,8 @@ def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_
     n = math.prod(shape)
     if not n:
         return None
-    pending = Pending(None, device, n * out_dtype.itemsize, (fn, dtype, out_dtype, arrays, shape, params), eager)
+    pending = Pending(None, device, n * out_dtype.itemsize, (fn, dtype, out_dtype, arrays, shape, params), eager,
+                      lone)
     _register(pending, read)
     return Array(pending, shape, strides, 0, out_dtype, device)
 

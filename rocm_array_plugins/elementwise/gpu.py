@@ -32,7 +32,7 @@ from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_
                                       crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value)
 
 from . import backs
-from .deferred import defer, defer_lane
+from .deferred import Lone, defer, defer_lane
 from .table import ROWS
 from rocm_array.operands import Scalar, check_bounds
 
@@ -310,13 +310,16 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
             launch([buf.ptr, *operands, n])
         return buf
 
-    # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack);
-    # ``now`` computes it with this lane's kernel if no other operation extends it.
+    # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack;
+    # or this lane's results were lately computed alone, ``Lone``); ``now`` computes it with this
+    # lane's kernel if no other operation extends it.
+    lone = Lone()
+
     def result(args: tuple[Array | Scalar, ...], x: Array, now: Callable[[], DeviceBuffer],
                params: tuple[float, ...] = ()) -> Array:
         shape, strides = x._shape, x._strides
-        if active():
-            d = defer_lane(fn, args, dtype, out_dtype, shape, strides, device, now, params)
+        if active() and lone.defers():
+            d = defer_lane(fn, args, dtype, out_dtype, shape, strides, device, now, lone, params)
             if d is not None:
                 return d
         return Array(now(), shape, strides, 0, out_dtype, device)
