@@ -32,14 +32,6 @@ template <typename T> RA_DEVICE T ra_shfl_up_any(T v, unsigned d) {
   return u.value;
 }
 
-template <typename T> RA_DEVICE T ra_shfl_any(T v, int src) {
-  RaWords<T> u;
-  u.value = v;
-#pragma unroll
-  for (int k = 0; k < (int)(sizeof(u.w) / 4); ++k) u.w[k] = ra_shfl(u.w[k], src);
-  return u.value;
-}
-
 // Shared storage for n values of T (no constructors run: __shared__ allows none).
 #define RA_SHARED_ARRAY(T, name, n) \
   __shared__ unsigned long long name##_raw[((n) * sizeof(T) + 7) / 8]; \

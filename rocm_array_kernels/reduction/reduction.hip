@@ -590,11 +590,12 @@ template <typename C> RA_DEVICE void ra_scan_publish(const RaScanState<C>& st, r
   st.status[g] = what;
 }
 
-// The combination of tiles [first, g) (wave 0, g > first): the statuses of RA_WAVE_SIZE tiles at a
-// time, the nearest in the last lane, read at once (one round trip a window); lanes wait (all of
-// them: every earlier tile's block runs and publishes its aggregate without waiting) until each
-// has something. The window's values from the nearest prefix on are combined in tile order, and
-// the walk ends at a prefix, or at the row's first tile.
+// The combination of tiles [first, g), in the wave's last lane (wave 0, g > first): the statuses of
+// RA_WAVE_SIZE tiles at a time, the nearest in the last lane, read at once (one round trip a window);
+// lanes wait (all of them: every earlier tile's block runs and publishes its aggregate without
+// waiting) until each has something. The window's values from the nearest prefix on are combined in
+// tile order (a wave scan: its last lane holds the window's combination), and the walk ends at a
+// prefix, or at the row's first tile.
 template <typename C, typename Combine>
 RA_DEVICE C ra_scan_look_back(const RaScanState<C>& st, ra_index_t first, ra_index_t g, Combine op, C identity) {
   const int lane = ra_lane();
@@ -610,8 +611,7 @@ RA_DEVICE C ra_scan_look_back(const RaScanState<C>& st, ra_index_t first, ra_ind
     C v = j < first ? identity : ra_load_coherent(s == RA_SCAN_PREFIX ? st.prefix + j : st.aggregate + j);
     const ra_lanemask_t prefixes = ra_ballot(s == RA_SCAN_PREFIX);
     if ((prefixes >> lane) >> 1) v = identity;  // a nearer tile's prefix holds this one
-    v = ra_shfl_any(ra_wave_scan(v, op), RA_WAVE_SIZE - 1);  // the window's combination
-    before = op(v, before);
+    before = op(ra_wave_scan(v, op), before);
     if (prefixes) return before;
   }
 }
@@ -654,7 +654,7 @@ __global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* 
       if (t == 0) ra_scan_publish(st, g, total, tile == 0 ? RA_SCAN_PREFIX : RA_SCAN_AGGREGATE);
       if (tile > 0 && t < RA_WAVE_SIZE) {
         const C earlier = ra_scan_look_back(st, g - tile, g, op, identity);
-        if (t == 0) {
+        if (t == RA_WAVE_SIZE - 1) {
           ra_scan_publish(st, g, op(earlier, total), RA_SCAN_PREFIX);
           carry[0] = earlier;
         }

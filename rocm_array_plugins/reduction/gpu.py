@@ -62,7 +62,7 @@ _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized va
 #: thread on NVIDIA, 8 on AMD, whose blocks are twice as wide), so a block has its whole tile in
 #: flight. (The three-pass scan before it measured 128x8 best of 128/256 x 4/8/16 on an H200; a pass
 #: less makes larger tiles cheaper, hence 16.)
-_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=16, cdna=8, rdna=8)
+_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=256, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=8, rdna=8)
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 #: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
 #: accumulators through this much dynamic shared memory.
