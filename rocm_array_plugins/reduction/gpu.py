@@ -51,17 +51,16 @@ if TYPE_CHECKING:
 __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "read_scalar"]
 
 _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
-#: scan_tiles (one pass, decoupled look-back): threads, and elements a thread of a 4-byte accumulator
-#: (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same bytes of
-#: shared memory for every dtype). Chosen by reasoning, not timed (no GPU at hand; .diag/scan_speed.py
-#: times it): a tile is 8 KiB, large enough that its counter atomic and look-back (a few hundred ns)
-#: overlap other blocks' loads, small enough that the shared memory of many blocks fits a
-#: multiprocessor (NVIDIA: 16 blocks of 128 threads, 132 KiB of 228, keep 128 KiB of loads in flight,
-#: several times what 3.3 TB/s at ~1 us latency needs per SM of an H100) and a CDNA CU (64 KiB: 7
-#: blocks of 4 waves; an RDNA WGP, 128 KiB, 14). The items are loaded into registers at once (16 a
-#: thread on NVIDIA, 8 on AMD, whose blocks are twice as wide), so a block has its whole tile in
-#: flight. (The three-pass scan before it measured 128x8 best of 128/256 x 4/8/16 on an H200; a pass
-#: less makes larger tiles cheaper, hence 16.)
+#: scan_tiles (one pass, decoupled look-back): threads, and elements a thread of an accumulator of up to
+#: 4 bytes (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same
+#: 8 KiB of shared memory for every dtype). Chosen by reasoning, not timed (no GPU at hand; time them
+#: with .diag/scan_speed.py): a tile's fixed costs (the counter's atomic, the look-back's round trips)
+#: want large tiles, and a block loads its whole tile at once (items in registers), so the bytes in
+#: flight a multiprocessor are its blocks' tiles: on sm_90 the float32 kernel holds 64 registers, 4
+#: blocks an SM, 32 KiB in flight, above the ~25 KiB that an H100's 3.35 TB/s over 132 SMs at ~1 us
+#: latency asks. 128x16 held 80-96 registers: under half of sm_90's waves. AMD: the
+#: same 2048 elements, 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks, an RDNA WGP's
+#: 128 KiB 14). (The three-pass scan this replaced measured best at 128x8 on an H200.)
 _SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=256, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=8, rdna=8)
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 #: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
