@@ -583,7 +583,7 @@ template <typename C> RA_DEVICE ra_index_t ra_scan_next(const RaScanState<C>& st
   return taken;
 }
 
-// Publishes v as tile g's `what` (thread 0).
+// Publishes v as tile g's `what` (one thread: thread 0 the aggregate, the look-back's last lane the prefix).
 template <typename C> RA_DEVICE void ra_scan_publish(const RaScanState<C>& st, ra_index_t g, C v, unsigned int what) {
   (what == RA_SCAN_PREFIX ? st.prefix : st.aggregate)[g] = v;
   RA_GRID_FENCE();
