@@ -13,6 +13,10 @@ argmax pairs included, work alike). A full reduction of contiguous elements is o
 pass would, so the bits are the same. Each layout and pass is a kernel of its own, so a first
 call compiles only what it runs; a two-pass call compiles both at once.
 
+Scans (cumulative_sum, cumulative_prod, nonzero's positions, unique's groups) are one launch of
+``scan_tiles`` over contiguous rows: one pass with decoupled look-back, its per-tile state from the
+pool, zeroed on the stream before each launch (``_scan_state``).
+
 Kernels are instantiated per (input, compute, output) dtype triple a row uses by
 default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
 another result: such a call casts the input to the result dtype first.
