@@ -105,6 +105,10 @@ class _Program:
                     return value, b._dtype
             return self.read(b, a.layout, a.divisor), b._dtype
         assert type(a) is Array
+        if self.length == 1:  # (rows of one element: a reduction's result kept has the rows' shape)
+            value = self.per_row(a)
+            if value is not None:
+                return value, a._dtype
         return self.cached(a), a._dtype
 
     def cached(self, a: Array) -> str:
@@ -182,8 +186,10 @@ class _Program:
         if self.stages and (width != self.width or red.threads != self.stages[0].reduction.threads
                             or red.options != self.stages[0].reduction.options):
             raise _Unfused  # (one element order for the whole kernel)
-        if type(st.input) is Array and address(st.input) % 16:
-            raise _Unfused  # (its reduction's own vectors start elsewhere in the row)
+        if type(st.input) is Array and st.input._offset * st.dtype.itemsize % 16:
+            # Its reduction's own vectors would start elsewhere in the rows (a buffer starts on a
+            # 16-byte boundary at least: its offset says where the array does).
+            raise _Unfused
         self.width = width
         self.stages.append(st)
         lines: list[str] = []
@@ -292,7 +298,8 @@ def examples(reductions: Sequence[fusion.RowReduction]) -> list[tuple[str, str]]
         return memory.empty(shape, dtype, cpu)
 
     def op(name: str, *args: Any) -> Node:  # (the front sees a Broadcast as an array of the result's shape)
-        n = make_node(f[name], *(leaf(a.array._dtype) if type(a) is Broadcast else a for a in args))
+        shape = next(a.shape if type(a) is Node else a._shape for a in args if type(a) in (Node, Array))
+        n = make_node(f[name], *(leaf(a.array._dtype, shape) if type(a) is Broadcast else a for a in args))
         return Node(n.fn, n.dtype, n.out_dtype, tuple(a if type(a) is Broadcast else b for a, b in zip(args, n.args)),
                     n.shape)
 

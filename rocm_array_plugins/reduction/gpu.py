@@ -178,6 +178,8 @@ def kernel_sources() -> list[KernelSource]:
             c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, e.out_dtype, None)
             names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
             generated.extend(REDUCTION.sources([names], _fused_prelude(provider.prelude) + e.source()))
+        for name, text in provider.row_examples(_row_examples()):
+            generated.extend(REDUCTION.sources([(name,)], text))
     return [*REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
                                 _nonzero_group()]), *generated]
 
@@ -443,6 +445,23 @@ def _reduce_rows(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool
         _reduction_source(), REDUCTION.options_on(device),
         lambda a: _reduce(row, a, axes, False, compute, out_dtype, options))
     return provider.reduce_rows(x, reduction, reduced_shape(x.shape, axes, keepdims))
+
+
+def _row_examples() -> list[fusion.RowReduction]:
+    """Deferred reductions for the compile check's row kernels (``Expressions.row_examples``): a
+    softmax's max and sum of float32, a layer norm's mean and var of float64 (the options are any
+    kind's: the check compiles each program with each kind's own)."""
+    by_name = {r.name: r for r in REDUCTIONS}
+
+    def of(name: str, dtype: DType) -> fusion.RowReduction:
+        row = by_name[name]
+        out = RESULT_RULES[row.result](name, dtype, None)
+        c = _kernel_acc(row, accumulator(out) if row.accumulate else dtype)
+        return fusion.RowReduction(row.map, row.combine, row.finalize, c, out, 0.0, BLOCK, _reduction_source(), (),
+                                   lambda a: a)
+
+    return [of("max", dtypes.float32), of("sum", dtypes.float32), of("mean", dtypes.float64),
+            of("var", dtypes.float64)]
 
 
 @functools.cache
