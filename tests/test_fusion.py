@@ -543,7 +543,9 @@ def test_softmax_and_layer_norm_are_one_row_kernel_with_the_eager_bits(gpu: str,
 @pytest.mark.parametrize("dtype", ["int32", "int64", "uint8"])
 def test_integer_rows(gpu: str, fusing: None, row_kernels: list[int], dtype: str) -> None:
     x = put(_rows_data(dtype, (50, 300)), gpu)
-    for case in (lambda: x - xp.max(x, axis=-1, keepdims=True), lambda: x * xp.sum(x, axis=-1, keepdims=True)):
+    for case in (lambda: x - xp.max(x, axis=-1, keepdims=True), lambda: x * xp.sum(x, axis=-1, keepdims=True),
+                 lambda: (x > 3) & xp.any(x == 0, axis=-1, keepdims=True),  # bool results
+                 lambda: x - xp.argmax(x, axis=-1, keepdims=True)):  # the map's index: the element's in the row
         row_kernels.clear()
         result, eager = both(case)
         assert same_bits(host(result), eager)
