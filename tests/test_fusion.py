@@ -641,3 +641,14 @@ def test_a_softmax_is_one_launch(recording: Device) -> None:
     _layer_norm(x)._buf.ptr
     [launch] = launches
     assert "fused_rows" in launch[0]
+
+
+def test_the_compile_check_builds_row_kernels() -> None:
+    """CI's compile check (``python -m rocm_array compile-check``) builds row kernels of every kind
+    (rows.examples: a softmax, a layer norm, short rows of each reduction) for every kind of GPU."""
+    from rocm_array_plugins.reduction import gpu as reduction_gpu
+
+    built = [ks for ks in reduction_gpu.kernel_sources() if ks.source and "fused_rows<RaRows>" in ks.names]
+    programs = {ks.source for ks in built}
+    assert len(programs) == 6 and all("struct RaRows" in text and "ra_row_reduce" in text for text in programs)
+    assert {k for ks in built for k in ks.kinds} >= set(reduction_gpu.REDUCTION.kinds)

@@ -32,7 +32,8 @@ template <int V, int M> struct RaRowSpan {
 #define RA_ROW_HEAD (-1)
 #define RA_ROW_TAIL (1 << 20)
 
-// A thread's elements of one array's row, in registers (the loops are unrolled: m and k constant).
+// A thread's elements of one array's row (or of an expression's), in registers (the loops are
+// unrolled: m and k constant).
 template <typename T, int V, int M> struct RaRowCache {
   T head, tail;
   ra_vec<T, V> v[M];
@@ -53,6 +54,13 @@ template <typename T, int V, int M> struct RaRowCache {
     if (s.has_tail()) tail = p[s.rest + s.t];
   }
   RA_DEVICE T get(int m, int k) const { return m == RA_ROW_HEAD ? head : m == RA_ROW_TAIL ? tail : v[m].v[k]; }
+  // x kept at the place (m, k) (a stage's input values, which a later stage or the results read again).
+  RA_DEVICE T put(int m, int k, T x) {
+    if (m == RA_ROW_HEAD) head = x;
+    else if (m == RA_ROW_TAIL) tail = x;
+    else v[m].v[k] = x;
+    return x;
+  }
 };
 
 // A stage: the reduction (functors of reduction.hip) of value(m, k, r) over the row (r: the element's

@@ -84,6 +84,7 @@ class _Program:
         self.caches: dict[tuple[int, int, DType], str] = {}  # a row-shaped array -> its registers
         self.loads: list[str] = []
         self.values: dict[int, str] = {}  # id(stage or per-row expression) -> its value's name
+        self.kept: dict[int, str] = {}  # id(a stage's input expression) -> its elements' registers
         self.lines: list[str] = []
         self.stages: list[Stage] = []
         self.width = 0
@@ -96,7 +97,7 @@ class _Program:
     # -- an element of the row (i: its index in the expression, r: in the row, m and k: its place) --
     def element(self, a: Node | Array | Broadcast, lines: list[str]) -> tuple[str, DType]:
         if type(a) is Node:
-            return self.operation(a, lines, self.element), a.out_dtype
+            return self.kept.get(id(a)) or self.operation(a, lines, self.element), a.out_dtype
         if type(a) is Broadcast:
             b = a.array
             if (a.layout == "col" and a.divisor == self.length) or (a.layout == "one" and self.rows == 1):
@@ -145,6 +146,19 @@ class _Program:
                      f"{operation(n.fn.functor, n.fn.arity, n.dtype, n.out_dtype, texts, params)};")
         return local
 
+    def discover(self, a: Any) -> None:
+        """The stages (and per-row expressions) under ``a`` emitted, before its elements' code: that
+        code then reads the elements a stage kept of its input (a softmax's exp(x - max), computed
+        once for its sum and its quotient)."""
+        if type(a) is Node:
+            for b in a.args:
+                self.discover(b)
+        elif type(a) is Broadcast and ((a.layout == "col" and a.divisor == self.length)
+                                       or (a.layout == "one" and self.rows == 1)):
+            self.per_row(a.array)
+        elif type(a) is Array and self.length == 1:
+            self.per_row(a)
+
     # -- a value of the row (i: the row's index) --------------------------------------------------
     def per_row(self, b: Array) -> str | None:
         """The name of the row's value of ``b`` (one element a row) when it is a stage of these rows or
@@ -192,8 +206,14 @@ class _Program:
             raise _Unfused
         self.width = width
         self.stages.append(st)
+        self.discover(st.input)
         lines: list[str] = []
         text, _ = self.element(st.input, lines)
+        if type(st.input) is Node and id(st.input) not in self.kept:  # (its elements kept for later stages)
+            kept = f"e{len(self.kept)}"
+            self.lines.append(f"    RaRowCache<{st.dtype.c_type}, V, M> {kept};")
+            text = f"{kept}.put(m, k, {text})"
+            self.kept[id(st.input)] = f"{kept}.get(m, k)"
         correction = self.member("double", "d", ctypes.c_double, red.correction)
         name = f"r{len(self.values)}"
         t = red.out_dtype.c_type
@@ -207,6 +227,7 @@ class _Program:
     def build(self, node: Node) -> tuple[str, int]:
         """The struct's text of ``node``'s rows, and the threads of its blocks."""
         out = self.member(f"{node.out_dtype.c_type}* RA_RESTRICT", "p", ctypes.c_void_p, None)
+        self.discover(node)
         lines: list[str] = []
         text, _ = self.element(node, lines)
         if not self.stages:
