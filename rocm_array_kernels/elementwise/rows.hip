@@ -6,16 +6,18 @@
 // results once.
 //
 // A stage gives the eager reduction's bits: each thread folds its elements in the order that
-// reduction.hip's ra_row_contiguous folds them (reduce_inner, one block a row of as many threads:
-// the host launches it so), four accumulators as there, then ra_block_reduce. A thread's elements:
-// a head element (the row's first elements, up to a vector boundary of the array its values would
-// fill), vectors of V elements (vector j = t + m * nt, m < M), a tail element.
+// reduction.hip's ra_row_contiguous folds them in reduce_inner's block of `nt` threads for the row
+// (one block a row), four accumulators as there, then that block's reduction tree (ra_block_reduce's,
+// ra_row_combine). A thread's elements: a head element (the row's first elements, up to a vector
+// boundary of the array its values would fill), vectors of V elements (vector j = t + m * nt,
+// m < M), a tail element. Short rows whose vectors fill only the first g threads of such a block
+// (g: whole waves) take a group of g threads each, a few rows a block.
 template <int V, int M> struct RaRowSpan {
   ra_index_t head, nv, rest, len;
   int t, nt, vectors;  // vectors: this thread's (at most M: the host sizes M to the row)
-  RA_DEVICE RaRowSpan(ra_index_t first, ra_index_t n) : len(n) {
-    t = threadIdx.x;
-    nt = blockDim.x;
+  RA_DEVICE RaRowSpan(ra_index_t first, ra_index_t n, int thread, int threads) : len(n) {
+    t = thread;
+    nt = threads;
     head = (ra_index_t)((V - (unsigned long long)first % V) % V);
     if (head > len) head = len;
     nv = (len - head) / V;
@@ -63,10 +65,32 @@ template <typename T, int V, int M> struct RaRowCache {
   }
 };
 
+// The combination of each group's values (groups of g threads, whole waves, from thread 0), in the
+// group's first thread, as ra_block_reduce combines a block of s.nt threads whose first g are the
+// group's and the others' values the identity: each wave's tree, then wave 0's over the waves'
+// partials (lane l takes lane l + d's while l + d < the waves, d halving), run here by one thread on
+// the group's partials (a wave of identities is the identity, and it combines into no other).
+template <typename A, typename Combine, int V, int M>
+RA_DEVICE A ra_row_combine(A v, Combine op, const RaRowSpan<V, M>& s, int g) {
+  RA_SHARED_ARRAY(A, partial, RA_MAX_WAVES);
+  const int wave = threadIdx.x / RA_WAVE_SIZE, waves = s.nt / RA_WAVE_SIZE, own = g / RA_WAVE_SIZE;
+  v = ra_wave_reduce(v, op);
+  __syncthreads();  // partial may still be read by an earlier call
+  if (ra_lane() == 0) partial[wave] = v;
+  __syncthreads();
+  if (s.t == 0) {
+    A* w = partial + wave;  // (the group's first wave)
+    for (int d = RA_WAVE_SIZE / 2; d > 0; d /= 2)
+      for (int l = 0; l < own && l + d < waves; ++l) w[l] = op(w[l], l + d < own ? w[l + d] : Combine::template identity<A>());
+    v = w[0];
+  }
+  return v;
+}
+
 // A stage: the reduction (functors of reduction.hip) of value(m, k, r) over the row (r: the element's
-// index in the row), finalized with `param`, in every thread of the block.
+// index in the row), finalized with `param`, in every thread of the row's group (g threads).
 template <typename C, typename Out, typename Map, typename Combine, typename Fin, int V, int M, typename F>
-RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, F value, double param) {
+RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, int g, F value, double param) {
   typedef typename Map::template acc<C> A;
   const Combine op;
   A acc[4];
@@ -88,12 +112,13 @@ RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, F value, double param) {
     }
   }
   if (s.has_tail()) acc[1] = op(acc[1], Map::template map<C>(value(RA_ROW_TAIL, 0, s.rest + s.t), s.rest + s.t));
-  const A total = ra_block_reduce(op(op(acc[0], acc[1]), op(acc[2], acc[3])), op);
-  RA_SHARED_ARRAY(Out, shared, 1);
+  const A total = ra_row_combine(op(op(acc[0], acc[1]), op(acc[2], acc[3])), op, s, g);
+  RA_SHARED_ARRAY(Out, shared, RA_MAX_WAVES);  // (a slot a group)
+  const int group = threadIdx.x / g;
   __syncthreads();  // (the slot may still be read by the previous row's stage)
-  if (threadIdx.x == 0) shared[0] = Fin::template finalize<Out>(total, param);
+  if (s.t == 0) shared[group] = Fin::template finalize<Out>(total, param);
   __syncthreads();
-  return shared[0];
+  return shared[group];
 }
 
 // The row's results value(m, k, r), each written once (vectors where `out` is aligned to them).
@@ -118,9 +143,15 @@ RA_DEVICE void ra_row_store(Out* out, const RaRowSpan<V, M>& s, F value) {
   if (s.has_tail()) out[s.rest + s.t] = value(RA_ROW_TAIL, 0, s.rest + s.t);
 }
 
-// `rows` rows of `len` elements, a block a row (grid-stride).
+// `rows` rows of `len` elements, a group of g threads a row (blockDim.x / g rows a block, grid-stride),
+// each folded as by reduce_inner's block of nt threads. A group past the last row takes part in the
+// block's barriers with no elements.
 template <typename R>
 __global__ void RA_LAUNCH_BOUNDS(RA_BLOCK)
-fused_rows(R e, ra_index_t rows, ra_index_t len) {
-  for (ra_index_t row = blockIdx.x; row < rows; row += gridDim.x) e.row(row, len);
+fused_rows(R e, ra_index_t rows, ra_index_t len, int g, int nt) {
+  const int per = blockDim.x / g, group = threadIdx.x / g;
+  for (ra_index_t first = (ra_index_t)blockIdx.x * per; first < rows; first += (ra_index_t)gridDim.x * per) {
+    const ra_index_t row = first + group;
+    e.row(row, row < rows ? len : 0, threadIdx.x % g, g, nt);
+  }
 }

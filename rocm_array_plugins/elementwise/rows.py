@@ -219,7 +219,7 @@ class _Program:
         t = red.out_dtype.c_type
         self.lines.append(
             f"    const {t} {name} = ra_row_reduce<{red.compute.c_type}, {t}, {red.map}, {red.combine}, {red.finalize}, "
-            f"V, M>(s, [&](int m, int k, ra_index_t r) -> {st.dtype.c_type} {{\n"
+            f"V, M>(s, g, [&](int m, int k, ra_index_t r) -> {st.dtype.c_type} {{\n"
             f"      const ra_index_t i = base + r; (void)i; (void)m; (void)k;\n"
             + "".join(f"      {line}\n" for line in lines) + f"      return {text};\n    }}, {correction});")
         return name
@@ -244,9 +244,9 @@ class _Program:
 struct RaRows {{
   static constexpr int V = {self.width}, M = {most};
 {members}  unsigned int fence;
-  RA_DEVICE void row(ra_index_t row, ra_index_t len) const {{
+  RA_DEVICE void row(ra_index_t row, ra_index_t len, int t, int g, int nt) const {{
     const ra_index_t base = row * len;
-    const RaRowSpan<V, M> s(base, len);
+    const RaRowSpan<V, M> s(base, len, t, nt);
 {chr(10).join(self.loads)}
 {chr(10).join(self.lines)}
     ra_row_store<{t}, V, M>({out} + base, s, [&](int m, int k, ra_index_t r) -> {t} {{
@@ -298,11 +298,25 @@ def evaluate(node: Node, device: Device, resolve: Resolve, generated: Callable[.
     if function is None:
         return None
     rt = device.runtime
+    group = _group(length, program.width, threads, rt.properties.wave_size)
+    per = threads // group
     buf = rt.allocate(rows * length * node.out_dtype.itemsize)
     packed = program.arguments(buf.ptr)
-    rt.launch(function, (min(rows, MAX_GRID_X), 1, 1), (threads, 1, 1),
-              [(ctypes.c_char * len(packed)).from_buffer_copy(packed), ctypes.c_int64(rows), ctypes.c_int64(length)])
+    rt.launch(function, (min(-(-rows // per), MAX_GRID_X), 1, 1), (per * group, 1, 1),
+              [(ctypes.c_char * len(packed)).from_buffer_copy(packed), ctypes.c_int64(rows), ctypes.c_int64(length),
+               ctypes.c_int32(group), ctypes.c_int32(threads)])
     return buf
+
+
+def _group(length: int, width: int, threads: int, wave: int) -> int:
+    """The threads that fold a row: the reduction's block (``threads``), or, when the row's vectors
+    fill only its first waves (rows a multiple of a vector: no head nor tail), those waves, a few rows
+    a block (65536 rows of 256 float32 had used 64 threads of each block of 256)."""
+    vectors = length // width
+    if length % width or vectors >= threads:
+        return threads
+    group = -(-vectors // wave) * wave
+    return group if threads // group > 1 else threads
 
 
 def examples(reductions: Sequence[fusion.RowReduction]) -> list[tuple[str, str]]:
