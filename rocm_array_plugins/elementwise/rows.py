@@ -5,8 +5,8 @@ deferred too (``deferred.reduce_rows``, asked by the reduction plugin through th
 ``fusion.RowReduction``), when a block can hold a row in registers (``ROW_BYTES``). An expression
 whose operands include such a result broadcast back along the axis (keepdims, shape (..., 1): a
 ``col`` Broadcast; one row: ``one``), or an expression of such results (``sqrt(var + eps)``), is then
-one generated kernel (``rows.hip``): a block a row, each thread loads its elements of the row's
-arrays once, folds each reduction (a "stage"; a stage's input may hold earlier ones: a softmax's sum
+one generated kernel (``rows.hip``): a block a row (or a group of its first waves a row, when short
+rows fill only those), each thread loads its elements of the row's arrays once, folds each reduction (a "stage"; a stage's input may hold earlier ones: a softmax's sum
 of exp(x - max)) with the reduction's own functors, and writes the results once. A softmax, a layer
 norm and ``x - mean(x)`` read x once instead of two or three times.
 
