@@ -169,7 +169,7 @@ class _Program:
         name = self.values.get(id(found))
         if name is not None:
             return name
-        if type(found) is Stage:
+        if isinstance(found, Stage):
             if found.rows != self.rows or found.length != self.length:
                 return None
             name = self.stage(found)
@@ -340,7 +340,7 @@ def examples(reductions: Sequence[fusion.RowReduction]) -> list[tuple[str, str]]
 
     def reduced(red: fusion.RowReduction, input: Node | Array, n: int = length) -> Array:
         out = leaf(red.out_dtype, (rows, 1))
-        found[id(out)] = Stage(red, input, input.out_dtype if type(input) is Node else input._dtype, rows, n)
+        found[id(out)] = Stage(red, input, input.out_dtype if isinstance(input, Node) else input._dtype, rows, n)
         return out
 
     def program(node: Node, n: int = length) -> tuple[str, str]:
