@@ -81,7 +81,8 @@ RA_DEVICE A ra_row_combine(A v, Combine op, const RaRowSpan<V, M>& s, int g) {
   if (s.t == 0) {
     A* w = partial + wave;  // (the group's first wave)
     for (int d = RA_WAVE_SIZE / 2; d > 0; d /= 2)
-      for (int l = 0; l < own && l + d < waves; ++l) w[l] = op(w[l], l + d < own ? w[l + d] : Combine::template identity<A>());
+      for (int l = 0; l < own && l + d < waves; ++l)
+        w[l] = op(w[l], l + d < own ? w[l + d] : Combine::template identity<A>());
     v = w[0];
   }
   return v;

@@ -6,9 +6,10 @@ deferred too (``deferred.reduce_rows``, asked by the reduction plugin through th
 whose operands include such a result broadcast back along the axis (keepdims, shape (..., 1): a
 ``col`` Broadcast; one row: ``one``), or an expression of such results (``sqrt(var + eps)``), is then
 one generated kernel (``rows.hip``): a block a row (or a group of its first waves a row, when short
-rows fill only those), each thread loads its elements of the row's arrays once, folds each reduction (a "stage"; a stage's input may hold earlier ones: a softmax's sum
-of exp(x - max)) with the reduction's own functors, and writes the results once. A softmax, a layer
-norm and ``x - mean(x)`` read x once instead of two or three times.
+rows fill only those), each thread loads its elements of the row's arrays once, folds each
+reduction (a "stage"; a stage's input may hold earlier ones: a softmax's sum of exp(x - max)) with
+the reduction's own functors, and writes the results once. A softmax, a layer norm and
+``x - mean(x)`` read x once instead of two or three times.
 
 A stage gives the eager reduction's bits: the reduction plugin defers only rows its own kernel
 gives a block each (no row cut across blocks), and says how many threads (``RowReduction.threads``);
@@ -218,8 +219,8 @@ class _Program:
         name = f"r{len(self.values)}"
         t = red.out_dtype.c_type
         self.lines.append(
-            f"    const {t} {name} = ra_row_reduce<{red.compute.c_type}, {t}, {red.map}, {red.combine}, {red.finalize}, "
-            f"V, M>(s, g, [&](int m, int k, ra_index_t r) -> {st.dtype.c_type} {{\n"
+            f"    const {t} {name} = ra_row_reduce<{red.compute.c_type}, {t}, {red.map}, {red.combine}, "
+            f"{red.finalize}, V, M>(s, g, [&](int m, int k, ra_index_t r) -> {st.dtype.c_type} {{\n"
             f"      const ra_index_t i = base + r; (void)i; (void)m; (void)k;\n"
             + "".join(f"      {line}\n" for line in lines) + f"      return {text};\n    }}, {correction});")
         return name
