@@ -552,6 +552,17 @@ def test_integer_rows(gpu: str, fusing: None, row_kernels: list[int], dtype: str
         assert row_kernels == [x.size]
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "bfloat16"])
+def test_complex_and_bfloat16_rows(gpu: str, fusing: None, row_kernels: list[int], dtype: str) -> None:
+    a = _rows_data("float64", (20, 300)) + (1j * _rows_data("float64", (20, 300), 1) if dtype.startswith("c") else 0)
+    x = put(a.astype(storage(dtype)), gpu)
+    for case in (lambda: x - xp.mean(x, axis=-1, keepdims=True), lambda: x * xp.sum(x, axis=-1, keepdims=True)):
+        row_kernels.clear()
+        result, eager = both(case)
+        assert same_bits(host(result), eager)
+        assert row_kernels == [x.size]
+
+
 def test_rows_of_nan_and_inf(gpu: str, fusing: None, row_kernels: list[int]) -> None:
     a = _rows_data("float32", (6, 300))
     a[0, 5] = np.nan
