@@ -458,7 +458,7 @@ def _row_examples() -> list[fusion.RowReduction]:
         out = RESULT_RULES[row.result](name, dtype, None)
         c = _kernel_acc(row, accumulator(out) if row.accumulate else dtype)
         return fusion.RowReduction(row.map, row.combine, row.finalize, c, out, 0.0, BLOCK, _reduction_source(), (),
-                                   lambda a: a)
+                                   lambda a: a)  # (compiled only: no result is computed, eagerly or not)
 
     return [of("max", dtypes.float32), of("sum", dtypes.float32), of("mean", dtypes.float64),
             of("var", dtypes.float64)]
