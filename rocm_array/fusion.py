@@ -10,7 +10,10 @@ place: ``memory.before_write``). Another plugin's kernel may compute an expressi
 reading its result (a reduction does, in its first pass): it asks this module for them
 (``expressions()``, the ``Expressions`` protocol), which their provider, the elementwise plugin,
 registers when it loads (``register_expressions``); no plugin imports another's internals for it.
-This module holds that contract, the switch and ``compute``:
+A reduction over the last axis may likewise be deferred by that provider (``RowReduction``,
+``Expressions.reduce_rows``): an expression over such a result, broadcast back along the axis,
+then runs as one kernel that reads each row once and does the reduction inside (a softmax, a
+layer norm). This module holds that contract, the switch and ``compute``:
 
 - it is on by default; ``ROCM_ARRAY_FUSION=0`` turns it off for the process (read at import);
   the GPU suite and array-api-tests pass either way (on an H100);
@@ -27,7 +30,8 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Iterator, Protocol, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence
 
 from .runtime.buffer import LazyBuffer
 
@@ -37,7 +41,7 @@ if TYPE_CHECKING:
     from .dtypes import DType
 
 __all__ = ["FUSION_VAR", "FusionFallbackWarning", "Expression", "Expressions", "active", "enabled", "set_enabled",
-           "eager", "compute", "expressions", "register_expressions"]
+           "eager", "compute", "expressions", "register_expressions", "RowReduction"]
 
 FUSION_VAR = "ROCM_ARRAY_FUSION"
 
@@ -92,6 +96,29 @@ class Expression(Protocol):
         """The bytes of its ``RaComputed<RaFused>``: the kernel argument that reads its elements."""
 
 
+@dataclass(frozen=True, eq=False)
+class RowReduction:
+    """A reduction over the last axis as its plugin describes it to the provider of expressions, which
+    may compute it inside a kernel of its own (a row kernel): the functors of the C++ program
+    ``source`` (``map``, ``combine`` and ``finalize``, of accumulator dtype ``compute``, giving
+    ``out_dtype``; ``correction``, the finalize's parameter), the ``threads`` of a block that the
+    reduction's own kernel gives a row (a row kernel folding each thread's elements in that kernel's
+    order, with that many threads, gets its bits), the ``options`` that ``source`` compiles with on
+    the device, and ``eager``: the reduction of an array of rows by the plugin's own kernels (the
+    result's elements, one a row), how the result is computed when it is read itself."""
+
+    map: str
+    combine: str
+    finalize: str
+    compute: DType
+    out_dtype: DType
+    correction: float
+    threads: int
+    source: str
+    options: tuple[str, ...]
+    eager: Callable[[Array], Array]
+
+
 class Expressions(Protocol):
     """What the provider of deferred expressions offers the kernels of other plugins that fuse them."""
 
@@ -111,6 +138,15 @@ class Expressions(Protocol):
 
     def examples(self) -> Sequence[Expression]:
         """Expressions of every kind, for the compile check's programs."""
+
+    def reduce_rows(self, x: Array, reduction: RowReduction, shape: tuple[int, ...]) -> Array | None:
+        """The deferred ``reduction`` of the contiguous ``x`` over its last axis (an array of
+        ``shape``: the reduced one, kept or not), or None when the provider does not defer it (its rows
+        are too long for a row kernel, its memory is shared): the caller runs its own kernels."""
+
+    def row_examples(self, reductions: Sequence[RowReduction]) -> list[tuple[str, str]]:
+        """Row kernels of every kind over ``reductions`` (at least two; their ``source`` and
+        ``options`` are the programs'), for the compile check: (kernel name, whole program)."""
 
 
 _expressions: Expressions | None = None

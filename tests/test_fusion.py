@@ -510,3 +510,191 @@ def test_operations_are_not_contracted_into_one_another(recording: Device) -> No
     assert not fma.search(_ptx(source)) and re.search(r"\bmul(\.rn)?\.f32\b", _ptx(source))
     unfenced = source.replace("return RaFence<T>::apply(v, z);", "return v;")
     assert unfenced != source and fma.search(_ptx(unfenced))
+
+
+# -- across a reduction: row kernels (rows.py) ------------------------------------------------------
+def _softmax(x: xp.Array) -> xp.Array:
+    e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
+    return e / xp.sum(e, axis=-1, keepdims=True)
+
+
+def _layer_norm(x: xp.Array) -> xp.Array:
+    return (x - xp.mean(x, axis=-1, keepdims=True)) / xp.sqrt(xp.var(x, axis=-1, keepdims=True) + 1e-5)
+
+
+def _centered(x: xp.Array) -> xp.Array:
+    return x - xp.mean(x, axis=-1, keepdims=True)
+
+
+def _softmax_flat(x: xp.Array) -> xp.Array:  # keepdims=False, the axis put back
+    e = xp.exp(x - xp.expand_dims(xp.max(x, axis=-1), axis=-1))
+    return e / xp.expand_dims(xp.sum(e, axis=-1), axis=-1)
+
+
+def _std_scaled(x: xp.Array) -> xp.Array:  # a stage of an expression, another of the array, a correction
+    return (x * 2 - xp.min(x, axis=-1, keepdims=True)) * xp.std(x * 2, axis=-1, keepdims=True, correction=1)
+
+
+@pytest.fixture
+def row_kernels(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The row kernels computed (each computation's elements), counted."""
+    from rocm_array_plugins.elementwise import rows
+
+    done: list[int] = []
+    evaluate = rows.evaluate
+
+    def counted(node: fused.Node, *args: Any) -> Any:
+        buf = evaluate(node, *args)
+        if buf is not None:
+            done.append(int(np.prod(node.shape)))
+        return buf
+
+    monkeypatch.setattr(rows, "evaluate", counted)
+    return done
+
+
+def _rows_data(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if dtype.startswith(("int", "uint")):
+        return rng.integers(0, 100, shape).astype(dtype)
+    return (rng.standard_normal(shape) * 3).astype(storage(dtype))
+
+
+@pytest.mark.parametrize("dtype, shape", [("float32", (300, 257)), ("float32", (7, 5, 100)), ("float32", (1000,)),
+                                          ("float32", (9, 1)), ("float64", (64, 1024)), ("float64", (3, 333)),
+                                          ("float16", (20, 4096))])
+def test_softmax_and_layer_norm_are_one_row_kernel_with_the_eager_bits(gpu: str, fusing: None, row_kernels: list[int],
+                                                                       dtype: str, shape: tuple[int, ...]) -> None:
+    x = put(_rows_data(dtype, shape), gpu)
+    for case in (_softmax, _layer_norm, _centered, _softmax_flat, _std_scaled):
+        row_kernels.clear()
+        result, eager = both(lambda: case(x))
+        assert same_bits(host(result), eager), case.__name__
+        # The whole expression, one kernel; but rows of one element: x - mean(x) of one operation on arrays of
+        # one shape is the lone operation's eager kernel (deferred.py), its mean by the reduction's.
+        assert row_kernels == [x.size] or (case is _centered and shape[-1] == 1), case.__name__
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8"])
+def test_integer_rows(gpu: str, fusing: None, row_kernels: list[int], dtype: str) -> None:
+    x = put(_rows_data(dtype, (50, 300)), gpu)
+    for case in (lambda: x - xp.max(x, axis=-1, keepdims=True), lambda: x * xp.sum(x, axis=-1, keepdims=True),
+                 lambda: (x > 3) & xp.any(x == 0, axis=-1, keepdims=True),  # bool results
+                 lambda: x - xp.argmax(x, axis=-1, keepdims=True)):  # the map's index: the element's in the row
+        row_kernels.clear()
+        result, eager = both(case)
+        assert same_bits(host(result), eager)
+        assert row_kernels == [x.size]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "bfloat16"])
+def test_complex_and_bfloat16_rows(gpu: str, fusing: None, row_kernels: list[int], dtype: str) -> None:
+    a = _rows_data("float64", (20, 300)) + (1j * _rows_data("float64", (20, 300), 1) if dtype.startswith("c") else 0)
+    x = put(a.astype(storage(dtype)), gpu)
+    for case in (lambda: x - xp.mean(x, axis=-1, keepdims=True), lambda: x * xp.sum(x, axis=-1, keepdims=True)):
+        row_kernels.clear()
+        result, eager = both(case)
+        assert same_bits(host(result), eager)
+        assert row_kernels == [x.size]
+
+
+def test_rows_of_nan_and_inf(gpu: str, fusing: None, row_kernels: list[int]) -> None:
+    a = _rows_data("float32", (6, 300))
+    a[0, 5] = np.nan
+    a[1, :] = np.inf
+    a[2, 7] = -np.inf
+    a[3, 299] = np.inf
+    a[4, :] = -0.0
+    x = put(a, gpu)
+    for case in (_softmax, _layer_norm, _centered, lambda x: x - xp.sum(x, axis=-1, keepdims=True)):
+        row_kernels.clear()
+        result, eager = both(lambda: case(x))
+        assert same_bits(host(result), eager)
+        assert row_kernels == [x.size]
+
+
+def test_row_lengths_at_and_past_the_limit(gpu: str, fusing: None, row_kernels: list[int]) -> None:
+    from rocm_array_plugins.elementwise import rows
+
+    longest = rows.ROW_BYTES // 8
+    x = put(_rows_data("float64", (4096, longest)), gpu)  # (rows enough for a block each)
+    result, eager = both(lambda: _softmax(x))
+    assert same_bits(host(result), eager) and row_kernels == [x.size]
+    row_kernels.clear()
+    y = put(_rows_data("float64", (8, longest + 1)), gpu)
+    m = xp.max(y, axis=-1, keepdims=True)
+    assert not isinstance(m._buf, deferred.RowPending)  # past the limit: today's kernels
+    result, eager = both(lambda: _softmax(y))
+    assert same_bits(host(result), eager) and row_kernels == []
+
+
+def test_a_deferred_reduction_read_itself_and_in_an_expression(gpu: str, fusing: None, row_kernels: list[int]) -> None:
+    a = _rows_data("float32", (40, 500))
+    x = put(a, gpu)
+    with fusion.eager():
+        m_eager, y_eager = host(xp.mean(x, axis=-1)), host(x - xp.mean(x, axis=-1, keepdims=True))
+    m = xp.mean(x, axis=-1, keepdims=True)
+    y = x - m
+    assert isinstance(m._buf, deferred.RowPending)
+    assert same_bits(host(y), y_eager) and row_kernels == [x.size]  # the expression first: m still deferred
+    assert m._buf._real is None
+    assert same_bits(host(m)[:, 0], m_eager)  # then m itself, by the reduction's kernels
+    m = xp.mean(x, axis=-1, keepdims=True)
+    y = x - m
+    assert same_bits(host(m)[:, 0], m_eager)  # m first: the expression reads it as an array
+    assert same_bits(host(y), y_eager)
+    s = xp.sum(x, axis=-1)
+    assert same_bits(host(s[3:5]), host(xp.sum(x, axis=-1))[3:5])  # indexing a deferred reduction
+
+
+def test_a_write_in_place_before_a_row_kernel(gpu: str, fusing: None) -> None:
+    a = _rows_data("float32", (30, 200))
+    x = put(a, gpu)
+    with fusion.eager():
+        ref = host(_softmax(x))
+    y = _softmax(x)
+    m = xp.max(x, axis=-1, keepdims=True)
+    x[...] = 0  # computes y and m first, from the values they were given
+    assert same_bits(host(y), ref)
+    assert same_bits(host(m)[:, 0], a.max(axis=-1))
+    x = put(a, gpu)
+    s = xp.sum(x, axis=-1, keepdims=True)
+    x += 1
+    np.testing.assert_array_equal(host(s)[:, 0], host(xp.sum(put(a, gpu), axis=-1)))
+
+
+def test_rows_of_another_layout_or_reduction_run_as_before(gpu: str, fusing: None, row_kernels: list[int]) -> None:
+    x = put(_rows_data("float32", (64, 300)), gpu)
+    for case in (lambda: x - xp.max(x, axis=0, keepdims=True),     # another axis
+                 lambda: x.T - xp.max(x.T, axis=-1, keepdims=True),  # a strided array
+                 lambda: x[:, 1:] - xp.max(x[:, 1:], axis=-1, keepdims=True)):  # rows off a vector boundary
+        row_kernels.clear()
+        result, eager = both(case)
+        assert same_bits(host(result), eager)
+        assert row_kernels == []
+
+
+def test_a_softmax_is_one_launch(recording: Device) -> None:
+    x = memory.empty((512, 1024), dtypes.float32, recording)
+    launches = recording.runtime.driver.launches
+    launches.clear()
+    y = _softmax(x)
+    assert launches == [] and deferred_(y)
+    y._buf.ptr
+    [launch] = launches
+    assert "fused_rows" in launch[0] and "RaRows" in launch[0]
+    launches.clear()
+    _layer_norm(x)._buf.ptr
+    [launch] = launches
+    assert "fused_rows" in launch[0]
+
+
+def test_the_compile_check_builds_row_kernels() -> None:
+    """CI's compile check (``python -m rocm_array compile-check``) builds row kernels of every kind
+    (rows.examples: a softmax, a layer norm, short rows of each reduction) for every kind of GPU."""
+    from rocm_array_plugins.reduction import gpu as reduction_gpu
+
+    built = [ks for ks in reduction_gpu.kernel_sources() if ks.source and "fused_rows<RaRows>" in ks.names]
+    programs = {ks.source for ks in built}
+    assert len(programs) == 6 and all("struct RaRows" in text and "ra_row_reduce" in text for text in programs)
+    assert {k for ks in built for k in ks.kinds} >= set(reduction_gpu.REDUCTION.kinds)

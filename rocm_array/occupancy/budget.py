@@ -67,6 +67,9 @@ _BYTE_COLUMNS = ("the column reductions' vector path gives a thread 16 bytes of 
 _FUSED = ("a reduction of a fused expression computes the expression in its unrolled loop (4 vectors a thread): "
           "the examples' reach 133 to 158 VGPRs, 3 waves a SIMD on CDNA and 6 on gfx1030, 74 to 96 registers on "
           "sm_90; a user's expression may need fewer or more")
+_ROWS = ("a row kernel (rocm_array_plugins/elementwise/rows.py) holds its block's row in registers by design, to read "
+         "it once: up to 64 a thread an array; the examples' take up to 118 registers on sm_90, 4 warps a "
+         "sub-partition, two blocks (rows) an SM in flight")
 _TRIG = ("CUDA's sin, cos and tan reduce huge arguments (Payne-Hanek) through a local array: 32 to 40 bytes of "
          "stack, touched only for arguments far past 2^16; the complex functions call them. " + _MEASURED)
 
@@ -101,6 +104,7 @@ FEW_WAVES: tuple[Waiver, ...] = (
       for k in ("binary_strided<pow_op, complex128*", "binary_rows<pow_op, complex128*",
                 "unary_contiguous<expm1_op, complex64*")),
     *(Waiver(_RED, k, _FUSED, _CDNA + _GFX1030 + _SM90) for k in ("reduce_inner_of", "reduce_all_of")),
+    Waiver(_RED, "fused_rows", _ROWS, _SM90),
     Waiver(_RED, "*welford_op*", "var and std (Welford: a count and two floats or doubles a thread) take 66 to 96 "
            "registers on sm_90: 4 or 6 warps a sub-partition. " + _MEASURED, _SM90),
     Waiver(_RED, "reduce_inner<*value_index_op*", "argmax and argmin of 2- and 8-byte integers take 71 and 72 registers "

@@ -44,7 +44,7 @@ from rocm_array.runtime.buffer import SHARED, DeviceBuffer, LazyBuffer
 from rocm_array.runtime.compiler import CompileError
 from rocm_array.runtime.layout import BLOCKS_PER_CU
 
-from . import fused
+from . import fused, rows
 from .backs import UFUNC
 from .fused import Broadcast, Node, Operand, broadcast
 
@@ -53,8 +53,9 @@ from .front_ufunc import Ufunc
 if TYPE_CHECKING:
     from rocm_array.devices import Device
 
-__all__ = ["Pending", "Lone", "defer", "defer_lane", "defer_contiguous", "expression", "generated", "Expressions", "register", "MAX_NODES",
-           "MAX_LEAVES", "COMPILE_IN_BACKGROUND", "LONE_STREAK", "LONE_SAMPLE"]
+__all__ = ["Pending", "Lone", "RowPending", "defer", "defer_lane", "defer_contiguous", "reduce_rows", "expression",
+           "generated", "Expressions", "register", "MAX_NODES", "MAX_LEAVES", "COMPILE_IN_BACKGROUND", "LONE_STREAK",
+           "LONE_SAMPLE"]
 
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
 #: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
@@ -137,7 +138,7 @@ class Pending(LazyBuffer):
                 parts = self._parts
                 if self._node is None and parts is not None:
                     self._node = Node(*parts)
-                    cast(Lone, self.lone).streak = 0
+                    cast(Lone, self.lone).streak = 0  # (a lone result's parts come with its lane's Lone)
                 node = self._node
         return node
 
@@ -152,8 +153,8 @@ class Pending(LazyBuffer):
             if self._real is None:
                 if self.eager is not None:
                     self._real = self.eager()
-                    if self._node is None:  # (computed alone)
-                        cast(Lone, self.lone).streak += 1
+                    if self.lone is not None and self._node is None:  # (a lane's result, computed alone)
+                        self.lone.streak += 1
                 else:
                     node = self.node
                     assert node is not None
@@ -285,7 +286,11 @@ _kernels_lock = threading.Lock()
 
 def _evaluate(node: Node, device: Device) -> DeviceBuffer:
     """The memory of ``node``'s result on ``device``: by its generated kernel when it is ready,
-    else operation by operation (an expression of one operation always so)."""
+    else operation by operation (an expression of one operation always so); an expression over
+    deferred reductions by its row kernel (rows.py) when it is one and ready."""
+    computed = rows.evaluate(node, device, _resolve, generated)
+    if computed is not None:
+        return computed
     if node.count > 1:
         rt = device.runtime
         key = node.key
@@ -381,6 +386,48 @@ def _reshaped(x: Array, shape: tuple[int, ...]) -> Array:
     return x if x._shape == shape else Array(x._buf, shape, contiguous_strides(shape), 0, x._dtype, x._device)
 
 
+# -- deferred reductions over the last axis (rows.py) --------------------------------------------------
+class RowPending(Pending):
+    """The buffer of a deferred reduction over the last axis (``reduce_rows``): read itself, it is
+    computed by the reduction's own kernels (``eager``); an expression over it computes it inside its
+    row kernel (``stage``), leaving it deferred."""
+
+    __slots__ = ("stage",)
+
+    def __init__(self, stage: rows.Stage, device: Device, nbytes: int, eager: Callable[[], DeviceBuffer]) -> None:
+        super().__init__(None, device, nbytes, None, eager)
+        self.stage: rows.Stage | None = stage
+
+    def force(self) -> DeviceBuffer:
+        real = super().force()
+        self.stage = None  # (the arrays it read may go)
+        return real
+
+
+def reduce_rows(x: Array, reduction: fusion.RowReduction, shape: tuple[int, ...]) -> Array | None:
+    """``fusion.Expressions.reduce_rows``: the deferred ``reduction`` of the contiguous ``x`` over its
+    last axis, or None when its rows are longer than a row kernel holds (``rows.ROW_BYTES``) or its
+    memory is shared through DLPack."""
+    length = x._shape[-1]
+    if length * x._dtype.itemsize > rows.ROW_BYTES or x._buf.readers is SHARED:
+        return None
+    node = _node_of(x)
+    device = x._device
+    stage = rows.Stage(reduction, node if node is not None else x, x._dtype, x.size // length, length)
+    pending = RowPending(stage, device, stage.rows * reduction.out_dtype.itemsize, lambda: reduction.eager(x)._buf)
+    _register(pending, [a._buf for a in (node.leaves.values() if node is not None else (x,))])
+    return Array(pending, shape, contiguous_strides(shape), 0, reduction.out_dtype, device)
+
+
+def _resolve(a: Array) -> rows.Stage | Node | None:
+    """``rows.Resolve``: the stage of a deferred reduction not computed yet, or the expression of a
+    deferred result that ``a`` views whole."""
+    buf = a._buf
+    if type(buf) is RowPending:
+        return buf.stage if buf._real is None else None
+    return _node_of(a)
+
+
 class Expressions:
     """``fusion.Expressions`` of this plugin's deferred results (their nodes), which ``register``
     gives the core: other plugins reach them there, never through this module."""
@@ -389,6 +436,8 @@ class Expressions:
     generated = staticmethod(generated)
     prelude = staticmethod(fused.prelude)
     examples = staticmethod(fused.examples)
+    reduce_rows = staticmethod(reduce_rows)
+    row_examples = staticmethod(rows.examples)
 
 
 def register() -> None:

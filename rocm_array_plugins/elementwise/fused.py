@@ -31,7 +31,8 @@ from rocm_array.operands import Scalar
 from .front_ufunc import Ufunc
 
 __all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "arguments",
-           "packed_scalar", "node", "examples", "kernel_sources", "FUSED"]
+           "packed_scalar", "node", "examples", "kernel_sources", "FUSED", "operand", "operation", "packing",
+           "READ"]
 
 #: What a generated program is named (logs) and the kernel it holds.
 PATH = "elementwise/fused.hip"
@@ -154,7 +155,7 @@ _SCALAR = ("s",)
 _PARAM = ("p",)
 _ARRAY = {d.name: ("a", d.name) for d in ALL}
 #: How a Broadcast array of each layout is read at element i (q: its divisor).
-_READ = {"one": "p{k}[0]", "row": "p{k}[i % q{k}]", "col": "p{k}[i / q{k}]"}
+READ = {"one": "p{k}[0]", "row": "p{k}[i % q{k}]", "col": "p{k}[i / q{k}]"}
 
 
 @dataclass(frozen=True)
@@ -204,14 +205,10 @@ def kernel(sig: Any, alias: tuple[int, ...] | None = None) -> Kernel:
                 text, kind = f"a{k}", a[1]
             else:
                 text, kind = visit(a), a[3]
-            # An operand of another dtype is cast as the eager path's copy casts it.
-            texts.append(text if kind == dtype_name else f"ra_cast<{dtype.c_type}>({text})")
+            texts.append(operand(text, BY_NAME[kind], dtype))
         out = BY_NAME[out_name]
         local = f"t{len(lines)}"
-        wrap = "RaParams" if params else "RaUnary" if arity == 1 else "RaBinary"
-        held = "{" + ", ".join(params) + "}" if params else "()"
-        lines.append(f"    const {out.c_type} {local} = ra_fence({wrap}<{functor}, {dtype.c_type}, {out.c_type}>"
-                     f"{held}({', '.join(texts)}), fence);")
+        lines.append(f"    const {out.c_type} {local} = {operation(functor, arity, dtype, out, texts, params)};")
         return local
 
     result = visit(sig)
@@ -228,7 +225,7 @@ def kernel(sig: Any, alias: tuple[int, ...] | None = None) -> Kernel:
                          *(f"  ra_index_t q{k};" for k in spread),
                          *(f"  {d.c_type} s{k};" for k, d in enumerate(scalars)),
                          "  unsigned int fence;"])
-    reads = "\n".join(f"    const {types[k]} a{k} = {_READ[layout].format(k=k)};"
+    reads = "\n".join(f"    const {types[k]} a{k} = {READ[layout].format(k=k)};"
                        for k, (_, layout) in enumerate(arrays) if layout != "a")
     aligned = " && ".join([f"ra_aligned(out, {width} * sizeof({out_t}))",
                            *(f"ra_aligned(p{k}, {width} * sizeof({types[k]}))" for k in same)])
@@ -259,14 +256,35 @@ struct RaFused {{
 """
     types_ = ([ctypes.c_void_p] * (1 + len(arrays)) + [ctypes.c_int64] * len(spread)
               + [ctype_of(d) for d in scalars] + [ctypes.c_uint])
-    struct = type("RaFused", (ctypes.Structure,), {"_fields_": [(f"m{k}", t) for k, t in enumerate(types_)]})
+    struct, pack = packing("RaFused", tuple(types_))
+    return Kernel(source, struct, pack, width, out_dtype)
+
+
+def packing(name: str, types: tuple[Any, ...]) -> tuple[type[ctypes.Structure], Callable[..., bytes]]:
+    """The ctypes struct ``name`` of members of ``types`` (a generated struct's layout) and the function
+    that packs their values (numbers, or the bytes of 16-bit floats and complex values) as its bytes."""
+    struct = type(name, (ctypes.Structure,), {"_fields_": [(f"m{k}", t) for k, t in enumerate(types)]})
     fmt, end = "=", 0
-    for k, t in enumerate(types_):  # the members at their C offsets, as ctypes lays them out
+    for k, t in enumerate(types):  # the members at their C offsets, as ctypes lays them out
         offset = getattr(struct, f"m{k}").offset
         fmt += "x" * (offset - end) + _CODES.get(t, f"{ctypes.sizeof(t)}s")
         end = offset + ctypes.sizeof(t)
     fmt += "x" * (ctypes.sizeof(struct) - end)
-    return Kernel(source, struct, pystruct.Struct(fmt).pack, width, out_dtype)
+    return struct, pystruct.Struct(fmt).pack
+
+
+def operand(text: str, kind: DType, dtype: DType) -> str:
+    """The C++ text of an operand of dtype ``kind`` taken by an operation computed in ``dtype``: an
+    operand of another dtype is cast as the eager path's copy casts it."""
+    return text if kind is dtype else f"ra_cast<{dtype.c_type}>({text})"
+
+
+def operation(functor: str, arity: int, dtype: DType, out: DType, texts: list[str], params: list[str]) -> str:
+    """The C++ expression of one operation of a generated kernel on ``texts`` (its operands, in
+    ``dtype``) and ``params`` (a ``ParamUfunc``'s), its result through ``ra_fence`` (see fused.hip)."""
+    wrap = "RaParams" if params else "RaUnary" if arity == 1 else "RaBinary"
+    held = "{" + ", ".join(params) + "}" if params else "()"
+    return f"ra_fence({wrap}<{functor}, {dtype.c_type}, {out.c_type}>{held}({', '.join(texts)}), fence)"
 
 
 #: struct codes of the member types that pack as numbers (the others pack as their bytes).

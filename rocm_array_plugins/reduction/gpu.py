@@ -185,6 +185,8 @@ def kernel_sources() -> list[KernelSource]:
             c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, e.out_dtype, None)
             names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
             generated.extend(REDUCTION.sources([names], _fused_prelude(provider.prelude) + e.source()))
+        for name, text in provider.row_examples(_row_examples()):
+            generated.extend(REDUCTION.sources([(name,)], text))
     return [*REDUCTION.sources([*(_reduce_group(r) for r in REDUCTIONS), *(_scan_group(s.combine) for s in SCANS),
                                 _nonzero_group()]), *generated]
 
@@ -204,6 +206,16 @@ def _block_for(n: int, wave: int) -> int:
 
 def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, compute: DType,
            out_dtype: DType, options: dict[str, Any]) -> Array:
+    if fusion.active():
+        deferred = _reduce_rows(row, x, axes, keepdims, compute, out_dtype, options)
+        if deferred is not None:
+            return deferred
+    return _reduce(row, x, axes, keepdims, compute, out_dtype, options)
+
+
+def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, compute: DType,
+            out_dtype: DType, options: dict[str, Any]) -> Array:
+    """``reduce`` by this plugin's kernels (a deferred elementwise ``x`` computed in the first pass)."""
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
     fused_out = _reduce_deferred(row, x, axes, c, out_dtype, options) if fusion.active() else None
@@ -362,7 +374,7 @@ def _fused_prelude(prelude: Callable[[], str]) -> str:
     """What a reduction of an expression compiles before the expression's struct: its provider's
     ``prelude()``, then reduction.hip (its functors, in namespace ra_red, keep apart from the
     elementwise ones)."""
-    return prelude() + "\n" + kernel_source(REDUCTION.source)
+    return prelude() + "\n" + _reduction_source()
 
 
 def _fused_name(kind: str, row: Reduction, c: DType, out: DType) -> str:
@@ -412,6 +424,56 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     rt.launch(function, cut.grid, cut.block, [ptr(part), *first, ctypes.c_int32(_PARTIAL_OUT), param])
     _combine_rows(row, _reduce_name("reduce_partial_rows", row, (x.dtype, c, out_dtype)), out, part, rows, cut, param)
     return out
+
+
+# -- reductions over the last axis, deferred (fusion: the elementwise plugin's row kernels) ---------------
+def _reduce_rows(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, compute: DType,
+                 out_dtype: DType, options: dict[str, Any]) -> Array | None:
+    """The reduction of the contiguous ``x`` over its last axis deferred by the provider of expressions
+    (``fusion.Expressions.reduce_rows``: an expression over it may compute it in its own kernel), or
+    None: other axes or layouts, a dtype triple without a kernel (cast first), or rows this plugin's
+    kernel cuts across blocks (a row kernel would fold them in another order: other bits)."""
+    provider = fusion.expressions()
+    if provider is None or axes != (x.ndim - 1,) or x._strides != contiguous_strides(x._shape):
+        return None
+    c = _kernel_acc(row, compute)
+    if (x.dtype, c, out_dtype) not in _triples(row):
+        return None
+    length = x.shape[-1]
+    rows = x.size // length if length else 0
+    if rows == 0:
+        return None
+    device = x.device
+    cut = _rows(device, rows, length)
+    if cut.splits != 1:
+        return None
+    reduction = fusion.RowReduction(
+        row.map, row.combine, row.finalize, c, out_dtype, float(options.get("correction", 0.0)), cut.block[0],
+        _reduction_source(), REDUCTION.options_on(device),
+        lambda a: _reduce(row, a, axes, False, compute, out_dtype, options))
+    return provider.reduce_rows(x, reduction, reduced_shape(x.shape, axes, keepdims))
+
+
+def _row_examples() -> list[fusion.RowReduction]:
+    """Deferred reductions for the compile check's row kernels (``Expressions.row_examples``): a
+    softmax's max and sum of float32, a layer norm's mean and var of float64 (the options are any
+    kind's: the check compiles each program with each kind's own)."""
+    by_name = {r.name: r for r in REDUCTIONS}
+
+    def of(name: str, dtype: DType) -> fusion.RowReduction:
+        row = by_name[name]
+        out = RESULT_RULES[row.result](name, dtype, None)
+        c = _kernel_acc(row, accumulator(out) if row.accumulate else dtype)
+        return fusion.RowReduction(row.map, row.combine, row.finalize, c, out, 0.0, BLOCK, _reduction_source(), (),
+                                   lambda a: a)  # (compiled only: no result is computed, eagerly or not)
+
+    return [of("max", dtypes.float32), of("sum", dtypes.float32), of("mean", dtypes.float64),
+            of("var", dtypes.float64)]
+
+
+@functools.cache
+def _reduction_source() -> str:
+    return kernel_source(REDUCTION.source)
 
 
 # -- scans ------------------------------------------------------------------------------------------
