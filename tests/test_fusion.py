@@ -398,6 +398,12 @@ def test_a_lane_whose_results_are_computed_alone_runs_eagerly(recording: Device,
         d = a + b
     e = d * 2  # extended: the lane defers again
     assert deferred_(e) and all(waiting(a + b) for _ in range(8))
+    for _ in range(8):  # the lane gone eager again...
+        fusion.compute(a + b)
+    y = a * 0.5
+    for _ in range(4):  # ...still extends a chain ending in it (a loop y = a * 0.5 + y)
+        y = a * 0.5 + y
+    assert deferred_(y) and y._buf.node.count == 9
 
 
 def test_an_array_read_several_times_is_loaded_once(recording: Device) -> None:

@@ -200,11 +200,13 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
 def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_dtype: DType,
                shape: tuple[int, ...], strides: tuple[int, ...], device: Device,
                eager: Callable[[], DeviceBuffer], lone: Lone, params: tuple[float, ...] = ()) -> Array | None:
-    """``defer`` for a lane's operands (``gpu.lane``): contiguous arrays of ``shape`` on ``device``
-    and Python scalars; ``eager`` launches the lane's kernel and gives the result's memory, and
-    ``lone`` is the lane's record of its lone results (the lane asks it first, ``Lone.defers``). An
-    operation none of whose operands is deferred keeps its parts and ``eager`` instead of a node
-    (``Pending``): the hot path of ``a + b``, which checks only what a lone operation needs."""
+    """``defer`` for a lane's operands (``gpu.lane``), or None (run ``eager``): contiguous arrays of
+    ``shape`` on ``device`` and Python scalars. ``eager`` launches the lane's kernel and gives the
+    result's memory. An operation none of whose operands is deferred keeps its parts and ``eager``
+    instead of a node (``Pending``): the hot path of ``a + b``, which checks only what a lone
+    operation needs; and it runs eagerly when ``lone``, its lane's record, says the lane's results
+    are computed alone (``Lone.defers``). An operation with a deferred operand always extends it: a
+    lane gone eager would otherwise force each chain it ends and never see one extended again."""
     read = []
     for a in arrays:
         if type(a) is Array:
@@ -215,7 +217,7 @@ def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_
                 return None
             read.append(buf)
     n = math.prod(shape)
-    if not n:
+    if not n or not lone.defers():  # (a lone op of a lane whose results are computed alone: eager)
         return None
     pending = Pending(None, device, n * out_dtype.itemsize, (fn, dtype, out_dtype, arrays, shape, params), eager,
                       lone)

@@ -318,7 +318,7 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
     def result(args: tuple[Array | Scalar, ...], x: Array, now: Callable[[], DeviceBuffer],
                params: tuple[float, ...] = ()) -> Array:
         shape, strides = x._shape, x._strides
-        if active() and lone.defers():
+        if active():
             d = defer_lane(fn, args, dtype, out_dtype, shape, strides, device, now, lone, params)
             if d is not None:
                 return d
