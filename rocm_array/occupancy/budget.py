@@ -64,12 +64,10 @@ _BYTE_COLUMNS = ("the column reductions' vector path gives a thread 16 bytes of 
                  "to scratch); on sm_90, 66 to 196 registers wherever inputs of 1 to 4 bytes meet wider "
                  "accumulators, 2 to 6 warps a sub-partition. A vector narrower for wide accumulators would lift them on every target, but "
                  "changes sm_90's path: " + _MEASURED)
-_FUSED = ("a reduction of a fused expression computes the expression in its unrolled loop (4 vectors a thread): "
-          "the examples' reach 133 to 158 VGPRs, 3 waves a SIMD on CDNA and 6 on gfx1030, 74 to 96 registers on "
-          "sm_90; a user's expression may need fewer or more")
 _ROWS = ("a row kernel (rocm_array_plugins/elementwise/rows.py) holds its block's row in registers by design, to read "
          "it once: up to 64 a thread an array; the examples' take up to 118 registers on sm_90, 4 warps a "
-         "sub-partition, two blocks (rows) an SM in flight")
+         "sub-partition, two blocks (rows) an SM in flight; 159 to 166 VGPRs on AMD, 3 waves a SIMD on CDNA and 6 "
+         "on gfx1030")
 _TRIG = ("CUDA's sin, cos and tan reduce huge arguments (Payne-Hanek) through a local array: 32 to 40 bytes of "
          "stack, touched only for arguments far past 2^16; the complex functions call them. " + _MEASURED)
 
@@ -103,8 +101,7 @@ FEW_WAVES: tuple[Waiver, ...] = (
     *(Waiver(_EW, k, _COMPLEX, _CDNA)
       for k in ("binary_strided<pow_op, complex128*", "binary_rows<pow_op, complex128*",
                 "unary_contiguous<expm1_op, complex64*")),
-    *(Waiver(_RED, k, _FUSED, _CDNA + _GFX1030 + _SM90) for k in ("reduce_inner_of", "reduce_all_of")),
-    Waiver(_RED, "fused_rows", _ROWS, _SM90),
+    Waiver(_RED, "fused_rows", _ROWS, _CDNA + _GFX1030 + _SM90),
     Waiver(_RED, "*welford_op*", "var and std (Welford: a count and two floats or doubles a thread) take 66 to 96 "
            "registers on sm_90: 4 or 6 warps a sub-partition. " + _MEASURED, _SM90),
     Waiver(_RED, "reduce_inner<*value_index_op*", "argmax and argmin of 2- and 8-byte integers take 71 and 72 registers "
