@@ -35,7 +35,7 @@ from rocm_array.devices import Device, cpu
 from rocm_array.dtypes import DType, compute_dtype
 from rocm_array.launch import address
 from rocm_array.operands import Scalar
-from rocm_array.runtime.buffer import DeviceBuffer, LazyBuffer
+from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.layout import MAX_GRID_X, ctype_of
 
@@ -283,7 +283,10 @@ def evaluate(node: Node, device: Device, resolve: Resolve, generated: Callable[.
     """The memory of ``node``'s result computed by one row kernel, or None when it is not one (no
     stage among its operands, see the module's docstring) or its kernel is compiling (``generated``,
     deferred.py's: the caller computes it as before, each stage by its reduction's kernels)."""
-    if not node.shape or not any(isinstance(a._buf, LazyBuffer) for a in node.leaves.values()):
+    # (Only a deferred reduction among the leaves makes a row kernel: a computed operand that an
+    # expression reads, as every chain past MAX_NODES has, must not cost this walk. axpy_loop spent
+    # half its host time here.)
+    if not node.shape or not any(isinstance(resolve(a), Stage) for a in node.leaves.values()):
         return None
     length = node.shape[-1]
     rows = math.prod(node.shape) // length if length else 0
