@@ -254,5 +254,5 @@ def test_a_pointwise_function_of_an_expression_is_one_fused_kernel(fusing: None,
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (a generated kernel that does not compile would fall back, saying so)
         got = host(y)
-    assert (y.device.runtime, node.sig) in deferred._READY and t._buf._real is None
+    assert (y.device.runtime, node.key) in deferred._READY and t._buf._real is None
     assert np.array_equal(got.view(np.uint8), eager.view(np.uint8))
