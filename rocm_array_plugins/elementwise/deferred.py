@@ -207,7 +207,6 @@ def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_
     operation needs; and it runs eagerly when ``lone``, its lane's record, says the lane's results
     are computed alone (``Lone.defers``). An operation with a deferred operand always extends it: a
     lane gone eager would otherwise force each chain it ends and never see one extended again."""
-    read = []
     for a in arrays:
         if type(a) is Array:
             buf = a._buf
@@ -215,13 +214,14 @@ def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_
                 return defer_contiguous(fn, arrays, dtype, out_dtype, shape, strides, device, params)
             if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
                 return None
-            read.append(buf)
+    if not lone.defers():  # (a lone op of a lane whose results are computed alone: eager)
+        return None
     n = math.prod(shape)
-    if not n or not lone.defers():  # (a lone op of a lane whose results are computed alone: eager)
+    if not n:
         return None
     pending = Pending(None, device, n * out_dtype.itemsize, (fn, dtype, out_dtype, arrays, shape, params), eager,
                       lone)
-    _register(pending, read)
+    _register(pending, [a._buf for a in arrays if type(a) is Array])
     return Array(pending, shape, strides, 0, out_dtype, device)
 
 
