@@ -20,7 +20,7 @@ from .targets import KINDS, PerTarget
 
 __all__ = ["MAX_DIMS", "contiguous_strides", "merge_dims", "crosses", "geometry", "geometry_struct", "ctype_of",
            "scalar_arg", "scalar_value", "grid_1d", "BLOCK", "BLOCKS_PER_CU", "TILE", "TILE_ROWS", "TILE_THREADS",
-           "MAX_GRID_X", "MAX_GRID_Y"]
+           "MAX_GRID_X", "MAX_GRID_Y", "vector_width"]
 
 #: RA_MAX_DIMS in rocm_array_kernels/common/indexing.h.
 MAX_DIMS = 8
@@ -44,6 +44,12 @@ TILE, TILE_ROWS = 32, PerTarget(nvidia=8, cdna=32, rdna=16)
 TILE_THREADS = PerTarget(**{k: TILE * TILE_ROWS.of(k) for k in KINDS})
 #: The most blocks a grid has along x and along y (CUDA's and HIP's limits).
 MAX_GRID_X, MAX_GRID_Y = 2**31 - 1, 65535
+
+
+def vector_width(itemsize: int) -> int:
+    """Elements of ``itemsize`` bytes that one 16-byte access holds (at least one): the kernels'
+    vector loads (ra_vec, RaWidth)."""
+    return 16 // itemsize or 1
 
 
 @functools.lru_cache(maxsize=1024)  # every new array asks; most programs use few shapes

@@ -24,7 +24,7 @@ from rocm_array.dtypes import ALL, BY_NAME, DType, compute_dtype
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address
 from rocm_array.runtime.compiler import kernel_source
-from rocm_array.runtime.layout import ctype_of, scalar_value
+from rocm_array.runtime.layout import ctype_of, scalar_value, vector_width
 
 from rocm_array.operands import Scalar
 
@@ -217,7 +217,7 @@ def kernel(sig: Any, alias: tuple[int, ...] | None = None) -> Kernel:
     same = sorted(loaded)  # read at i: loaded as vectors, each array once
     spread = [k for k, (_, layout) in enumerate(arrays) if layout in ("row", "col")]
     widest = max([out_dtype.itemsize, *(arrays[k][0].itemsize for k in same)])
-    width = 16 // widest if widest < 16 else 1
+    width = vector_width(widest)
     types = [d.c_type for d, _ in arrays]
     vec = {k: f"ra_vec<{types[k]}, {width}>" for k in same}
     members = "\n".join([f"  {out_t}* RA_RESTRICT out;",

@@ -29,7 +29,8 @@ from rocm_array.memory.gpu import import_dlpack
 from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.fusion import active
 from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS, TILE_THREADS,
-                                      crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value)
+                                      crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value,
+                                      vector_width)
 
 from . import backs
 from .deferred import Lone, defer, defer_lane
@@ -81,7 +82,7 @@ _THREADS = (BLOCK, 1, 1)
 
 def _width(dtype: DType, out_dtype: DType) -> int:
     """Elements a 16-byte access of the wider of input and output holds (the kernels' RaWidth)."""
-    return 16 // max(dtype.itemsize, out_dtype.itemsize) or 1
+    return vector_width(max(dtype.itemsize, out_dtype.itemsize))
 
 _INT32 = 2**31 - 1
 

@@ -37,7 +37,7 @@ from rocm_array.launch import address
 from rocm_array.operands import Scalar
 from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.runtime.compiler import kernel_source
-from rocm_array.runtime.layout import MAX_GRID_X, ctype_of
+from rocm_array.runtime.layout import MAX_GRID_X, ctype_of, vector_width
 
 from . import fused
 from .fused import Broadcast, Node, node as make_node, operand, operation, packed_scalar
@@ -197,7 +197,7 @@ class _Program:
 
     def stage(self, st: Stage) -> str:
         red = st.reduction
-        width = 16 // st.dtype.itemsize if st.dtype.itemsize < 16 else 1
+        width = vector_width(st.dtype.itemsize)
         if self.stages and (width != self.width or red.threads != self.stages[0].reduction.threads
                             or red.options != self.stages[0].reduction.options):
             raise _Unfused  # (one element order for the whole kernel)

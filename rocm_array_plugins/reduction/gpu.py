@@ -33,7 +33,7 @@ from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
 from rocm_array.runtime.compiler import kernel_source
-from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims
+from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims, vector_width
 from rocm_array.views import moved_back, moved_last
 from rocm_array_plugins.elementwise import own as elementwise
 
@@ -332,7 +332,7 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
     group, wave = _reduce_group(row), props.wave_size
     cols, length = math.prod(kshape), math.prod(rshape)
     block = (wave, BLOCK // wave, 1)
-    v = 16 // x.dtype.itemsize if x.dtype.itemsize < 16 else 1
+    v = vector_width(x.dtype.itemsize)
     vector = (v > 1 and kstr[-1] == 1 and kshape[-1] % v == 0 and address(x) % 16 == 0
               and all(s % v == 0 for s in (*kstr[:-1], *rstr)))
     width = v if vector else 1
