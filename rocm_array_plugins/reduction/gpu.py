@@ -40,7 +40,7 @@ from rocm_array_plugins.elementwise import own as elementwise
 from . import backs
 from .front_cumulative import SCANS
 from .front_reduction import RESULT_RULES, accumulation_dtype, accumulator, reduced_shape
-from .table import REDUCTIONS
+from .table import BY_NAME, REDUCTIONS
 
 if TYPE_CHECKING:
     from rocm_array.devices import Device
@@ -167,13 +167,12 @@ def kernel_sources() -> list[KernelSource]:
     """Every program of reduction.hip, grouped as they are compiled at run time, and reductions of
     the deferred expressions the compile check builds (``fusion.Expressions.examples``) by each row
     that takes their dtype, in one launch and in rows."""
-    by_name = {r.name: r for r in REDUCTIONS}
     generated = []
     provider = fusion.expressions()
     if provider is not None:  # (else nothing is deferred)
         # (a row for each expression, of each kind of accumulator: the others differ only in functors)
         for e, name in zip(provider.examples(), ("sum", "any", "var", "max", "argmax")):
-            row = by_name[name]
+            row = BY_NAME[name]
             compute = accumulation_dtype(row.name, e.out_dtype, None) if row.accumulate else e.out_dtype
             c, out = _kernel_acc(row, compute), RESULT_RULES[row.result](row.name, e.out_dtype, None)
             names = tuple(_fused_name(kind, row, c, out) for kind in ("reduce_all_of", "reduce_inner_of"))
@@ -451,10 +450,9 @@ def _row_examples() -> list[fusion.RowReduction]:
     """Deferred reductions for the compile check's row kernels (``Expressions.row_examples``): a
     softmax's max and sum of float32, a layer norm's mean and var of float64 (the options are any
     kind's: the check compiles each program with each kind's own)."""
-    by_name = {r.name: r for r in REDUCTIONS}
 
     def of(name: str, dtype: DType) -> fusion.RowReduction:
-        row = by_name[name]
+        row = BY_NAME[name]
         out = RESULT_RULES[row.result](name, dtype, None)
         c = _kernel_acc(row, accumulator(out) if row.accumulate else dtype)
         return fusion.RowReduction(row.map, row.combine, row.finalize, c, out, 0.0, BLOCK, _reduction_source(), (),
