@@ -85,7 +85,7 @@ class Node:
     """
 
     __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "params", "count", "leaves", "sig", "arrays",
-                 "divisors", "scalars")
+                 "divisors", "scalars", "_key")
     count: int
     leaves: dict[tuple[int, int, DType], Array]
     sig: tuple[Any, ...]
@@ -130,15 +130,20 @@ class Node:
             scalars += tuple(packed_scalar(compute_dtype(dtype), p) for p in params)
         self.count, self.leaves, self.arrays, self.divisors, self.scalars = count, leaves, arrays, divisors, scalars
         self.sig = (fn.functor, fn.arity, dtype.name, out_dtype.name, tuple(sigs))
+        self._key: tuple[Any, tuple[int, ...] | None] | None = None
 
     @property
     def key(self) -> tuple[Any, tuple[int, ...] | None]:
         """Its generated kernel's key: ``sig``, and which array reads are one (``kernel``'s
         ``alias``: array k reads what array alias[k] reads; None when no two do). Found here, when
-        the expression is computed, not as each node is built (the deferred op's hot path)."""
-        first: dict[tuple[int, int, DType], int] = {}
-        alias = tuple(first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(self.arrays))
-        return self.sig, (alias if len(first) < len(alias) else None)
+        the expression is computed, not as each node is built (the deferred op's hot path), and once:
+        a reduction of the expression asks for its source and its arguments."""
+        key = self._key
+        if key is None:
+            first: dict[tuple[int, int, DType], int] = {}
+            alias = tuple(first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(self.arrays))
+            key = self._key = (self.sig, alias if len(first) < len(alias) else None)
+        return key
 
     def source(self) -> str:
         """The text of its generated struct ``RaFused``."""
