@@ -509,13 +509,29 @@ def _ptx(source: str) -> str:
 
 def test_operations_are_not_contracted_into_one_another(recording: Device) -> None:
     """``x * 2 + y`` keeps its multiply and add (an fma would round once where the eager kernels
-    round twice); without the fences NVRTC contracts them."""
+    round twice): both rounded once (mul.rn, add.rn), with no fence; with plain ``*`` and ``+``
+    NVRTC contracts them."""
     x, y = (memory.empty((64,), dtypes.float32, recording) for _ in range(2))
-    source = fused.prelude() + fused.kernel((x * 2.0 + y)._buf.node.sig).source
+    text = fused.kernel((x * 2.0 + y)._buf.node.sig).source
+    assert "ra_fence(" not in text
+    source = fused.prelude() + text
     fma = re.compile(r"\bfma\.rn\.f32\b")
-    assert not fma.search(_ptx(source)) and re.search(r"\bmul(\.rn)?\.f32\b", _ptx(source))
-    unfenced = source.replace("return RaFence<T>::apply(v, z);", "return v;")
-    assert unfenced != source and fma.search(_ptx(unfenced))
+    ptx = _ptx(source)
+    assert not fma.search(ptx) and re.search(r"\bmul\.rn\.f32\b", ptx) and re.search(r"\badd\.rn\.f32\b", ptx)
+    plain = source.replace("return __fmul_rn(a, b);", "return a * b;").replace("return __fadd_rn(a, b);", "return a + b;")
+    assert plain != source and fma.search(_ptx(plain))
+
+
+def test_a_fence_stands_where_two_operations_could_contract(recording: Device) -> None:
+    """A result is fenced only where its consumer could take it into an fma: a square (a product)
+    into logaddexp (whose subtraction could absorb it) is; exp's result into a rounded multiply,
+    and the rounded multiply into a rounded add, are not."""
+    x, y = (memory.empty((64,), dtypes.float32, recording) for _ in range(2))
+    text = fused.kernel((xp.logaddexp(xp.square(x), y))._buf.node.sig).source
+    assert "ra_fence(RaUnary<square_op, float, float>()" in text
+    text = fused.kernel((xp.exp(x) * 2.0 + y)._buf.node.sig).source
+    assert "ra_fence(" not in text and "RaUnary<exp_op, float, float>()(a0)" in text
+    assert "ra_mul_rn(" in text and "ra_add_rn(" in text
 
 
 # -- across a reduction: row kernels (rows.py) ------------------------------------------------------

@@ -7,10 +7,12 @@
 //   values(i, loads): the results of vector i; store(i, loads): them written; at(i): the result of
 //   element i (the tail). An array read several times is loaded once.
 //
-// Each operation's result passes through ra_fence: the eager kernels round each result to its
-// dtype in memory, so a fused kernel must not contract two operations (a multiply and an add into
-// one fma) where they could not be. The xor with `fence`, a kernel argument the compiler cannot
-// know is 0, keeps them apart for one integer operation. (16-bit floats and integers need none:
+// An operation's result passes through ra_fence where it could be contracted: the eager kernels
+// round each result to its dtype in memory, so a fused kernel must not contract two operations (a
+// multiply and an add into one fma) where they could not be. The xor with `fence`, a kernel
+// argument the compiler cannot know is 0, keeps them apart for one integer operation. A float add,
+// subtract or multiply is rounded once instead (ra_add_rn below), and needs no fence, nor does an
+// operand of one (fused.py's `operation`). (16-bit floats and integers need none:
 // a 16-bit result is rounded by its conversion, and integer operations do not contract.)
 template <typename T> struct RaFence {
   RA_DEVICE static T apply(T v, unsigned int) { return v; }
@@ -34,6 +36,33 @@ template <> struct RaFence<complex128> {
   }
 };
 template <typename T> RA_DEVICE T ra_fence(T v, unsigned int z) { return RaFence<T>::apply(v, z); }
+
+// A float sum, difference or product rounded once, which the compiler never contracts with a
+// neighbour: add_op's, sub_op's and mul_op's eager bits, so fused.py fences neither it nor its
+// operands (fused_chain_sum's five fences were 42M of 417M instructions on an H100). NVIDIA: the
+// _rn intrinsics (ptxas contracts only a mul and an add without a rounding modifier); clang:
+// contraction off in the body (HIP's default, fast-honor-pragmas, contracts only what allows it).
+#ifdef RA_NVIDIA
+RA_DEVICE float ra_add_rn(float a, float b) { return __fadd_rn(a, b); }
+RA_DEVICE float ra_sub_rn(float a, float b) { return __fsub_rn(a, b); }
+RA_DEVICE float ra_mul_rn(float a, float b) { return __fmul_rn(a, b); }
+RA_DEVICE double ra_add_rn(double a, double b) { return __dadd_rn(a, b); }
+RA_DEVICE double ra_sub_rn(double a, double b) { return __dsub_rn(a, b); }
+RA_DEVICE double ra_mul_rn(double a, double b) { return __dmul_rn(a, b); }
+#else
+template <typename T> RA_DEVICE T ra_add_rn(T a, T b) {
+#pragma clang fp contract(off)
+  return a + b;
+}
+template <typename T> RA_DEVICE T ra_sub_rn(T a, T b) {
+#pragma clang fp contract(off)
+  return a - b;
+}
+template <typename T> RA_DEVICE T ra_mul_rn(T a, T b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+#endif
 
 // n elements of the expression E, a grid-stride loop as the eager contiguous kernels run it: two
 // vectors in flight per thread (all loads before any store), then the tail element by element.

@@ -32,7 +32,7 @@ from .front_ufunc import Ufunc
 
 __all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "arguments",
            "packed_scalar", "node", "examples", "kernel_sources", "FUSED", "operand", "operation", "packing",
-           "READ"]
+           "READ", "ROUNDED", "rounded"]
 
 #: What a generated program is named (logs) and the kernel it holds.
 PATH = "elementwise/fused.hip"
@@ -187,9 +187,10 @@ def kernel(sig: Any, alias: tuple[int, ...] | None = None) -> Kernel:
     scalars: list[DType] = []
     lines: list[str] = []
 
-    def visit(sig: Any) -> str:
+    def visit(sig: Any, fenced: bool = True) -> str:
         functor, arity, dtype_name, out_name, args = sig
-        dtype = BY_NAME[dtype_name]
+        dtype, out = BY_NAME[dtype_name], BY_NAME[out_name]
+        inner = rounded(functor, dtype, out) is None  # (the operands of a rounded operation need no fence)
         texts, params = [], []
         for a in args:
             if a is _SCALAR:
@@ -209,11 +210,10 @@ def kernel(sig: Any, alias: tuple[int, ...] | None = None) -> Kernel:
                     k = j
                 text, kind = f"a{k}", a[1]
             else:
-                text, kind = visit(a), a[3]
+                text, kind = visit(a, inner), a[3]
             texts.append(operand(text, BY_NAME[kind], dtype))
-        out = BY_NAME[out_name]
         local = f"t{len(lines)}"
-        lines.append(f"    const {out.c_type} {local} = {operation(functor, arity, dtype, out, texts, params)};")
+        lines.append(f"    const {out.c_type} {local} = {operation(functor, arity, dtype, out, texts, params, fenced)};")
         return local
 
     result = visit(sig)
@@ -284,12 +284,30 @@ def operand(text: str, kind: DType, dtype: DType) -> str:
     return text if kind is dtype else f"ra_cast<{dtype.c_type}>({text})"
 
 
-def operation(functor: str, arity: int, dtype: DType, out: DType, texts: list[str], params: list[str]) -> str:
+#: The float operations a generated kernel rounds once (fused.hip's ra_add_rn...): the eager bits,
+#: and never contracted with a neighbour.
+ROUNDED = {"add_op": "ra_add_rn", "sub_op": "ra_sub_rn", "mul_op": "ra_mul_rn"}
+_ROUNDED_DTYPES = (dtypes.float32, dtypes.float64)
+
+
+def rounded(functor: str, dtype: DType, out: DType) -> str | None:
+    """The rounded-once function that computes ``functor`` in ``dtype``, or None."""
+    return ROUNDED.get(functor) if out is dtype and dtype in _ROUNDED_DTYPES else None
+
+
+def operation(functor: str, arity: int, dtype: DType, out: DType, texts: list[str], params: list[str],
+              fenced: bool = True) -> str:
     """The C++ expression of one operation of a generated kernel on ``texts`` (its operands, in
-    ``dtype``) and ``params`` (a ``ParamUfunc``'s), its result through ``ra_fence`` (see fused.hip)."""
+    ``dtype``) and ``params`` (a ``ParamUfunc``'s). Its result passes through ``ra_fence`` (see
+    fused.hip) unless it is rounded once (``rounded``), or ``fenced`` is False: its one consumer
+    is rounded once, and takes a product as it is."""
+    name = rounded(functor, dtype, out)
+    if name is not None:
+        return f"{name}({', '.join(texts)})"
     wrap = "RaParams" if params else "RaUnary" if arity == 1 else "RaBinary"
     held = "{" + ", ".join(params) + "}" if params else "()"
-    return f"ra_fence({wrap}<{functor}, {dtype.c_type}, {out.c_type}>{held}({', '.join(texts)}), fence)"
+    call = f"{wrap}<{functor}, {dtype.c_type}, {out.c_type}>{held}({', '.join(texts)})"
+    return f"ra_fence({call}, fence)" if fenced else call
 
 
 #: struct codes of the member types that pack as numbers (the others pack as their bytes).
