@@ -38,8 +38,9 @@ template <int V, int M> struct RaRowSpan {
 // The places of a thread's elements: HEAD, a vector 0..M-1 (each of V), TAIL.
 #define RA_ROW_HEAD (-1)
 #define RA_ROW_TAIL (1 << 20)
-// The head or tail element (r: its index in the row), to a stream's fetch.
-struct RaRowOne { ra_index_t r; };
+// A place to a stream's fetch: vector m, or (m HEAD or TAIL) the element r of the row. (One type, not
+// an overload: NVRTC takes no generic lambda in device code.)
+struct RaRowPlace { int m; ra_index_t r; };
 
 // A thread's elements of one array's row (or of an expression's), in registers (the loops are
 // unrolled: m and k constant).
@@ -81,33 +82,32 @@ template <typename T, int V, int M> struct RaRowStream {
   ra_vec<T, V> x;
   RA_DEVICE RaRowStream(const T* row, const RaRowSpan<V, M>& span)
       : p(row), s(span), aligned(ra_aligned(row + span.head, sizeof(ra_vec<T, V>))) {}
-  RA_DEVICE void fetch(int m) {
-    if (aligned) {
-      x = *(const ra_vec<T, V>*)(p + s.at(m, 0));
+  RA_DEVICE void fetch(RaRowPlace at) {
+    if (at.m == RA_ROW_HEAD || at.m == RA_ROW_TAIL) {
+      x.v[0] = p[at.r];
+    } else if (aligned) {
+      x = *(const ra_vec<T, V>*)(p + s.at(at.m, 0));
     } else {
 #pragma unroll
-      for (int k = 0; k < V; ++k) x.v[k] = p[s.at(m, k)];
+      for (int k = 0; k < V; ++k) x.v[k] = p[s.at(at.m, k)];
     }
   }
-  RA_DEVICE void fetch(RaRowOne one) { x.v[0] = p[one.r]; }
   RA_DEVICE T get(int, int k) const { return x.v[k]; }  // (k is 0 at the head and the tail)
 };
 
-// The accumulator a vector folds into, as a type (its index a constant where the loop is not unrolled).
-template <int U> struct RaAcc { static constexpr int value = U; };
-
-// f(m, RaAcc<u>) for vectors m..m+3 of the thread's `vectors`, in ra_row_contiguous's order: a whole
-// group of four into accumulators 0..3, the vectors past the last whole group into 0.
+// f(m, u) (u the accumulator, a constant at each call) for vectors m..m+3 of the thread's `vectors`, in
+// ra_row_contiguous's order: a whole group of four into accumulators 0..3, the vectors past the last
+// whole group into 0.
 template <typename F> RA_DEVICE void ra_row_four(int m, int vectors, F& f) {
   if (m + 3 < vectors) {
-    f(m, RaAcc<0>());
-    f(m + 1, RaAcc<1>());
-    f(m + 2, RaAcc<2>());
-    f(m + 3, RaAcc<3>());
+    f(m, 0);
+    f(m + 1, 1);
+    f(m + 2, 2);
+    f(m + 3, 3);
   } else {
 #pragma unroll
     for (int u = 0; u < 3; ++u)
-      if (m + u < vectors) f(m + u, RaAcc<0>());
+      if (m + u < vectors) f(m + u, 0);
   }
 }
 
@@ -157,19 +157,19 @@ RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, int g, Fetch fetch, F valu
 #pragma unroll
   for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
   if (s.has_head()) {
-    fetch(RaRowOne{(ra_index_t)s.t});
+    fetch(RaRowPlace{RA_ROW_HEAD, (ra_index_t)s.t});
     acc[0] = op(acc[0], Map::template map<C>(value(RA_ROW_HEAD, 0, (ra_index_t)s.t), (ra_index_t)s.t));
   }
-  ra_row_vectors<M>(s.vectors, [&](int m, auto u) {
-    fetch(m);
+  ra_row_vectors<M>(s.vectors, [&](int m, int u) {
+    fetch(RaRowPlace{m, 0});
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       const ra_index_t r = s.at(m, k);
-      acc[decltype(u)::value] = op(acc[decltype(u)::value], Map::template map<C>(value(m, k, r), r));
+      acc[u] = op(acc[u], Map::template map<C>(value(m, k, r), r));
     }
   });
   if (s.has_tail()) {
-    fetch(RaRowOne{s.rest + s.t});
+    fetch(RaRowPlace{RA_ROW_TAIL, s.rest + s.t});
     acc[1] = op(acc[1], Map::template map<C>(value(RA_ROW_TAIL, 0, s.rest + s.t), s.rest + s.t));
   }
   const A total = ra_row_combine(op(op(acc[0], acc[1]), op(acc[2], acc[3])), op, s, g);
@@ -185,12 +185,12 @@ RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, int g, Fetch fetch, F valu
 template <typename Out, int V, int M, typename Fetch, typename F>
 RA_DEVICE void ra_row_store(Out* out, const RaRowSpan<V, M>& s, Fetch fetch, F value) {
   if (s.has_head()) {
-    fetch(RaRowOne{(ra_index_t)s.t});
+    fetch(RaRowPlace{RA_ROW_HEAD, (ra_index_t)s.t});
     out[s.t] = value(RA_ROW_HEAD, 0, (ra_index_t)s.t);
   }
   const bool aligned = ra_aligned(out + s.head, sizeof(ra_vec<Out, V>));
-  ra_row_vectors<M>(s.vectors, [&](int m, auto) {
-    fetch(m);
+  ra_row_vectors<M>(s.vectors, [&](int m, int) {
+    fetch(RaRowPlace{m, 0});
     ra_vec<Out, V> y;
 #pragma unroll
     for (int k = 0; k < V; ++k) y.v[k] = value(m, k, s.at(m, k));
@@ -202,7 +202,7 @@ RA_DEVICE void ra_row_store(Out* out, const RaRowSpan<V, M>& s, Fetch fetch, F v
     }
   });
   if (s.has_tail()) {
-    fetch(RaRowOne{s.rest + s.t});
+    fetch(RaRowPlace{RA_ROW_TAIL, s.rest + s.t});
     out[s.rest + s.t] = value(RA_ROW_TAIL, 0, s.rest + s.t);
   }
 }

@@ -307,7 +307,7 @@ def _program(key: Key) -> _Program:
         body.append(f"    RaRowCache<{t}, V, M> c{n};\n    c{n}.load(p{k} + base, s);" if n in cached
                     else f"    RaRowStream<{t}, V, M> c{n}(p{k} + base, s);")
     streamed = "".join(f" c{n}.fetch(place);" for n in range(len(loads)) if n not in cached)
-    body.append(f"    auto fetch = [&](auto place) {{{streamed} (void)place; }};")
+    body.append(f"    auto fetch = [&](RaRowPlace place) {{{streamed} (void)place; }};")
     for j, st in enumerate(statements):
         if st[0] == "u":
             lines: list[str] = []
