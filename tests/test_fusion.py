@@ -597,6 +597,30 @@ def test_softmax_and_layer_norm_are_one_row_kernel_with_the_eager_bits(gpu: str,
         assert row_kernels == [x.size] or (case is _centered and shape[-1] == 1), case.__name__
 
 
+@pytest.mark.parametrize("budget", [0, 32, 1 << 12])
+def test_rows_held_in_registers_or_read_again_give_the_eager_bits(gpu: str, fusing: None, row_kernels: list[int],
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   budget: int) -> None:
+    """rows.CACHE_REGISTERS: nothing held (each phase reads the rows again, in loops), x held and
+    exp(x - max) computed again, or everything held; rows of 5 to 8 vectors a thread (groups of four
+    and the rest), off a vector boundary (a head and a tail)."""
+    from rocm_array_plugins.elementwise import rows
+
+    monkeypatch.setattr(rows, "CACHE_REGISTERS", budget)
+    monkeypatch.setattr(rows, "_READY", {})
+    rows._program.cache_clear()
+    try:
+        for dtype, shape in (("float32", (6, 4099)), ("float64", (4, 2051))):
+            x = put(_rows_data(dtype, shape), gpu)
+            for case in (_softmax, _layer_norm, _std_scaled):
+                row_kernels.clear()
+                result, eager = both(lambda: case(x))
+                assert same_bits(host(result), eager), (dtype, case.__name__)
+                assert row_kernels == [x.size], (dtype, case.__name__)
+    finally:
+        rows._program.cache_clear()
+
+
 @pytest.mark.parametrize("dtype", ["int32", "int64", "uint8"])
 def test_integer_rows(gpu: str, fusing: None, row_kernels: list[int], dtype: str) -> None:
     x = put(_rows_data(dtype, (50, 300)), gpu)
@@ -713,10 +737,13 @@ def test_a_softmax_is_one_launch(recording: Device) -> None:
 
 def test_the_compile_check_builds_row_kernels() -> None:
     """CI's compile check (``python -m rocm_array compile-check``) builds row kernels of every kind
-    (rows.examples: a softmax, a layer norm, short rows of each reduction) for every kind of GPU."""
+    (rows.examples: a softmax and a layer norm in rows held in registers and in rows read again, short
+    rows of each reduction) for every kind of GPU."""
     from rocm_array_plugins.reduction import gpu as reduction_gpu
 
     built = [ks for ks in reduction_gpu.kernel_sources() if ks.source and "fused_rows<RaRows>" in ks.names]
     programs = {ks.source for ks in built}
-    assert len(programs) == 6 and all("struct RaRows" in text and "ra_row_reduce" in text for text in programs)
+    assert len(programs) == 8 and all("struct RaRows" in text and "ra_row_reduce" in text for text in programs)
+    held = {("e1.put(" in text, "RaRowStream<" in text) for text in programs}  # (a kept input; an array read again)
+    assert held >= {(True, False), (False, True)}
     assert {k for ks in built for k in ks.kinds} >= set(reduction_gpu.REDUCTION.kinds)

@@ -64,10 +64,11 @@ _BYTE_COLUMNS = ("the column reductions' vector path gives a thread 16 bytes of 
                  "to scratch); on sm_90, 66 to 196 registers wherever inputs of 1 to 4 bytes meet wider "
                  "accumulators, 2 to 6 warps a sub-partition. A vector narrower for wide accumulators would lift them on every target, but "
                  "changes sm_90's path: " + _MEASURED)
-_ROWS = ("a row kernel (rocm_array_plugins/elementwise/rows.py) holds its block's row in registers by design, to read "
-         "it once: up to 64 a thread an array; the examples' take up to 118 registers on sm_90, 4 warps a "
-         "sub-partition, two blocks (rows) an SM in flight; 159 to 166 VGPRs on AMD, 3 waves a SIMD on CDNA and 6 "
-         "on gfx1030")
+_ROWS = ("a row kernel (rocm_array_plugins/elementwise/rows.py) holds a thread's elements of its row in registers up "
+         "to rows.CACHE_REGISTERS (16), and keeps four accumulators a stage (Welford's of float64: 24 registers): "
+         "the examples take 56 to 80 registers on sm_90, 6 warps a sub-partition where a 4096-float32 softmax "
+         "holds x or a float64 layer norm reads its rows again; on AMD 159 to 166 VGPRs before that budget (3 waves "
+         "a SIMD on CDNA, 6 on gfx1030), not measured since")
 _TRIG = ("CUDA's sin, cos and tan reduce huge arguments (Payne-Hanek) through a local array: 32 to 40 bytes of "
          "stack, touched only for arguments far past 2^16; the complex functions call them. " + _MEASURED)
 

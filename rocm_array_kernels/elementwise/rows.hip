@@ -1,20 +1,25 @@
 // Row kernels (rocm_array_plugins/elementwise/rows.py): an expression over reductions along the last
 // axis (a softmax, a layer norm) in one pass. This file is appended to elementwise.hip, fused.hip
 // and reduction.hip (the reductions' functors and common/block.h), and a generated struct RaRows
-// completes it: its row(row, len) loads the row's elements of each array into registers once, folds
-// each reduction (a stage) over them, its finalized value shared by the block, and writes the row's
-// results once.
+// completes it: its row(row, len) folds each reduction (a stage) over the row's elements, its
+// finalized value shared by the block, and writes the row's results once. A thread holds its
+// elements of an array (and a stage's input values) in registers while they fit the host's budget
+// (rows.py's CACHE_REGISTERS), reading the array once; past it an array is read again in each phase
+// (from the caches: the row was just read) and an expression computed again.
 //
 // A stage gives the eager reduction's bits: each thread folds its elements in the order that
 // reduction.hip's ra_row_contiguous folds them in reduce_inner's block of `nt` threads for the row
 // (one block a row), four accumulators as there, then that block's reduction tree (ra_block_reduce's,
 // ra_row_combine). A thread's elements: a head element (the row's first elements, up to a vector
 // boundary of the array its values would fill), vectors of V elements (vector j = t + m * nt,
-// m < M), a tail element. Short rows whose vectors fill only the first g threads of such a block
-// (g: whole waves) take a group of g threads each, a few rows a block.
+// m < vectors), a tail element. Short rows whose vectors fill only the first g threads of such a
+// block (g: whole waves) take a group of g threads each, a few rows a block.
+//
+// M: a thread's vectors at most, when it holds any in registers (their places are constants: the
+// loops over vectors are unrolled); 0 when it holds none (the loops are loops, any row length).
 template <int V, int M> struct RaRowSpan {
   ra_index_t head, nv, rest, len;
-  int t, nt, vectors;  // vectors: this thread's (at most M: the host sizes M to the row)
+  int t, nt, vectors;  // vectors: this thread's (at most M where M > 0: the host sizes M to the row)
   RA_DEVICE RaRowSpan(ra_index_t first, ra_index_t n, int thread, int threads) : len(n) {
     t = thread;
     nt = threads;
@@ -33,6 +38,9 @@ template <int V, int M> struct RaRowSpan {
 // The places of a thread's elements: HEAD, a vector 0..M-1 (each of V), TAIL.
 #define RA_ROW_HEAD (-1)
 #define RA_ROW_TAIL (1 << 20)
+// A place to a stream's fetch: vector m, or (m HEAD or TAIL) the element r of the row. (One type, not
+// an overload: NVRTC takes no generic lambda in device code.)
+struct RaRowPlace { int m; ra_index_t r; };
 
 // A thread's elements of one array's row (or of an expression's), in registers (the loops are
 // unrolled: m and k constant).
@@ -65,6 +73,55 @@ template <typename T, int V, int M> struct RaRowCache {
   }
 };
 
+// A thread's elements of one array's row read from memory in each phase, a place at a time: fetch
+// loads the place's elements (a vector where the row is aligned to it), get reads them.
+template <typename T, int V, int M> struct RaRowStream {
+  const T* p;
+  const RaRowSpan<V, M>& s;
+  bool aligned;
+  ra_vec<T, V> x;
+  RA_DEVICE RaRowStream(const T* row, const RaRowSpan<V, M>& span)
+      : p(row), s(span), aligned(ra_aligned(row + span.head, sizeof(ra_vec<T, V>))) {}
+  RA_DEVICE void fetch(RaRowPlace at) {
+    if (at.m == RA_ROW_HEAD || at.m == RA_ROW_TAIL) {
+      x.v[0] = p[at.r];
+    } else if (aligned) {
+      x = *(const ra_vec<T, V>*)(p + s.at(at.m, 0));
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k) x.v[k] = p[s.at(at.m, k)];
+    }
+  }
+  RA_DEVICE T get(int, int k) const { return x.v[k]; }  // (k is 0 at the head and the tail)
+};
+
+// f(m, u) (u the accumulator, a constant at each call) for vectors m..m+3 of the thread's `vectors`, in
+// ra_row_contiguous's order: a whole group of four into accumulators 0..3, the vectors past the last
+// whole group into 0.
+template <typename F> RA_DEVICE void ra_row_four(int m, int vectors, F& f) {
+  if (m + 3 < vectors) {
+    f(m, 0);
+    f(m + 1, 1);
+    f(m + 2, 2);
+    f(m + 3, 3);
+  } else {
+#pragma unroll
+    for (int u = 0; u < 3; ++u)
+      if (m + u < vectors) f(m + u, 0);
+  }
+}
+
+// f over the thread's vectors (see ra_row_four): unrolled where M > 0 (each m a constant, as a
+// cache's registers need), a loop of four vectors a turn where M is 0.
+template <int M, typename F> RA_DEVICE void ra_row_vectors(int vectors, F f) {
+  if constexpr (M > 0) {
+#pragma unroll
+    for (int m = 0; m < M; m += 4) ra_row_four(m, vectors, f);
+  } else {
+    for (int m = 0; m < vectors; m += 4) ra_row_four(m, vectors, f);
+  }
+}
+
 // The combination of each group's values (groups of g threads, whole waves, from thread 0), in the
 // group's first thread, as ra_block_reduce combines a block of s.nt threads whose first g are the
 // group's and the others' values the identity: each wave's tree, then wave 0's over the waves'
@@ -89,30 +146,32 @@ RA_DEVICE A ra_row_combine(A v, Combine op, const RaRowSpan<V, M>& s, int g) {
 }
 
 // A stage: the reduction (functors of reduction.hip) of value(m, k, r) over the row (r: the element's
-// index in the row), finalized with `param`, in every thread of the row's group (g threads).
-template <typename C, typename Out, typename Map, typename Combine, typename Fin, int V, int M, typename F>
-RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, int g, F value, double param) {
+// index in the row), finalized with `param`, in every thread of the row's group (g threads). fetch(place)
+// comes before the values of each place (the streamed arrays' loads).
+template <typename C, typename Out, typename Map, typename Combine, typename Fin, int V, int M, typename Fetch,
+          typename F>
+RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, int g, Fetch fetch, F value, double param) {
   typedef typename Map::template acc<C> A;
   const Combine op;
   A acc[4];
 #pragma unroll
   for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
-  if (s.has_head()) acc[0] = op(acc[0], Map::template map<C>(value(RA_ROW_HEAD, 0, (ra_index_t)s.t), (ra_index_t)s.t));
-  // ra_row_contiguous: vectors in groups of four (vector m into accumulator m % 4), the rest into acc[0].
-  const int grouped = s.vectors / 4 * 4;
-#pragma unroll
-  for (int m = 0; m < M; ++m) {
-    if (m < s.vectors) {
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        const ra_index_t r = s.at(m, k);
-        const A a = Map::template map<C>(value(m, k, r), r);
-        if (m < grouped) acc[m % 4] = op(acc[m % 4], a);
-        else acc[0] = op(acc[0], a);
-      }
-    }
+  if (s.has_head()) {
+    fetch(RaRowPlace{RA_ROW_HEAD, (ra_index_t)s.t});
+    acc[0] = op(acc[0], Map::template map<C>(value(RA_ROW_HEAD, 0, (ra_index_t)s.t), (ra_index_t)s.t));
   }
-  if (s.has_tail()) acc[1] = op(acc[1], Map::template map<C>(value(RA_ROW_TAIL, 0, s.rest + s.t), s.rest + s.t));
+  ra_row_vectors<M>(s.vectors, [&](int m, int u) {
+    fetch(RaRowPlace{m, 0});
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const ra_index_t r = s.at(m, k);
+      acc[u] = op(acc[u], Map::template map<C>(value(m, k, r), r));
+    }
+  });
+  if (s.has_tail()) {
+    fetch(RaRowPlace{RA_ROW_TAIL, s.rest + s.t});
+    acc[1] = op(acc[1], Map::template map<C>(value(RA_ROW_TAIL, 0, s.rest + s.t), s.rest + s.t));
+  }
   const A total = ra_row_combine(op(op(acc[0], acc[1]), op(acc[2], acc[3])), op, s, g);
   RA_SHARED_ARRAY(Out, shared, RA_MAX_WAVES);  // (a slot a group)
   const int group = threadIdx.x / g;
@@ -123,25 +182,29 @@ RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, int g, F value, double par
 }
 
 // The row's results value(m, k, r), each written once (vectors where `out` is aligned to them).
-template <typename Out, int V, int M, typename F>
-RA_DEVICE void ra_row_store(Out* out, const RaRowSpan<V, M>& s, F value) {
-  if (s.has_head()) out[s.t] = value(RA_ROW_HEAD, 0, (ra_index_t)s.t);
-  const bool aligned = ra_aligned(out + s.head, sizeof(ra_vec<Out, V>));
-#pragma unroll
-  for (int m = 0; m < M; ++m) {
-    if (m < s.vectors) {
-      ra_vec<Out, V> y;
-#pragma unroll
-      for (int k = 0; k < V; ++k) y.v[k] = value(m, k, s.at(m, k));
-      if (aligned) {
-        *(ra_vec<Out, V>*)(out + s.at(m, 0)) = y;
-      } else {
-#pragma unroll
-        for (int k = 0; k < V; ++k) out[s.at(m, k)] = y.v[k];
-      }
-    }
+template <typename Out, int V, int M, typename Fetch, typename F>
+RA_DEVICE void ra_row_store(Out* out, const RaRowSpan<V, M>& s, Fetch fetch, F value) {
+  if (s.has_head()) {
+    fetch(RaRowPlace{RA_ROW_HEAD, (ra_index_t)s.t});
+    out[s.t] = value(RA_ROW_HEAD, 0, (ra_index_t)s.t);
   }
-  if (s.has_tail()) out[s.rest + s.t] = value(RA_ROW_TAIL, 0, s.rest + s.t);
+  const bool aligned = ra_aligned(out + s.head, sizeof(ra_vec<Out, V>));
+  ra_row_vectors<M>(s.vectors, [&](int m, int) {
+    fetch(RaRowPlace{m, 0});
+    ra_vec<Out, V> y;
+#pragma unroll
+    for (int k = 0; k < V; ++k) y.v[k] = value(m, k, s.at(m, k));
+    if (aligned) {
+      *(ra_vec<Out, V>*)(out + s.at(m, 0)) = y;
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k) out[s.at(m, k)] = y.v[k];
+    }
+  });
+  if (s.has_tail()) {
+    fetch(RaRowPlace{RA_ROW_TAIL, s.rest + s.t});
+    out[s.rest + s.t] = value(RA_ROW_TAIL, 0, s.rest + s.t);
+  }
 }
 
 // `rows` rows of `len` elements, a group of g threads a row (blockDim.x / g rows a block, grid-stride),

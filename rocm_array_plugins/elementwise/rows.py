@@ -2,24 +2,27 @@
 
 With fusion on, a reduction over the last axis of a contiguous GPU array or deferred expression is
 deferred too (``deferred.reduce_rows``, asked by the reduction plugin through the core:
-``fusion.RowReduction``), when a block can hold a row in registers (``ROW_BYTES``). An expression
-whose operands include such a result broadcast back along the axis (keepdims, shape (..., 1): a
-``col`` Broadcast; one row: ``one``), or an expression of such results (``sqrt(var + eps)``), is then
-one generated kernel (``rows.hip``): a block a row (or a group of its first waves a row, when short
-rows fill only those), each thread loads its elements of the row's arrays once, folds each
-reduction (a "stage"; a stage's input may hold earlier ones: a softmax's sum of exp(x - max)) with
-the reduction's own functors, and writes the results once. A softmax, a layer norm and
-``x - mean(x)`` read x once instead of two or three times.
+``fusion.RowReduction``), for rows up to ``ROW_BYTES``. An expression whose operands include such a
+result broadcast back along the axis (keepdims, shape (..., 1): a ``col`` Broadcast; one row:
+``one``), or an expression of such results (``sqrt(var + eps)``), is then one generated kernel
+(``rows.hip``): a block a row (or a group of its first waves a row, when short rows fill only
+those), each thread folds each reduction (a "stage"; a stage's input may hold earlier ones: a
+softmax's sum of exp(x - max)) over its elements with the reduction's own functors, and writes the
+results once. A softmax, a layer norm and ``x - mean(x)`` read x from memory once instead of two or
+three times: a thread holds its elements in registers up to ``CACHE_REGISTERS``, and past that
+reads them again in each phase, from the caches.
 
 A stage gives the eager reduction's bits: the reduction plugin defers only rows its own kernel
 gives a block each (no row cut across blocks), and says how many threads (``RowReduction.threads``);
 the kernel folds each thread's elements in that kernel's order (rows.hip). Anything else (rows of
-another length, stages of inputs of other widths, an input array not on a 16-byte boundary, rows
-too long for the registers) is not a row kernel: the expression runs as before, each reduction by
-its own kernels when it is read.
+another length, stages of inputs of other widths, an input array not on a 16-byte boundary) is not
+a row kernel: the expression runs as before, each reduction by its own kernels when it is read.
 
-This module generates and launches the kernels; ``deferred.py`` holds the deferred results and
-tells this one what an array is (``Resolve``).
+Each computation walks its expression (``_Walk``) into a key, what its program's text is a function
+of (the operations, dtypes, which operand is which array, stage or per-row value), and the
+arguments; the text, its argument packing and the loaded kernel's launcher are made once a key
+(``_program``, ``_READY``). This module generates and launches the kernels; ``deferred.py`` holds
+the deferred results and tells this one what an array is (``Resolve``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Callable, NamedTuple, Sequence, Union
 
 from rocm_array import dtypes, fusion, memory
 from rocm_array.array import Array
@@ -42,15 +45,22 @@ from rocm_array.runtime.layout import MAX_GRID_X, ctype_of, vector_width
 from . import fused
 from .fused import Broadcast, Node, node as make_node, operand, operation, packed_scalar
 
-__all__ = ["ROW_BYTES", "PATH", "KERNEL", "Stage", "Resolve", "evaluate", "examples"]
+__all__ = ["ROW_BYTES", "CACHE_REGISTERS", "PATH", "KERNEL", "Stage", "Resolve", "evaluate", "examples"]
 
 #: The longest row (bytes of a stage's input) a reduction is deferred for: 16384 4-byte or 8192
-#: 8-byte elements. A block of 256 threads (the reductions' block for such rows) then holds it in 64
-#: registers a thread, and an H100's 255 a thread leave room for a second array and the stages.
+#: 8-byte elements, at most 16 vectors a thread of the reductions' block for such rows (256), the
+#: loops over them unrolled where a thread holds elements in registers.
 ROW_BYTES = 65536
-#: The bytes of a row's arrays that one kernel holds in registers at most (two arrays of the longest
-#: rows); an expression reading more runs as before.
-_CACHED_BYTES = 2 * ROW_BYTES
+#: The 32-bit registers a thread gives the row elements it holds: an array's, read once, then a
+#: stage's input values, kept for later reads (in that order, while they fit). Past it an array is
+#: read again in each phase (from L1 or L2: the row was just read) and an expression computed again.
+#: On an H200 (8192x8192 float32) a softmax holding x and exp(x - max), 64 registers of elements, took
+#: 123 registers, two blocks an SM (24% of warps active) and 286 us, against torch.compile's 187 us
+#: from a kernel that holds nothing and reads the row twice. 16 holds one float32 array of rows up to
+#: 4096 (4 vectors of 4 a thread) and every array of shorter rows; 8192-float32 rows are read again
+#: (on sm_90 the softmax then takes 64 registers, the layer norm 72). A first choice, not measured:
+#: ``.diag/rows_speed.py --budgets`` times others on the device, which is to set it.
+CACHE_REGISTERS = 16
 PATH = "elementwise/rows.hip"
 KERNEL = "fused_rows<RaRows>"
 
@@ -75,82 +85,82 @@ class _Unfused(Exception):
     """The expression is not one row kernel (see the module's docstring)."""
 
 
-class _Program:
-    """The generated struct ``RaRows`` of an expression over rows of ``length`` (``rows`` of them), as
-    it is built: its members (out first) and the statements of its ``row``."""
+# A walk's key (what ``_program`` renders) is made of tuples:
+# - members, the struct's, in order: ("p", dtype) an array's address, ("q",) a divisor, ("s", dtype) a
+#   scalar, ("d",) a reduction's parameter; member k is named p{k}, q{k-1} (its array's), s{k}, d{k};
+# - values, each ending with its dtype (None: a scalar, in its operation's dtype already):
+#   ("c", n, dtype) an element of the row of array n (``loads``), ("k", j, dtype) the input values of
+#   stage j, ("v", j, dtype) the row's value of statement j, ("m", k, layout, dtype) array member k
+#   read (layout "a": at index i; else as fused.READ), ("s", k, None) scalar member k,
+#   ("o", functor, arity, dtype, values, params, out_dtype) an operation (params: scalar members);
+# - statements, in order: ("u", value, dtype) a per-row value, ("r", reduction, dtype, value, keep,
+#   d) a stage: ``reduction`` (compute, out, map, combine, finalize) of ``value`` (of ``dtype``), its
+#   input values offered to later reads when ``keep``, ``d`` its parameter's member.
+Key = tuple[Any, ...]
+
+
+class _Walk:
+    """An expression over rows of ``length`` (``rows`` of them) as one row program: ``key`` and the
+    arguments (``values``, the members' in order; the result's address None) found by walking it."""
 
     def __init__(self, rows: int, length: int, resolve: Resolve) -> None:
         self.rows, self.length, self.resolve = rows, length, resolve
-        self.members: list[tuple[str, str, Any, Any]] = []  # (C++ type, name, ctypes type, value)
-        self.caches: dict[tuple[int, int, DType], str] = {}  # a row-shaped array -> its registers
-        self.loads: list[str] = []
-        self.values: dict[int, str] = {}  # id(stage or per-row expression) -> its value's name
-        self.kept: dict[int, str] = {}  # id(a stage's input expression) -> its elements' registers
-        self.lines: list[str] = []
+        self.members: list[tuple[Any, ...]] = []
+        self.values: list[Any] = []
+        self.arrays: dict[tuple[int, int, DType], int] = {}  # a row-shaped array -> its index in loads
+        self.loads: list[tuple[DType, int]] = []  # each row-shaped array's dtype and member
+        self.found: dict[int, int] = {}  # id(stage or per-row expression) -> its statement
+        self.kept: dict[int, int] = {}  # id(a stage's input expression) -> the stage's statement
+        self.statements: list[tuple[Any, ...]] = []
         self.stages: list[Stage] = []
         self.width = 0
 
-    def member(self, c_type: str, prefix: str, ctype: Any, value: Any, index: int | None = None) -> str:
-        name = f"{prefix}{len(self.members) if index is None else index}"
-        self.members.append((c_type, name, ctype, value))
-        return name
+    def member(self, kind: tuple[Any, ...], value: Any) -> int:
+        self.members.append(kind)
+        self.values.append(value)
+        return len(self.members) - 1
 
-    # -- an element of the row (i: its index in the expression, r: in the row, m and k: its place) --
-    def element(self, a: Node | Array | Broadcast, lines: list[str]) -> tuple[str, DType]:
+    # -- an element of the row ----------------------------------------------------------------------
+    def element(self, a: Node | Array | Broadcast) -> tuple[Any, ...]:
         if type(a) is Node:
-            return self.kept.get(id(a)) or self.operation(a, lines, self.element), a.out_dtype
+            j = self.kept.get(id(a))
+            return ("k", j, a.out_dtype) if j is not None else self.operation(a, self.element)
         if type(a) is Broadcast:
             b = a.array
             if (a.layout == "col" and a.divisor == self.length) or (a.layout == "one" and self.rows == 1):
                 value = self.per_row(b)
                 if value is not None:
-                    return value, b._dtype
-            return self.read(b, a.layout, a.divisor), b._dtype
+                    return value
+            return self.read(b, a.layout, a.divisor)
         assert type(a) is Array
         if self.length == 1:  # (rows of one element: a reduction's result kept has the rows' shape)
             value = self.per_row(a)
             if value is not None:
-                return value, a._dtype
-        return self.cached(a), a._dtype
-
-    def cached(self, a: Array) -> str:
-        """The registers of the row-shaped ``a`` (loaded once, before the stages)."""
+                return value
         key = (id(a._buf), a._offset, a._dtype)
-        name = self.caches.get(key)
-        if name is None:
-            p = self.member(f"const {a._dtype.c_type}* RA_RESTRICT", "p", ctypes.c_void_p, a)
-            name = self.caches[key] = f"c{len(self.caches)}"
-            self.loads.append(f"    RaRowCache<{a._dtype.c_type}, V, M> {name};\n    {name}.load({p} + base, s);")
-        return f"{name}.get(m, k)"
+        n = self.arrays.get(key)
+        if n is None:
+            n = self.arrays[key] = len(self.loads)
+            self.loads.append((a._dtype, self.member(("p", a._dtype), a)))
+        return ("c", n, a._dtype)
 
-    def read(self, b: Array, layout: str, divisor: int) -> str:
+    def read(self, b: Array, layout: str, divisor: int) -> tuple[Any, ...]:
         """A Broadcast array (or, layout ``a``, one of the expression's shape) read at index i."""
-        p = self.member(f"const {b._dtype.c_type}* RA_RESTRICT", "p", ctypes.c_void_p, b)
-        if layout == "a":
-            return f"{p}[i]"
-        if layout != "one":
-            self.member("ra_index_t", "q", ctypes.c_int64, divisor, int(p[1:]))
-        return fused.READ[layout].format(k=p[1:])
+        k = self.member(("p", b._dtype), b)
+        if layout not in ("a", "one"):
+            self.member(("q",), divisor)
+        return ("m", k, layout, b._dtype)
 
-    def operation(self, n: Node, lines: list[str], visit: Callable[[Any, list[str]], tuple[str, DType]]) -> str:
-        texts: list[str] = []
-        for a in n.args:
-            if isinstance(a, Scalar):  # (in the compute dtype, as the eager kernels take it)
-                texts.append(self.member(n.dtype.c_type, "s", ctype_of(n.dtype), packed_scalar(n.dtype, a.value)))
-            else:
-                text, kind = visit(a, lines)
-                texts.append(operand(text, kind, n.dtype))
+    def operation(self, n: Node, visit: Callable[[Any], tuple[Any, ...]]) -> tuple[Any, ...]:
+        args = tuple(("s", self.member(("s", n.dtype), packed_scalar(n.dtype, a.value)), None)
+                     if isinstance(a, Scalar) else visit(a) for a in n.args)  # (scalars in the compute dtype)
         held = compute_dtype(n.dtype)
-        params = [self.member(held.c_type, "s", ctype_of(held), packed_scalar(held, v)) for v in n.params]
-        local = f"t{len(lines)}"
-        lines.append(f"const {n.out_dtype.c_type} {local} = "
-                     f"{operation(n.fn.functor, n.fn.arity, n.dtype, n.out_dtype, texts, params)};")
-        return local
+        params = tuple(self.member(("s", held), packed_scalar(held, v)) for v in n.params)
+        return ("o", n.fn.functor, n.fn.arity, n.dtype, args, params, n.out_dtype)
 
     def discover(self, a: Any) -> None:
-        """The stages (and per-row expressions) under ``a`` emitted, before its elements' code: that
-        code then reads the elements a stage kept of its input (a softmax's exp(x - max), computed
-        once for its sum and its quotient)."""
+        """The stages (and per-row expressions) under ``a`` found, before its elements are: they then
+        read the values a stage kept of its input (a softmax's exp(x - max), for its sum and quotient)."""
         if type(a) is Node:
             for b in a.args:
                 self.discover(b)
@@ -160,42 +170,38 @@ class _Program:
         elif type(a) is Array and self.length == 1:
             self.per_row(a)
 
-    # -- a value of the row (i: the row's index) --------------------------------------------------
-    def per_row(self, b: Array) -> str | None:
-        """The name of the row's value of ``b`` (one element a row) when it is a stage of these rows or
-        a deferred expression of such values, computed once a row; else None (``b`` is read)."""
+    # -- a value of the row (i: the row's index) ------------------------------------------------------
+    def per_row(self, b: Array) -> tuple[Any, ...] | None:
+        """The row's value of ``b`` (one element a row) when it is a stage of these rows or a deferred
+        expression of such values, computed once a row; else None (``b`` is read)."""
         found = self.resolve(b)
         if found is None:
             return None
-        name = self.values.get(id(found))
-        if name is not None:
-            return name
-        if isinstance(found, Stage):
-            if found.rows != self.rows or found.length != self.length:
+        j = self.found.get(id(found))
+        if j is None:
+            if isinstance(found, Stage):
+                if found.rows != self.rows or found.length != self.length:
+                    return None
+                j = self.stage(found)
+            elif math.prod(found.shape) == self.rows:
+                value = self.operation(found, self.row_value)
+                j = len(self.statements)
+                self.statements.append(("u", value, found.out_dtype))
+            else:
                 return None
-            name = self.stage(found)
-        elif math.prod(found.shape) == self.rows:
-            lines: list[str] = []
-            text = self.operation(found, lines, self.row_value)
-            name = f"u{len(self.values)}"
-            t = found.out_dtype.c_type
-            self.lines.append(f"    const {t} {name} = [&]() -> {t} {{\n      const ra_index_t i = row; (void)i;\n"
-                              + "".join(f"      {line}\n" for line in lines) + f"      return {text};\n    }}();")
-        else:
-            return None
-        self.values[id(found)] = name
-        return name
+            self.found[id(found)] = j
+        return ("v", j, b._dtype)
 
-    def row_value(self, a: Node | Array | Broadcast, lines: list[str]) -> tuple[str, DType]:
+    def row_value(self, a: Node | Array | Broadcast) -> tuple[Any, ...]:
         if type(a) is Node:
-            return self.operation(a, lines, self.row_value), a.out_dtype
+            return self.operation(a, self.row_value)
         if type(a) is Broadcast:
-            return self.read(a.array, a.layout, a.divisor), a.array._dtype
+            return self.read(a.array, a.layout, a.divisor)
         assert type(a) is Array
         value = self.per_row(a)
-        return (value if value is not None else self.read(a, "a", 0)), a._dtype
+        return value if value is not None else self.read(a, "a", 0)
 
-    def stage(self, st: Stage) -> str:
+    def stage(self, st: Stage) -> int:
         red = st.reduction
         width = vector_width(st.dtype.itemsize)
         if self.stages and (width != self.width or red.threads != self.stages[0].reduction.threads
@@ -208,68 +214,132 @@ class _Program:
         self.width = width
         self.stages.append(st)
         self.discover(st.input)
-        lines: list[str] = []
-        text, _ = self.element(st.input, lines)
-        if type(st.input) is Node and id(st.input) not in self.kept:  # (its elements kept for later stages)
-            kept = f"e{len(self.kept)}"
-            self.lines.append(f"    RaRowCache<{st.dtype.c_type}, V, M> {kept};")
-            text = f"{kept}.put(m, k, {text})"
-            self.kept[id(st.input)] = f"{kept}.get(m, k)"
-        correction = self.member("double", "d", ctypes.c_double, red.correction)
-        name = f"r{len(self.values)}"
-        t = red.out_dtype.c_type
-        self.lines.append(
-            f"    const {t} {name} = ra_row_reduce<{red.compute.c_type}, {t}, {red.map}, {red.combine}, "
-            f"{red.finalize}, V, M>(s, g, [&](int m, int k, ra_index_t r) -> {st.dtype.c_type} {{\n"
-            f"      const ra_index_t i = base + r; (void)i; (void)m; (void)k;\n"
-            + "".join(f"      {line}\n" for line in lines) + f"      return {text};\n    }}, {correction});")
-        return name
+        value = self.element(st.input)
+        keep = type(st.input) is Node and id(st.input) not in self.kept
+        d = self.member(("d",), red.correction)
+        j = len(self.statements)
+        self.statements.append(("r", (red.compute, red.out_dtype, red.map, red.combine, red.finalize), st.dtype,
+                                value, keep, d))
+        if keep:
+            self.kept[id(st.input)] = j
+        return j
 
-    def build(self, node: Node) -> tuple[str, int]:
-        """The struct's text of ``node``'s rows, and the threads of its blocks."""
-        out = self.member(f"{node.out_dtype.c_type}* RA_RESTRICT", "p", ctypes.c_void_p, None)
+    def walk(self, node: Node) -> tuple[Key, int]:
+        """``node``'s key, and the threads of its blocks."""
+        self.member(("p", node.out_dtype), None)
         self.discover(node)
-        lines: list[str] = []
-        text, _ = self.element(node, lines)
+        value = self.element(node)
         if not self.stages:
             raise _Unfused
         threads = self.stages[0].reduction.threads
         vectors = -(-self.length // (self.width * threads))
         most = 1 << (vectors - 1).bit_length()  # (a power of two: fewer kernels)
-        cached = sum(self.length * key[2].itemsize for key in self.caches)
-        if cached > _CACHED_BYTES:
-            raise _Unfused
-        t = node.out_dtype.c_type
-        members = "".join(f"  {c_type} {name};\n" for c_type, name, _, _ in self.members)
-        source = f"""
+        return (self.width, most, tuple(self.members), tuple(self.loads), tuple(self.statements), value,
+                node.out_dtype), threads
+
+
+class _Program(NamedTuple):
+    """A key's struct ``RaRows``: its text, its ctypes layout and the packing of its members' values."""
+
+    source: str
+    struct: type[ctypes.Structure]
+    pack: Callable[..., bytes]
+
+
+def _declared(member: tuple[Any, ...]) -> tuple[str, Any]:
+    """A member's C++ type and ctypes type (see ``Key``)."""
+    if member[0] == "p":
+        return f"const {member[1].c_type}* RA_RESTRICT", ctypes.c_void_p
+    if member[0] == "s":
+        return member[1].c_type, ctype_of(member[1])
+    return ("ra_index_t", ctypes.c_int64) if member[0] == "q" else ("double", ctypes.c_double)
+
+
+@functools.lru_cache(maxsize=1024)
+def _program(key: Key) -> _Program:
+    """The struct of ``key`` (``_Walk.walk``): the row arrays, then the stages' kept values, held in
+    registers in that order while they fit ``CACHE_REGISTERS`` (a thread's M vectors of each); the
+    others read, or computed, again in each phase."""
+    width, most, members, loads, statements, result, out_dtype = key
+    held: list[int] = []  # (the registers of each)
+
+    def fits(dtype: DType) -> bool:
+        cost = -(-most * width * dtype.itemsize // 4)
+        if sum(held) + cost > CACHE_REGISTERS:
+            return False
+        held.append(cost)
+        return True
+
+    cached = {n for n, (dtype, _) in enumerate(loads) if fits(dtype)}
+    kept = {j for j, st in enumerate(statements) if st[0] == "r" and st[4] and fits(st[2])}
+    M = most if cached or kept else 0  # (nothing held: loops, not unrolled)
+
+    def text(v: tuple[Any, ...], lines: list[str]) -> str:
+        kind = v[0]
+        if kind == "c":
+            return f"c{v[1]}.get(m, k)"
+        if kind == "k":
+            return f"e{v[1]}.get(m, k)" if v[1] in kept else text(statements[v[1]][3], lines)
+        if kind == "v":
+            return f"v{v[1]}"
+        if kind == "m":
+            return f"p{v[1]}[i]" if v[2] == "a" else fused.READ[v[2]].format(k=v[1])
+        if kind == "s":
+            return f"s{v[1]}"
+        _, functor, arity, dtype, args, params, out = v
+        texts = [text(a, lines) if a[-1] is None else operand(text(a, lines), a[-1], dtype) for a in args]
+        local = f"t{len(lines)}"
+        lines.append(f"const {out.c_type} {local} = "
+                     f"{operation(functor, arity, dtype, out, texts, [f's{k}' for k in params])};")
+        return local
+
+    def function(v: tuple[Any, ...], t: str, put: str = "") -> str:
+        """A lambda of the element at (m, k), r in the row, of value ``v`` (of C++ type ``t``)."""
+        lines: list[str] = []
+        value = text(v, lines)
+        return (f"[&](int m, int k, ra_index_t r) -> {t} {{\n      const ra_index_t i = base + r; (void)i; (void)m; "
+                f"(void)k;\n" + "".join(f"      {line}\n" for line in lines)
+                + f"      return {put.format(value) if put else value};\n    }}")
+
+    body = []
+    for n, (dtype, k) in enumerate(loads):
+        t = dtype.c_type
+        body.append(f"    RaRowCache<{t}, V, M> c{n};\n    c{n}.load(p{k} + base, s);" if n in cached
+                    else f"    RaRowStream<{t}, V, M> c{n}(p{k} + base, s);")
+    streamed = "".join(f" c{n}.fetch(place);" for n in range(len(loads)) if n not in cached)
+    body.append(f"    auto fetch = [&](RaRowPlace place) {{{streamed} (void)place; }};")
+    for j, st in enumerate(statements):
+        if st[0] == "u":
+            lines: list[str] = []
+            value, t = text(st[1], lines), st[2].c_type
+            body.append(f"    const {t} v{j} = [&]() -> {t} {{\n      const ra_index_t i = row; (void)i;\n"
+                        + "".join(f"      {line}\n" for line in lines) + f"      return {value};\n    }}();")
+            continue
+        _, (compute, out, map_, combine, finalize), dtype, value, _, d = st
+        if j in kept:
+            body.append(f"    RaRowCache<{dtype.c_type}, V, M> e{j};")
+        put = f"e{j}.put(m, k, {{}})" if j in kept else ""
+        body.append(f"    const {out.c_type} v{j} = ra_row_reduce<{compute.c_type}, {out.c_type}, {map_}, {combine}, "
+                    f"{finalize}, V, M>(s, g, fetch, {function(value, dtype.c_type, put)}, d{d});")
+    types = [_declared(m) for m in members]
+    declared = [f"  {c_type} {m[0]}{k - 1 if m[0] == 'q' else k};\n"
+                for k, (m, (c_type, _)) in enumerate(zip(members, types))]
+    declared[0] = f"  {out_dtype.c_type}* RA_RESTRICT p0;\n"  # (the result)
+    t = out_dtype.c_type
+    source = f"""
 struct RaRows {{
-  static constexpr int V = {self.width}, M = {most};
-{members}  unsigned int fence;
+  static constexpr int V = {width}, M = {M};
+{"".join(declared)}  unsigned int fence;
   RA_DEVICE void row(ra_index_t row, ra_index_t len, int t, int g, int nt) const {{
     const ra_index_t base = row * len;
     const RaRowSpan<V, M> s(base, len, t, nt);
-{chr(10).join(self.loads)}
-{chr(10).join(self.lines)}
-    ra_row_store<{t}, V, M>({out} + base, s, [&](int m, int k, ra_index_t r) -> {t} {{
-      const ra_index_t i = base + r; (void)i; (void)m; (void)k;
-{"".join(f"      {line}{chr(10)}" for line in lines)}      return {text};
-    }});
+{chr(10).join(body)}
+    ra_row_store<{t}, V, M>(p0 + base, s, fetch, {function(result, t)});
   }}
 }};
 """
-        return source, threads
-
-    def arguments(self, out: int) -> bytes:
-        """The bytes of the struct, its results going to ``out``."""
-        types = tuple(ctype for _, _, ctype, _ in self.members) + (ctypes.c_uint,)
-        values = [out if value is None else address(value) if isinstance(value, Array) else value
-                  for _, _, _, value in self.members]
-        return _packing(types)(*values, 0)
-
-
-@functools.lru_cache(maxsize=256)
-def _packing(types: tuple[Any, ...]) -> Callable[..., bytes]:
-    return fused.packing("RaRows", types)[1]
+    struct, pack = fused.packing("RaRows", (*(ctype for _, ctype in types), ctypes.c_uint))
+    return _Program(source, struct, pack)
 
 
 @functools.lru_cache(maxsize=4)
@@ -277,6 +347,11 @@ def _prelude(source: str) -> str:
     """What a row kernel compiles before its struct: the expressions' prelude, the reductions' program
     (``source``: their functors, the block reduction) and rows.hip."""
     return fused.prelude() + "\n" + source + "\n" + kernel_source(PATH)
+
+
+#: (runtime, key, the reductions' options, block) -> the launcher of the key's loaded kernel, and its
+#: struct's packing: the path of every computation after the first of an expression's shape.
+_READY: dict[tuple[Any, ...], tuple[Any, Callable[..., bytes]]] = {}
 
 
 def evaluate(node: Node, device: Device, resolve: Resolve, generated: Callable[..., Any]) -> DeviceBuffer | None:
@@ -292,23 +367,30 @@ def evaluate(node: Node, device: Device, resolve: Resolve, generated: Callable[.
     rows = math.prod(node.shape) // length if length else 0
     if rows == 0:
         return None
-    program = _Program(rows, length, resolve)
+    walk = _Walk(rows, length, resolve)
     try:
-        source, threads = program.build(node)
+        key, threads = walk.walk(node)
     except _Unfused:
         return None
-    red = program.stages[0].reduction
-    function = generated(device, PATH, KERNEL, red.options, _prelude(red.source), source)
-    if function is None:
-        return None
     rt = device.runtime
-    group = _group(length, program.width, threads, rt.properties.wave_size)
+    red = walk.stages[0].reduction
+    group = _group(length, walk.width, threads, rt.properties.wave_size)
     per = threads // group
+    ready = _READY.get((rt, key, red.options, per * group))
+    if ready is None:
+        program = _program(key)
+        function = generated(device, PATH, KERNEL, red.options, _prelude(red.source), program.source)
+        if function is None:
+            return None
+        ready = _READY[(rt, key, red.options, per * group)] = (
+            rt.launcher(function, [program.struct, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_int32],
+                        (per * group, 1, 1)), program.pack)
+    launch, pack = ready
     buf = rt.allocate(rows * length * node.out_dtype.itemsize)
-    packed = program.arguments(buf.ptr)
-    rt.launch(function, (min(-(-rows // per), MAX_GRID_X), 1, 1), (per * group, 1, 1),
-              [(ctypes.c_char * len(packed)).from_buffer_copy(packed), ctypes.c_int64(rows), ctypes.c_int64(length),
-               ctypes.c_int32(group), ctypes.c_int32(threads)])
+    values = walk.values
+    values[0] = buf.ptr
+    launch((min(-(-rows // per), MAX_GRID_X), 1, 1),
+           [pack(*[address(v) if type(v) is Array else v for v in values], 0), rows, length, group, threads])
     return buf
 
 
@@ -326,14 +408,15 @@ def _group(length: int, width: int, threads: int, wave: int) -> int:
 def examples(reductions: Sequence[fusion.RowReduction]) -> list[tuple[str, str]]:
     """Row kernels of every kind, for the compile check: a softmax (a stage of an expression holding
     another) of the first two reductions, a layer norm (two stages of one array, a per-row expression
-    of one, a row Broadcast of another dtype) of the last two, and ``x - r`` in short rows (a head and
-    a tail, one vector a thread) of each."""
+    of one, a row Broadcast of another dtype) of the last two, each in rows that a thread holds in
+    registers and in rows it reads again, and ``x - r`` in short rows (a head and a tail, one vector a
+    thread) of each."""
     from .table import BY_NAME as f
 
-    rows, length = 8, 4096
+    rows = 8
     found: dict[int, Stage | Node] = {}  # (what the deferred results of a computation would resolve to)
 
-    def leaf(dtype: DType, shape: tuple[int, ...] = (rows, length)) -> Array:
+    def leaf(dtype: DType, shape: tuple[int, ...]) -> Array:
         return memory.empty(shape, dtype, cpu)
 
     def op(name: str, *args: Any) -> Node:  # (the front sees a Broadcast as an array of the result's shape)
@@ -342,24 +425,27 @@ def examples(reductions: Sequence[fusion.RowReduction]) -> list[tuple[str, str]]
         return Node(n.fn, n.dtype, n.out_dtype, tuple(a if type(a) is Broadcast else b for a, b in zip(args, n.args)),
                     n.shape)
 
-    def reduced(red: fusion.RowReduction, input: Node | Array, n: int = length) -> Array:
+    def reduced(red: fusion.RowReduction, input: Node | Array, n: int) -> Array:
         out = leaf(red.out_dtype, (rows, 1))
         found[id(out)] = Stage(red, input, input.out_dtype if isinstance(input, Node) else input._dtype, rows, n)
         return out
 
-    def program(node: Node, n: int = length) -> tuple[str, str]:
-        return KERNEL, _prelude(reductions[0].source) + _Program(rows, n, lambda a: found.get(id(a))).build(node)[0]
+    def program(node: Node, n: int) -> tuple[str, str]:
+        key, _ = _Walk(rows, n, lambda a: found.get(id(a))).walk(node)
+        return KERNEL, _prelude(reductions[0].source) + _program(key).source
 
     first, second, *_, mean, var = reductions
-    x = leaf(first.out_dtype)
-    e = op("exp", op("subtract", x, Broadcast(reduced(first, x), "col", length)))
-    programs = [program(op("divide", e, Broadcast(reduced(second, e), "col", length)))]
-    z = leaf(mean.out_dtype)
-    std = leaf(var.out_dtype, (rows, 1))
-    found[id(std)] = make_node(f["sqrt"], make_node(f["add"], reduced(var, z), 1e-5))
-    centered = op("subtract", z, Broadcast(reduced(mean, z), "col", length))
-    gamma = Broadcast(leaf(dtypes.float16, (length,)), "row", length)
-    programs.append(program(op("multiply", op("divide", centered, Broadcast(std, "col", length)), gamma)))
+    programs = []
+    for length in (1024, 4096):
+        x = leaf(first.out_dtype, (rows, length))
+        e = op("exp", op("subtract", x, Broadcast(reduced(first, x, length), "col", length)))
+        programs.append(program(op("divide", e, Broadcast(reduced(second, e, length), "col", length)), length))
+        z = leaf(mean.out_dtype, (rows, length))
+        std = leaf(var.out_dtype, (rows, 1))
+        found[id(std)] = make_node(f["sqrt"], make_node(f["add"], reduced(var, z, length), 1e-5))
+        centered = op("subtract", z, Broadcast(reduced(mean, z, length), "col", length))
+        gamma = Broadcast(leaf(dtypes.float16, (length,)), "row", length)
+        programs.append(program(op("multiply", op("divide", centered, Broadcast(std, "col", length)), gamma), length))
     for red in reductions:
         w = leaf(red.out_dtype, (rows, 100))
         programs.append(program(op("subtract", w, Broadcast(reduced(red, w, 100), "col", 100)), 100))

@@ -439,11 +439,20 @@ def _reduce_rows(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool
     cut = _rows(device, rows, length)
     if cut.splits != 1:
         return None
-    reduction = fusion.RowReduction(
-        row.map, row.combine, row.finalize, c, out_dtype, float(options.get("correction", 0.0)), cut.block[0],
-        _reduction_source(), REDUCTION.options_on(device),
-        lambda a: _reduce(row, a, axes, False, compute, out_dtype, options))
+    key = (row.name, x.dtype, x.ndim, c, compute, out_dtype, tuple(options.items()), device.runtime, cut.block[0])
+    reduction = _ROW_REDUCTIONS.get(key)
+    if reduction is None:
+        kept = dict(options)
+        reduction = _ROW_REDUCTIONS[key] = fusion.RowReduction(
+            row.map, row.combine, row.finalize, c, out_dtype, float(options.get("correction", 0.0)), cut.block[0],
+            _reduction_source(), REDUCTION.options_on(device),
+            lambda a: _reduce(row, a, axes, False, compute, out_dtype, kept))
     return provider.reduce_rows(x, reduction, reduced_shape(x.shape, axes, keepdims))
+
+
+#: The RowReduction of each kind of deferred reduction (its row, dtypes, options, device and block),
+#: made once, not at each call (a frozen dataclass of ten fields, and a closure).
+_ROW_REDUCTIONS: dict[tuple[Any, ...], fusion.RowReduction] = {}
 
 
 def _row_examples() -> list[fusion.RowReduction]:
