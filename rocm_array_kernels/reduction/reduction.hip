@@ -542,47 +542,137 @@ reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t le
 }
 
 // ---- scans along contiguous rows ------------------------------------------------------------
-// Tiles of RA_SCAN_TILE elements: blockIdx.x a tile (grid-stride), blockIdx.y a row
-// (grid-stride). A row of several tiles takes three steps (the host's): the tiles' totals
-// (`totals` non-null), their inclusive scan, then each tile scanned behind its carry
-// (`carry[row * tiles + tile - 1]`).
-// RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread) are compile options (rocm_array_plugins/reduction/gpu.py).
+// One pass (read once, write once) with decoupled look-back (Merrill & Garland 2016, as CUB's and
+// PyTorch's scans): the rows' tiles, row-major, are numbered g = row * tiles + tile. A block takes
+// the next g from a counter (tiles in the order blocks start, so a tile waits only on tiles whose
+// blocks already run, whatever blocks are resident), scans its tile, publishes its aggregate, looks
+// back over the row's earlier tiles for the combination of everything before it, publishes its
+// inclusive prefix and writes its outputs. A row of one tile publishes and reads nothing.
+// RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread of a 4-byte accumulator) are compile
+// options (rocm_array_plugins/reduction/gpu.py, which says why those values).
 // The tile sits in shared memory with a gap after every 32 elements (RA_SCAN_AT): a thread's run of
-// RA_SCAN_ITEMS then starts in a bank of its own, where unpadded runs put 8 threads on each bank.
+// items then starts in a bank of its own, where unpadded runs put 8 threads on each bank.
 #define RA_SCAN_AT(i) ((i) + (i) / 32)
+// Elements a thread: RA_SCAN_ITEMS for accumulators of up to 4 bytes, fewer for wider ones, so a tile
+// is the same bytes of shared memory for every C (gpu.py's _scan_tile makes the same count).
+template <typename C> struct RaScanItems {
+  static constexpr int value = sizeof(C) <= 4 ? RA_SCAN_ITEMS
+                               : RA_SCAN_ITEMS * 4 / (int)sizeof(C) > 0 ? RA_SCAN_ITEMS * 4 / (int)sizeof(C) : 1;
+};
+
+// What a tile has published, in status[g] (zero before the launch): nothing, its aggregate (in
+// aggregate[g]), or its inclusive prefix, the combination of its row up to it (in prefix[g]). A value
+// is written, then a fence, then its status; a reader reads the status, a fence, then the value:
+// accumulators of 8 and 16 bytes are not one atomic word with a flag.
+#define RA_SCAN_AGGREGATE 1u
+#define RA_SCAN_PREFIX 2u
+template <typename C> struct RaScanState {
+  unsigned long long* taken;  // the tile counter (null: a row is one tile, and tile g is blockIdx.x + k * gridDim.x)
+  volatile unsigned int* status;
+  C* aggregate;
+  C* prefix;
+};
+
+// The next tile of this block (all threads): after `g`, or the first (g < 0).
+template <typename C> RA_DEVICE ra_index_t ra_scan_next(const RaScanState<C>& st, ra_index_t g) {
+  __shared__ ra_index_t taken;
+  if (!st.taken) return g < 0 ? (ra_index_t)blockIdx.x : g + gridDim.x;
+  __syncthreads();  // every thread has read the last tile's number
+  if (threadIdx.x == 0) taken = (ra_index_t)atomicAdd(st.taken, 1ull);
+  __syncthreads();
+  return taken;
+}
+
+// Publishes v as tile g's `what` (one thread: thread 0 the aggregate, the look-back's last lane the prefix).
+template <typename C> RA_DEVICE void ra_scan_publish(const RaScanState<C>& st, ra_index_t g, C v, unsigned int what) {
+  (what == RA_SCAN_PREFIX ? st.prefix : st.aggregate)[g] = v;
+  RA_GRID_FENCE();
+  st.status[g] = what;
+}
+
+// The combination of tiles [first, g), in the wave's last lane (wave 0, g > first): the statuses of
+// RA_WAVE_SIZE tiles at a time, the nearest in the last lane, read at once (one round trip a window);
+// lanes wait (all of them: every earlier tile's block runs and publishes its aggregate without
+// waiting) until each has something. The window's values from the nearest prefix on are combined in
+// tile order (a wave scan: its last lane holds the window's combination), and the walk ends at a
+// prefix, or at the row's first tile.
+template <typename C, typename Combine>
+RA_DEVICE C ra_scan_look_back(const RaScanState<C>& st, ra_index_t first, ra_index_t g, Combine op, C identity) {
+  const int lane = ra_lane();
+  C before = identity;
+  for (ra_index_t end = g;; end -= RA_WAVE_SIZE) {
+    const ra_index_t j = end - RA_WAVE_SIZE + lane;
+    unsigned int s = j < first ? RA_SCAN_PREFIX : st.status[j];
+    while (ra_any(s == 0)) {
+      ra_spin_turn();
+      if (s == 0) s = st.status[j];
+    }
+    RA_GRID_FENCE();  // (acquire: the values were written before their statuses)
+    C v = j < first ? identity : ra_load_coherent(s == RA_SCAN_PREFIX ? st.prefix + j : st.aggregate + j);
+    const ra_lanemask_t prefixes = ra_ballot(s == RA_SCAN_PREFIX);
+    if ((prefixes >> lane) >> 1) v = identity;  // a nearer tile's prefix holds this one
+    before = op(ra_wave_scan(v, op), before);
+    if (prefixes) return before;
+  }
+}
+
+// Blocks of RA_SCAN_BLOCK threads; tiles of RaScanItems<C> elements a thread.
+// taken, status, aggregate, prefix: RaScanState's (null where a row is one tile).
 template <typename In, typename C, typename Out, typename Map, typename Combine>
 __global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
-                                                            const C* carry, C* totals) {
-  RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(RA_SCAN_BLOCK * RA_SCAN_ITEMS));
+                                                            unsigned long long* taken, unsigned int* status,
+                                                            C* aggregate, C* prefix) {
+  const RaScanState<C> st{taken, status, aggregate, prefix};
+  constexpr int ITEMS = RaScanItems<C>::value, TILE = RA_SCAN_BLOCK * ITEMS;
+  RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(TILE));
+  RA_SHARED_ARRAY(C, carry, 1);
   const Combine op;
   const C identity = Combine::template identity<C>();
-  const int t = threadIdx.x, nt = blockDim.x, tile_n = nt * RA_SCAN_ITEMS;
-  const ra_index_t tiles = (len + tile_n - 1) / tile_n;
-  for (ra_index_t row = blockIdx.y; row < rows; row += gridDim.y) {
-    for (ra_index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      const ra_index_t base = row * len, start = tile * tile_n;
-      const int n = (int)(len - start < tile_n ? len - start : tile_n);
-      __syncthreads();
-      for (int i = t; i < tile_n; i += nt)
-        buf[RA_SCAN_AT(i)] = i < n ? Map::template map<C>(in[base + start + i], start + i) : identity;
-      __syncthreads();
-      C mine = identity;
+  const int t = threadIdx.x;
+  const ra_index_t tiles = (len + TILE - 1) / TILE, count = rows * tiles;
+  for (ra_index_t g = ra_scan_next(st, -1); g < count; g = ra_scan_next(st, g)) {
+    const ra_index_t row = g / tiles, tile = g - row * tiles, base = row * len + tile * TILE;
+    const int n = (int)(len - tile * TILE < TILE ? len - tile * TILE : TILE);
+    // All the tile's loads at once (coalesced: item k of thread t is element k * RA_SCAN_BLOCK + t).
+    In x[ITEMS];
 #pragma unroll
-      for (int k = 0; k < RA_SCAN_ITEMS; ++k) mine = op(mine, buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)]);
-      C before, total;
-      ra_block_scan(mine, op, identity, &before, &total);
-      if (totals) {
-        if (t == 0) totals[row * tiles + tile] = total;
-        continue;
-      }
-      C run = carry && tile > 0 ? op(carry[row * tiles + tile - 1], before) : before;
+    for (int k = 0; k < ITEMS; ++k)
+      if (k * RA_SCAN_BLOCK + t < n) x[k] = in[base + k * RA_SCAN_BLOCK + t];
+    __syncthreads();  // the last tile's outputs are read
 #pragma unroll
-      for (int k = 0; k < RA_SCAN_ITEMS; ++k) {
-        run = op(run, buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)]);
-        buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)] = run;
+    for (int k = 0; k < ITEMS; ++k) {
+      const int i = k * RA_SCAN_BLOCK + t;
+      buf[RA_SCAN_AT(i)] = i < n ? Map::template map<C>(x[k], tile * TILE + i) : identity;
+    }
+    __syncthreads();
+    C mine = identity;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) mine = op(mine, buf[RA_SCAN_AT(t * ITEMS + k)]);
+    C before, total;
+    ra_block_scan(mine, op, identity, &before, &total);
+    if (tiles > 1) {
+      if (t == 0) ra_scan_publish(st, g, total, tile == 0 ? RA_SCAN_PREFIX : RA_SCAN_AGGREGATE);
+      if (tile > 0 && t < RA_WAVE_SIZE) {
+        const C earlier = ra_scan_look_back(st, g - tile, g, op, identity);
+        if (t == RA_WAVE_SIZE - 1) {
+          ra_scan_publish(st, g, op(earlier, total), RA_SCAN_PREFIX);
+          carry[0] = earlier;
+        }
       }
       __syncthreads();
-      for (int i = t; i < n; i += nt) out[base + start + i] = ra_cast<Out>(buf[RA_SCAN_AT(i)]);
+      if (tile > 0) before = op(carry[0], before);
+    }
+    C run = before;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      run = op(run, buf[RA_SCAN_AT(t * ITEMS + k)]);
+      buf[RA_SCAN_AT(t * ITEMS + k)] = run;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      const int i = k * RA_SCAN_BLOCK + t;
+      if (i < n) out[base + i] = ra_cast<Out>(buf[RA_SCAN_AT(i)]);
     }
   }
 }

@@ -13,6 +13,10 @@ argmax pairs included, work alike). A full reduction of contiguous elements is o
 pass would, so the bits are the same. Each layout and pass is a kernel of its own, so a first
 call compiles only what it runs; a two-pass call compiles both at once.
 
+Scans (cumulative_sum, cumulative_prod, nonzero's positions, unique's groups) are one launch of
+``scan_tiles`` over contiguous rows: one pass with decoupled look-back, its per-tile state from the
+pool, zeroed on the stream before each launch (``_scan_state``).
+
 Kernels are instantiated per (input, compute, output) dtype triple a row uses by
 default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
 another result: such a call casts the input to the result dtype first.
@@ -51,14 +55,17 @@ if TYPE_CHECKING:
 __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "read_scalar"]
 
 _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
-#: scan_tiles: threads, and elements a thread. cumulative_sum on an H200 (shared memory padded; 256x8
-#: unpadded had been 422 us for 2^26 float32 and 224 us for 2^24 float64): 2^26 float32 361 us at
-#: 128x8 against 391 at 256x8, 365 at 128x16 and 456 at 256x4; 2^24 float64 164 against 171, 184
-#: and 173; 4096 rows of 4096 float32 113 against 124, 113 and 133 (PyTorch 216, 104 and 177 us).
-#: AMD, from the kernels' resources (not timed): the tile's LDS (17 KiB of complex128 at 128x8) left
-#: a CDNA CU (64 KiB) 3 blocks of 2 waves, 1.5 waves a SIMD of 8 (double: 3.5); at 256x2, 7 and 8.
-#: An RDNA WGP (128 KiB, wave 32) held 7 blocks of 4 waves, 7 of 16; at 256x4, 14.
-_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=2, rdna=4)
+#: scan_tiles (one pass, decoupled look-back): threads, and elements a thread of an accumulator of up to
+#: 4 bytes (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same
+#: 8 KiB of shared memory for every dtype). Chosen by reasoning, not timed (no GPU at hand; time them
+#: with .diag/scan_speed.py): a tile's fixed costs (the counter's atomic, the look-back's round trips)
+#: want large tiles, and a block loads its whole tile at once (items in registers), so the bytes in
+#: flight a multiprocessor are its blocks' tiles: on sm_90 the float32 kernel holds 64 registers, 4
+#: blocks an SM, 32 KiB in flight, above the ~25 KiB that an H100's 3.35 TB/s over 132 SMs at ~1 us
+#: latency asks. 128x16 held 80-96 registers: under half of sm_90's waves. AMD: the
+#: same 2048 elements, 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks, an RDNA WGP's
+#: 128 KiB 14). (The three-pass scan this replaced measured best at 128x8 on an H200.)
+_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=256, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=8, rdna=8)
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 #: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
 #: accumulators through this much dynamic shared memory.
@@ -468,23 +475,43 @@ def _reduction_source() -> str:
 
 
 # -- scans ------------------------------------------------------------------------------------------
+def _scan_tile(device: Device, c: DType) -> int:
+    """Elements a tile of scan_tiles holds for the accumulator ``c`` (RaScanItems in reduction.hip)."""
+    items = REDUCTION.value(device, "RA_SCAN_ITEMS")
+    if c.itemsize > 4:
+        items = max(1, items * 4 // c.itemsize)
+    return REDUCTION.value(device, "RA_SCAN_BLOCK") * items
+
+
+def _scan_state(device: Device, count: int, c: DType) -> tuple[Array, list[ctypes.c_void_p]]:
+    """The look-back's state of ``count`` tiles from the pool, and its four pointer arguments: the tile
+    counter (8 bytes) and a status word a tile, zeroed on the stream before the launch (every launch:
+    the counter ends past the tiles, and the statuses are set); then aggregates and inclusive prefixes
+    of ``c`` a tile, which a status guards (not zeroed)."""
+    values = -(-(8 + 4 * count) // 16) * 16  # (16-byte aligned: a complex128 accumulator)
+    state = memory.empty((values + 2 * count * c.itemsize,), dtypes.uint8, device)
+    base = address(state)
+    device.runtime.memset(base, 0, 8 + 4 * count)
+    at = (0, 8, values, values + count * c.itemsize)
+    return state, [ctypes.c_void_p(base + a) for a in at]
+
+
 def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
               map_: str = _IDENTITY, combine: str = _ADD, group: tuple[str, ...] | None = None) -> None:
-    """The inclusive scan of each contiguous row of ``x`` into ``out`` (which may be ``x``)."""
+    """The inclusive scan of each contiguous row of ``x`` into ``out`` (which may be ``x``): one launch
+    of scan_tiles, which reads ``x`` once (see reduction.hip)."""
     device = x.device
     name = _scan_name((x.dtype, c, out.dtype), map_, combine)
     group = group or (name,)
-    threads = REDUCTION.value(device, "RA_SCAN_BLOCK")
-    tiles = -(-length // (threads * REDUCTION.value(device, "RA_SCAN_ITEMS")))
-    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (threads, 1, 1)
+    tiles = -(-length // _scan_tile(device, c))
+    count = rows * tiles
+    grid, block = (min(count, MAX_GRID_X), 1, 1), (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
-    if tiles == 1:
-        REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(None)])
+    if tiles == 1:  # (no look-back: no state, no memset)
+        REDUCTION.launch(device, name, group, grid, block, [*args, *(ptr(None),) * 4])
         return
-    totals = memory.empty((rows * tiles,), c, device)
-    REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(totals)])
-    scan_rows(totals, totals, rows, tiles, c, _IDENTITY, combine, _scan_group(combine))
-    REDUCTION.launch(device, name, group, grid, block, [*args, ptr(totals), ptr(None)])
+    state, pointers = _scan_state(device, count, c)  # (held until the launch is queued, see _done)
+    REDUCTION.launch(device, name, group, grid, block, [*args, *pointers])
 
 
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
