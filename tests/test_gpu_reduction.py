@@ -257,24 +257,49 @@ def _look_back_input(dtype: str, shape: tuple[int, int], prod: bool) -> np.ndarr
     return (a + 1j * rng.uniform(-1, 1, shape) if dtype.startswith("complex") else a).astype(dtype)
 
 
+def _check_scan(got: np.ndarray, want: np.ndarray, dtype: str, order: str) -> None:
+    if dtype.startswith("int"):
+        assert np.array_equal(got, want), order
+    else:
+        rtol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max(), err_msg=order)
+
+
 @pytest.mark.parametrize("name,dtype,rows,tiles,extra", LOOK_BACK_CASES)
 def test_scan_look_back_whichever_block_order(gpu: str, name: str, dtype: str, rows: int, tiles: int, extra: int,
                                               block_orders: Callable[[], Iterator[str]]) -> None:
     """Rows of many tiles under every block order: each tile's prefix from its predecessors' published
-    aggregates and prefixes (decoupled look-back), whichever block takes which tile and runs when;
-    integers exact, floats within their rounding (the look-back's grouping differs between orders)."""
+    aggregates and windows' totals (decoupled look-back), whichever block takes which tile and runs
+    when; integers exact, floats within their rounding, and the same bits under every order (the
+    look-back's grouping is fixed)."""
     shape = (rows, _tiles(gpu, "int64" if dtype.startswith("int") else dtype, tiles, extra))
     a = _look_back_input(dtype, shape, name == "cumulative_prod")
     wide = np.int64 if dtype.startswith("int") else np.complex128 if "complex" in dtype else np.float64
     want = (np.cumprod if name == "cumulative_prod" else np.cumsum)(a.astype(wide), axis=1)
     x = put(a, gpu)
+    first = None
     for order in block_orders():
         got = host(getattr(xp, name)(x, axis=1))
-        if dtype.startswith("int"):
-            assert np.array_equal(got, want), order
-        else:
-            rtol = 1e-5 if dtype == "float32" else 1e-12
-            np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max(), err_msg=order)
+        _check_scan(got, want, dtype, order)
+        first = got if first is None else first
+        assert got.tobytes() == first.tobytes(), order
+
+
+def test_scan_look_back_groups(gpu: str, block_orders: Callable[[], Iterator[str]]) -> None:
+    """A row past a group of tiles (a wave of windows of a wave of tiles each), so that tiles take the
+    previous group's prefix from the chain of groups; complex128 (the smallest tile), every order, the
+    same bits each time."""
+    wave = devices.parse(gpu).runtime.properties.wave_size
+    shape = (1, _tiles(gpu, "complex128", wave * wave + wave + 3, 5))
+    a = _look_back_input("complex128", shape, False)
+    want = np.cumsum(a, axis=1)
+    x = put(a, gpu)
+    first = None
+    for order in block_orders():
+        got = host(xp.cumulative_sum(x, axis=1))
+        _check_scan(got, want, "complex128", order)
+        first = got if first is None else first
+        assert got.tobytes() == first.tobytes(), order
 
 
 def test_nonzero_look_back_whichever_block_order(gpu: str, block_orders: Callable[[], Iterator[str]]) -> None:
@@ -289,26 +314,32 @@ def test_nonzero_look_back_whichever_block_order(gpu: str, block_orders: Callabl
 
 def test_scan_state_is_reset_for_each_launch(gpu: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Consecutive scans of several tiles (the pool hands back the same state buffer): each launch finds
-    its counter and statuses zeroed and leaves every tile's status at 'prefix published' (2) and the
-    counter at the tiles plus one last take a block."""
+    its counter and flags zeroed and leaves the counter at the tiles (a block takes one) and the flag
+    of every tile's aggregate and every full window's total set."""
     states: list[tuple[xp.Array, int]] = []
     made = reduction_gpu._scan_state
+    wave = devices.parse(gpu).runtime.properties.wave_size
 
-    def spied(dev: Any, count: int, c: Any) -> Any:
-        state, pointers = made(dev, count, c)
-        states.append((state, count))
+    def spied(dev: Any, rows: int, tiles: int, c: Any) -> Any:
+        state, pointers = made(dev, rows, tiles, c)
+        states.append((state, tiles))
         return state, pointers
 
     monkeypatch.setattr(reduction_gpu, "_scan_state", spied)
-    for k, n in enumerate([_tiles(gpu, "int64", 12, 5)] * 3 + [_tiles(gpu, "int64", 5, 0), _tiles(gpu, "int64", 12, 5)]):
+    slot = reduction_gpu._scan_slot_bytes(xp.int64)
+    for k, n in enumerate([_tiles(gpu, "int64", wave + 12, 5)] * 3 + [_tiles(gpu, "int64", 5, 0),
+                                                                     _tiles(gpu, "int64", wave + 12, 5)]):
         a = np.random.default_rng(k).integers(-9, 10, n)
         assert np.array_equal(host(xp.cumulative_sum(put(a, gpu))), np.cumsum(a)), k
-        state, count = states[-1]
+        state, tiles = states[-1]
         raw = host(state)
-        assert int(raw[:8].view(np.uint64)[0]) == 2 * count, k  # (grid: a block a tile, each one take more)
-        assert np.all(raw[8:8 + 4 * count].view(np.uint32) == 2), k
+        assert int(raw[:8].view(np.uint64)[0]) == tiles, k
+        at = reduction_gpu._SCAN_SLOTS_AT
+        flags = raw[at:].reshape(-1, slot)[:, 8:12].copy().view(np.uint32)[:, 0]  # (value, then its flag)
+        windows = -(-tiles // wave)
+        assert np.all(flags[:tiles] == 1), k
+        assert list(flags[tiles:tiles + windows]) == [1] * (tiles // wave) + [0] * (windows - tiles // wave), k
     assert len(states) == 5
-
 
 
 def _fold_cases(a: np.ndarray) -> list[np.floating | np.bool_ | np.intp]:

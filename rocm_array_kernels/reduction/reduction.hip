@@ -542,12 +542,23 @@ reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t le
 }
 
 // ---- scans along contiguous rows ------------------------------------------------------------
-// One pass (read once, write once) with decoupled look-back (Merrill & Garland 2016, as CUB's and
-// PyTorch's scans): the rows' tiles, row-major, are numbered g = row * tiles + tile. A block takes
-// the next g from a counter (tiles in the order blocks start, so a tile waits only on tiles whose
-// blocks already run, whatever blocks are resident), scans its tile, publishes its aggregate, looks
-// back over the row's earlier tiles for the combination of everything before it, publishes its
-// inclusive prefix and writes its outputs. A row of one tile publishes and reads nothing.
+// One pass (read once, write once) with decoupled look-back (Merrill & Garland 2016, as CUB's,
+// PyTorch's and rocPRIM's scans): the rows' tiles, row-major, are numbered g = row * tiles + tile,
+// and a block takes its g from a counter (tiles in the order blocks start, so a tile waits only on
+// tiles whose blocks already run, whatever blocks are resident). A block scans its tile, publishes
+// its aggregate at once, then learns the combination of its row's earlier tiles from what they
+// published. A row of one tile publishes and reads nothing.
+//
+// The same bits every run: CUB's look-back stops at whichever earlier prefix is published first, so
+// a float scan's grouping (its rounding) follows the blocks' timing. Here every combination has a
+// fixed form. The row's tiles are cut into windows of W = RA_WAVE_SIZE tiles, and the windows into
+// groups of W windows. A tile publishes its aggregate; the last tile of a window also the window's
+// total (a wave scan of its W aggregates); the last tile of a group the row's inclusive prefix up to
+// the group's end (the previous group's prefix combined with the group's total, a wave scan of its W
+// window totals). A tile's prefix is the previous group's prefix, then the totals of its group's
+// earlier windows, then the aggregates of its window's earlier tiles: two rounds of wave-wide reads,
+// and only the groups' prefixes form a chain, of tiles / W^2 links (32 for 2^26 float32).
+//
 // RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread of a 4-byte accumulator) are compile
 // options (rocm_array_plugins/reduction/gpu.py, which says why those values).
 // The tile sits in shared memory with a gap after every 32 elements (RA_SCAN_AT): a thread's run of
@@ -560,120 +571,208 @@ template <typename C> struct RaScanItems {
                                : RA_SCAN_ITEMS * 4 / (int)sizeof(C) > 0 ? RA_SCAN_ITEMS * 4 / (int)sizeof(C) : 1;
 };
 
-// What a tile has published, in status[g] (zero before the launch): nothing, its aggregate (in
-// aggregate[g]), or its inclusive prefix, the combination of its row up to it (in prefix[g]). A value
-// is written, then a fence, then its status; a reader reads the status, a fence, then the value:
-// accumulators of 8 and 16 bytes are not one atomic word with a flag.
-#define RA_SCAN_AGGREGATE 1u
-#define RA_SCAN_PREFIX 2u
-template <typename C> struct RaScanState {
-  unsigned long long* taken;  // the tile counter (null: a row is one tile, and tile g is blockIdx.x + k * gridDim.x)
-  volatile unsigned int* status;
-  C* aggregate;
-  C* prefix;
+// A published value and its flag (0 before the launch, 1 once written): 8 bytes for accumulators of
+// up to 4, 16 for 8, 32 for 16 (gpu.py's _scan_slot_bytes makes the same sizes).
+// Packed slots are one word that one store writes and one load reads whole, so a reader that sees
+// the flag sees the value with no fence on either side (CUB's and rocPRIM's look-back likewise):
+// 8-byte words everywhere (an aligned 8-byte access is single-copy atomic on both platforms), 16-byte
+// words on NVIDIA only (st/ld.v2.u64: CUB's look-back relies on them for 8-byte values on every
+// architecture it supports; AMD's memory model promises no more than 8 bytes, and rocPRIM packs no
+// more). Other slots write the value, a fence, the flag; a reader the flag, a fence, the value.
+template <typename C> struct RaScanPacks {
+#ifdef RA_NVIDIA
+  static constexpr bool value = sizeof(C) <= 8;
+#else
+  static constexpr bool value = sizeof(C) <= 4;
+#endif
+};
+template <typename C> struct RaScanSlotBytes {
+  static constexpr int value = sizeof(C) <= 4 ? 8 : sizeof(C) <= 8 ? 16 : 32;
+};
+template <typename C> struct RA_ALIGN(RaScanSlotBytes<C>::value < 16 ? RaScanSlotBytes<C>::value : 16) RaScanSlot {
+  C value;
+  unsigned int ready;
 };
 
-// The next tile of this block (all threads): after `g`, or the first (g < 0).
-template <typename C> RA_DEVICE ra_index_t ra_scan_next(const RaScanState<C>& st, ra_index_t g) {
-  __shared__ ra_index_t taken;
-  if (!st.taken) return g < 0 ? (ra_index_t)blockIdx.x : g + gridDim.x;
-  __syncthreads();  // every thread has read the last tile's number
-  if (threadIdx.x == 0) taken = (ra_index_t)atomicAdd(st.taken, 1ull);
-  __syncthreads();
-  return taken;
-}
-
-// Publishes v as tile g's `what` (one thread: thread 0 the aggregate, the look-back's last lane the prefix).
-template <typename C> RA_DEVICE void ra_scan_publish(const RaScanState<C>& st, ra_index_t g, C v, unsigned int what) {
-  (what == RA_SCAN_PREFIX ? st.prefix : st.aggregate)[g] = v;
-  RA_GRID_FENCE();
-  st.status[g] = what;
-}
-
-// The combination of tiles [first, g), in the wave's last lane (wave 0, g > first): the statuses of
-// RA_WAVE_SIZE tiles at a time, the nearest in the last lane, read at once (one round trip a window);
-// lanes wait (all of them: every earlier tile's block runs and publishes its aggregate without
-// waiting) until each has something. The window's values from the nearest prefix on are combined in
-// tile order (a wave scan: its last lane holds the window's combination), and the walk ends at a
-// prefix, or at the row's first tile.
-template <typename C, typename Combine>
-RA_DEVICE C ra_scan_look_back(const RaScanState<C>& st, ra_index_t first, ra_index_t g, Combine op, C identity) {
-  const int lane = ra_lane();
-  C before = identity;
-  for (ra_index_t end = g;; end -= RA_WAVE_SIZE) {
-    const ra_index_t j = end - RA_WAVE_SIZE + lane;
-    unsigned int s = j < first ? RA_SCAN_PREFIX : st.status[j];
-    while (ra_any(s == 0)) {
-      ra_spin_turn();
-      if (s == 0) s = st.status[j];
-    }
-    RA_GRID_FENCE();  // (acquire: the values were written before their statuses)
-    C v = j < first ? identity : ra_load_coherent(s == RA_SCAN_PREFIX ? st.prefix + j : st.aggregate + j);
-    const ra_lanemask_t prefixes = ra_ballot(s == RA_SCAN_PREFIX);
-    if ((prefixes >> lane) >> 1) v = identity;  // a nearer tile's prefix holds this one
-    before = op(ra_wave_scan(v, op), before);
-    if (prefixes) return before;
+template <typename C> RA_DEVICE void ra_scan_put(RaScanSlot<C>* s, C v) {
+  static_assert(sizeof(RaScanSlot<C>) == RaScanSlotBytes<C>::value, "a slot of another size than gpu.py's");
+  RaScanSlot<C> w;
+  w.value = v;
+  w.ready = 1;
+  if constexpr (!RaScanPacks<C>::value) {
+    s->value = v;
+    RA_GRID_FENCE();
+    *(volatile unsigned int*)&s->ready = 1;
+  } else if constexpr (sizeof(w) == 8) {
+    *(volatile unsigned long long*)s = ra_bit_cast<unsigned long long>(w);
+  } else {
+#ifdef RA_NVIDIA
+    struct Pair { unsigned long long lo, hi; };
+    const Pair p = ra_bit_cast<Pair>(w);
+    asm volatile("st.volatile.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(p.lo), "l"(p.hi) : "memory");
+#endif
   }
 }
 
-// Blocks of RA_SCAN_BLOCK threads; tiles of RaScanItems<C> elements a thread.
-// taken, status, aggregate, prefix: RaScanState's (null where a row is one tile).
+// Whether slot s is published; if so, its value in *v.
+template <typename C> RA_DEVICE bool ra_scan_get(const RaScanSlot<C>* s, C* v) {
+  RaScanSlot<C> w;
+  if constexpr (!RaScanPacks<C>::value) {
+    if (!*(const volatile unsigned int*)&s->ready) return false;
+    RA_GRID_FENCE();
+    *v = ra_load_coherent(&s->value);
+    return true;
+  } else if constexpr (sizeof(w) == 8) {
+    w = ra_bit_cast<RaScanSlot<C>>(*(const volatile unsigned long long*)s);
+  } else {
+#ifdef RA_NVIDIA
+    struct Pair { unsigned long long lo, hi; } p;
+    asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(p.lo), "=l"(p.hi) : "l"(s) : "memory");
+    w = ra_bit_cast<RaScanSlot<C>>(p);
+#endif
+  }
+  *v = w.value;
+  return w.ready != 0;
+}
+
+// Each lane's slot s (the wave's lanes together; identity where s is null), once all are published.
+template <typename C> RA_DEVICE C ra_scan_wait(const RaScanSlot<C>* s, C identity) {
+  C v = identity;
+  bool ready = !s || ra_scan_get(s, &v);
+  while (ra_any(!ready)) {
+    ra_spin_turn();
+    if (!ready) ready = ra_scan_get(s, &v);
+  }
+  return v;
+}
+
+// Value v of lane `src`, for any T (one 32-bit word at a time).
+template <typename T> RA_DEVICE T ra_scan_lane(T v, int src) {
+  RaWords<T> u;
+  u.value = v;
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(u.w) / 4); ++k) u.w[k] = ra_shfl(u.w[k], src);
+  return u.value;
+}
+
+// The combination of tile `tile`'s earlier tiles in its row (one wave, tile > 0; every lane gets it),
+// publishing on the way its window's total (the window's last tile) and its group's prefix (the
+// group's last tile). level0/1/2: the aggregates of the tiles (g), the windows' totals and the
+// groups' prefixes (row * windows + window, row * groups + group).
+template <typename C, typename Combine>
+RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaScanSlot<C>* level2, ra_index_t g,
+                              ra_index_t row, ra_index_t tile, ra_index_t tiles, C total, Combine op, C identity) {
+  constexpr int W = RA_WAVE_SIZE;
+  const int lane = ra_lane();
+  const ra_index_t windows = (tiles + W - 1) / W, groups = (windows + W - 1) / W;
+  const ra_index_t window = tile / W, group = window / W;
+  const int p0 = (int)(tile % W), p1 = (int)(window % W);
+  // The window's aggregates, this tile's own in lane p0.
+  C a = ra_scan_wait(lane < p0 ? level0 + g - p0 + lane : nullptr, identity);
+  if (lane == p0) a = total;
+  a = ra_wave_scan(a, op);
+  C before = p0 > 0 ? ra_scan_lane(a, p0 - 1) : identity;
+  const bool window_end = p0 == W - 1;
+  const C window_total = ra_scan_lane(a, W - 1);
+  if (window_end && lane == 0) ra_scan_put(level1 + row * windows + window, window_total);
+  if (p1 == 0 && group == 0) return before;
+  // The group's earlier windows' totals, this window's in lane p1 (where this tile ends it), and the
+  // previous group's prefix, read by lane W - 1 (which no window total of lane < p1 needs).
+  const RaScanSlot<C>* s = lane < p1 ? level1 + row * windows + window - p1 + lane
+                           : lane == W - 1 && group > 0 ? level2 + row * groups + group - 1 : nullptr;
+  C b = ra_scan_wait(s, identity);
+  const C prefix = group > 0 ? ra_scan_lane(b, W - 1) : identity;
+  b = lane < p1 ? b : lane == p1 && window_end ? window_total : identity;
+  b = ra_wave_scan(b, op);
+  const C group_total = ra_scan_lane(b, W - 1);
+  if (window_end && p1 == W - 1 && lane == 0) ra_scan_put(level2 + row * groups + group, op(prefix, group_total));
+  return op(op(prefix, p1 > 0 ? ra_scan_lane(b, p1 - 1) : identity), before);
+}
+
+// Blocks of RA_SCAN_BLOCK threads; tiles of RaScanItems<C> elements a thread, each wave a contiguous
+// run of RA_WAVE_SIZE * items (read and written a wave-wide row at a time, coalesced, and turned
+// through the wave's part of shared memory into a run of items a lane, so only the waves' totals and
+// the tile's prefix cross waves: two barriers a tile).
+// taken: the tile counter, slots its state (null where a row is one tile: then the grid may be
+// smaller than the tiles, and tile g is blockIdx.x + k * gridDim.x; else a block a tile).
+// On NVIDIA ptxas plans registers for blocks enough to fill half an SM's warps (the budget's floor for
+// memory-bound kernels): unbounded, a tile's loads in flight took 71 to 95 registers on sm_90.
+#ifdef RA_NVIDIA
+#define RA_SCAN_BOUNDS __launch_bounds__(RA_SCAN_BLOCK, 1024 / RA_SCAN_BLOCK)
+#else
+#define RA_SCAN_BOUNDS __launch_bounds__(RA_SCAN_BLOCK)
+#endif
 template <typename In, typename C, typename Out, typename Map, typename Combine>
-__global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
-                                                            unsigned long long* taken, unsigned int* status,
-                                                            C* aggregate, C* prefix) {
-  const RaScanState<C> st{taken, status, aggregate, prefix};
-  constexpr int ITEMS = RaScanItems<C>::value, TILE = RA_SCAN_BLOCK * ITEMS;
+__global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
+                                                            unsigned long long* taken, RaScanSlot<C>* slots) {
+  constexpr int ITEMS = RaScanItems<C>::value, TILE = RA_SCAN_BLOCK * ITEMS, W = RA_WAVE_SIZE;
+  constexpr int WAVES = RA_SCAN_BLOCK / W, RUN = W * ITEMS;
   RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(TILE));
+  RA_SHARED_ARRAY(C, sums, WAVES);
   RA_SHARED_ARRAY(C, carry, 1);
+  __shared__ ra_index_t first;
   const Combine op;
   const C identity = Combine::template identity<C>();
-  const int t = threadIdx.x;
+  const int t = threadIdx.x, lane = ra_lane(), wave = t / W;
+  C* run = buf + RA_SCAN_AT(wave * RUN);  // (RUN is a multiple of 32: the gaps add up)
   const ra_index_t tiles = (len + TILE - 1) / TILE, count = rows * tiles;
-  for (ra_index_t g = ra_scan_next(st, -1); g < count; g = ra_scan_next(st, g)) {
-    const ra_index_t row = g / tiles, tile = g - row * tiles, base = row * len + tile * TILE;
-    const int n = (int)(len - tile * TILE < TILE ? len - tile * TILE : TILE);
-    // All the tile's loads at once (coalesced: item k of thread t is element k * RA_SCAN_BLOCK + t).
+  ra_index_t g = blockIdx.x;
+  if (taken) {
+    if (t == 0) first = (ra_index_t)atomicAdd(taken, 1ull);
+    __syncthreads();
+    g = first;
+  }
+  for (; g < count; g += gridDim.x) {
+    const ra_index_t row = g / tiles, tile = g - row * tiles, start = tile * TILE, base = row * len + start;
+    const int n = (int)(len - start < TILE ? len - start : TILE), at = wave * RUN + lane;
     In x[ITEMS];
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k)
-      if (k * RA_SCAN_BLOCK + t < n) x[k] = in[base + k * RA_SCAN_BLOCK + t];
-    __syncthreads();  // the last tile's outputs are read
+      if (at + k * W < n) x[k] = in[base + at + k * W];
+    ra_wave_sync();  // (a later turn: the wave's reads of the last tile are done)
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-      const int i = k * RA_SCAN_BLOCK + t;
-      buf[RA_SCAN_AT(i)] = i < n ? Map::template map<C>(x[k], tile * TILE + i) : identity;
-    }
+    for (int k = 0; k < ITEMS; ++k)
+      run[RA_SCAN_AT(k * W + lane)] = at + k * W < n ? Map::template map<C>(x[k], start + at + k * W) : identity;
+    ra_wave_sync();
+    C mine = run[RA_SCAN_AT(lane * ITEMS)];
+#pragma unroll
+    for (int k = 1; k < ITEMS; ++k) mine = op(mine, run[RA_SCAN_AT(lane * ITEMS + k)]);
+    const C inclusive = ra_wave_scan(mine, op);
+    C before = ra_shfl_up_any(inclusive, 1);
+    if (lane == W - 1) sums[wave] = inclusive;
     __syncthreads();
-    C mine = identity;
+    // The waves' totals in wave order (a fixed grouping: the same bits whatever the timing).
+    C earlier = identity, total = sums[0];
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) mine = op(mine, buf[RA_SCAN_AT(t * ITEMS + k)]);
-    C before, total;
-    ra_block_scan(mine, op, identity, &before, &total);
+    for (int w = 0; w < WAVES; ++w) {
+      if (w < wave) earlier = op(earlier, sums[w]);
+      if (w > 0) total = op(total, sums[w]);
+    }
+    before = lane > 0 ? op(earlier, before) : earlier;
     if (tiles > 1) {
-      if (t == 0) ra_scan_publish(st, g, total, tile == 0 ? RA_SCAN_PREFIX : RA_SCAN_AGGREGATE);
-      if (tile > 0 && t < RA_WAVE_SIZE) {
-        const C earlier = ra_scan_look_back(st, g - tile, g, op, identity);
-        if (t == RA_WAVE_SIZE - 1) {
-          ra_scan_publish(st, g, op(earlier, total), RA_SCAN_PREFIX);
-          carry[0] = earlier;
+      if (t == 0) ra_scan_put(slots + g, total);
+      if (tile > 0) {
+        if (wave == 0) {
+          const ra_index_t windows = (tiles + W - 1) / W;
+          RaScanSlot<C>* level1 = slots + count;
+          const C prefix = ra_scan_look_back(slots, level1, level1 + rows * windows, g, row, tile, tiles, total, op,
+                                             identity);
+          if (t == 0) carry[0] = prefix;
         }
+        __syncthreads();
+        before = op(carry[0], before);
       }
-      __syncthreads();
-      if (tile > 0) before = op(carry[0], before);
     }
-    C run = before;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-      run = op(run, buf[RA_SCAN_AT(t * ITEMS + k)]);
-      buf[RA_SCAN_AT(t * ITEMS + k)] = run;
+      before = op(before, run[RA_SCAN_AT(lane * ITEMS + k)]);
+      run[RA_SCAN_AT(lane * ITEMS + k)] = before;
     }
-    __syncthreads();
+    ra_wave_sync();
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-      const int i = k * RA_SCAN_BLOCK + t;
-      if (i < n) out[base + i] = ra_cast<Out>(buf[RA_SCAN_AT(i)]);
-    }
+    for (int k = 0; k < ITEMS; ++k)
+      if (at + k * W < n) out[base + at + k * W] = ra_cast<Out>(run[RA_SCAN_AT(k * W + lane)]);
+    if (g + gridDim.x < count) __syncthreads();  // (another turn: sums and carry are read)
   }
 }
 

@@ -57,15 +57,14 @@ __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzer
 _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
 #: scan_tiles (one pass, decoupled look-back): threads, and elements a thread of an accumulator of up to
 #: 4 bytes (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same
-#: 8 KiB of shared memory for every dtype). Chosen by reasoning, not timed (no GPU at hand; time them
-#: with .diag/scan_speed.py): a tile's fixed costs (the counter's atomic, the look-back's round trips)
-#: want large tiles, and a block loads its whole tile at once (items in registers), so the bytes in
-#: flight a multiprocessor are its blocks' tiles: on sm_90 the float32 kernel holds 64 registers, 4
-#: blocks an SM, 32 KiB in flight, above the ~25 KiB that an H100's 3.35 TB/s over 132 SMs at ~1 us
-#: latency asks. 128x16 held 80-96 registers: under half of sm_90's waves. AMD: the
-#: same 2048 elements, 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks, an RDNA WGP's
-#: 128 KiB 14). (The three-pass scan this replaced measured best at 128x8 on an H200.)
-_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=256, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=8, rdna=8)
+#: bytes of shared memory for every dtype). NVIDIA: CUB's tile for scans on sm_90 (PyTorch's cumsum,
+#: which ncu showed at 128 threads, ~1920 float32 and ~896 float64 elements a tile), rounded to a power
+#: of two. AMD: not timed; 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks of 4-byte
+#: accumulators, an RDNA WGP's 128 KiB 14).
+_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=16, cdna=8, rdna=8)
+#: Where the look-back's slots start in its state: the tile counter has its own 128-byte cache line,
+#: which every block's atomic takes, apart from the slots the look-backs poll.
+_SCAN_SLOTS_AT = 128
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 #: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
 #: accumulators through this much dynamic shared memory.
@@ -483,17 +482,24 @@ def _scan_tile(device: Device, c: DType) -> int:
     return REDUCTION.value(device, "RA_SCAN_BLOCK") * items
 
 
-def _scan_state(device: Device, count: int, c: DType) -> tuple[Array, list[ctypes.c_void_p]]:
-    """The look-back's state of ``count`` tiles from the pool, and its four pointer arguments: the tile
-    counter (8 bytes) and a status word a tile, zeroed on the stream before the launch (every launch:
-    the counter ends past the tiles, and the statuses are set); then aggregates and inclusive prefixes
-    of ``c`` a tile, which a status guards (not zeroed)."""
-    values = -(-(8 + 4 * count) // 16) * 16  # (16-byte aligned: a complex128 accumulator)
-    state = memory.empty((values + 2 * count * c.itemsize,), dtypes.uint8, device)
+def _scan_slot_bytes(c: DType) -> int:
+    """Bytes a slot of the look-back's state takes for the accumulator ``c`` (RaScanSlot in reduction.hip)."""
+    return 8 if c.itemsize <= 4 else 16 if c.itemsize <= 8 else 32
+
+
+def _scan_state(device: Device, rows: int, tiles: int, c: DType) -> tuple[Array, list[ctypes.c_void_p]]:
+    """The look-back's state of ``rows`` rows of ``tiles`` tiles from the pool, zeroed on the stream
+    (every launch: the counter ends past the tiles, and the flags are set), and its two pointer
+    arguments: the tile counter, and the slots of the tiles' aggregates, then of the windows' totals
+    (a window a wave of tiles), then of the groups' prefixes (a group a wave of windows)."""
+    wave = device.runtime.properties.wave_size
+    windows = -(-tiles // wave)
+    slots = rows * (tiles + windows + -(-windows // wave))
+    size = _SCAN_SLOTS_AT + slots * _scan_slot_bytes(c)
+    state = memory.empty((size,), dtypes.uint8, device)
     base = address(state)
-    device.runtime.memset(base, 0, 8 + 4 * count)
-    at = (0, 8, values, values + count * c.itemsize)
-    return state, [ctypes.c_void_p(base + a) for a in at]
+    device.runtime.memset(base, 0, size)
+    return state, [ctypes.c_void_p(base), ctypes.c_void_p(base + _SCAN_SLOTS_AT)]
 
 
 def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
@@ -505,13 +511,16 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     group = group or (name,)
     tiles = -(-length // _scan_tile(device, c))
     count = rows * tiles
-    grid, block = (min(count, MAX_GRID_X), 1, 1), (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
+    block = (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
-    if tiles == 1:  # (no look-back: no state, no memset)
-        REDUCTION.launch(device, name, group, grid, block, [*args, *(ptr(None),) * 4])
+    if tiles == 1:  # (no look-back: no state, no memset; blocks may take several rows)
+        REDUCTION.launch(device, name, group, (min(count, MAX_GRID_X), 1, 1), block, [*args, ptr(None), ptr(None)])
         return
-    state, pointers = _scan_state(device, count, c)  # (held until the launch is queued, see _done)
-    REDUCTION.launch(device, name, group, grid, block, [*args, *pointers])
+    # A block a tile (the look-back's blocks each take one from the counter); rows of several tiles of
+    # 512 or more elements (16-byte accumulators) fill no memory with 2^31 tiles.
+    assert count <= MAX_GRID_X, count
+    state, pointers = _scan_state(device, rows, tiles, c)  # (held until the launch is queued, see _done)
+    REDUCTION.launch(device, name, group, (count, 1, 1), block, [*args, *pointers])
 
 
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
