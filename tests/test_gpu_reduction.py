@@ -287,8 +287,7 @@ def test_scan_look_back_whichever_block_order(gpu: str, name: str, dtype: str, r
 
 def test_scan_look_back_groups(gpu: str, block_orders: Callable[[], Iterator[str]]) -> None:
     """A row past a group of tiles (a wave of windows of a wave of tiles each), so that tiles take the
-    previous group's prefix from the chain of groups; complex128 (the smallest tile), every order, the
-    same bits each time."""
+    earlier group's total; complex128 (the smallest tile), every order, the same bits each time."""
     wave = devices.parse(gpu).runtime.properties.wave_size
     shape = (1, _tiles(gpu, "complex128", wave * wave + wave + 3, 5))
     a = _look_back_input("complex128", shape, False)

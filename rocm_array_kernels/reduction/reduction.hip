@@ -553,11 +553,13 @@ reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t le
 // a float scan's grouping (its rounding) follows the blocks' timing. Here every combination has a
 // fixed form. The row's tiles are cut into windows of W = RA_WAVE_SIZE tiles, and the windows into
 // groups of W windows. A tile publishes its aggregate; the last tile of a window also the window's
-// total (a wave scan of its W aggregates); the last tile of a group the row's inclusive prefix up to
-// the group's end (the previous group's prefix combined with the group's total, a wave scan of its W
-// window totals). A tile's prefix is the previous group's prefix, then the totals of its group's
-// earlier windows, then the aggregates of its window's earlier tiles: two rounds of wave-wide reads,
-// and only the groups' prefixes form a chain, of tiles / W^2 links (32 for 2^26 float32).
+// total (a wave scan of its W aggregates), the last tile of a group also the group's total (a wave
+// scan of its W window totals). A tile's prefix is the combination of all earlier groups' totals (a
+// wave of them at a time, each wave's as a tree, the waves' in order), then of its group's earlier
+// windows' totals, then of its window's earlier tiles' aggregates. No published value depends on
+// another group's, so nothing chains along the row: a tile waits at most for two rounds of wave-wide
+// reads (its window's aggregates; its group's windows' and the earlier groups' totals together), the
+// totals of a row's W^3 tiles (2^26 float32 of 2048-element tiles at W = 32) in one.
 //
 // RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread of a 4-byte accumulator) are compile
 // options (rocm_array_plugins/reduction/gpu.py, which says why those values).
@@ -635,15 +637,17 @@ template <typename C> RA_DEVICE bool ra_scan_get(const RaScanSlot<C>* s, C* v) {
   return w.ready != 0;
 }
 
-// Each lane's slot s (the wave's lanes together; identity where s is null), once all are published.
-template <typename C> RA_DEVICE C ra_scan_wait(const RaScanSlot<C>* s, C identity) {
-  C v = identity;
-  bool ready = !s || ra_scan_get(s, &v);
-  while (ra_any(!ready)) {
+// Each lane's slots s and u (the wave's lanes together; identity where null) into *a and *b, once all
+// are published (two at once: one round of waiting where two levels are read).
+template <typename C>
+RA_DEVICE void ra_scan_wait(const RaScanSlot<C>* s, const RaScanSlot<C>* u, C identity, C* a, C* b) {
+  *a = *b = identity;
+  bool got_a = !s || ra_scan_get(s, a), got_b = !u || ra_scan_get(u, b);
+  while (ra_any(!(got_a && got_b))) {
     ra_spin_turn();
-    if (!ready) ready = ra_scan_get(s, &v);
+    if (!got_a) got_a = ra_scan_get(s, a);
+    if (!got_b) got_b = ra_scan_get(u, b);
   }
-  return v;
 }
 
 // Value v of lane `src`, for any T (one 32-bit word at a time).
@@ -656,9 +660,9 @@ template <typename T> RA_DEVICE T ra_scan_lane(T v, int src) {
 }
 
 // The combination of tile `tile`'s earlier tiles in its row (one wave, tile > 0; every lane gets it),
-// publishing on the way its window's total (the window's last tile) and its group's prefix (the
+// publishing on the way its window's total (the window's last tile) and its group's total (the
 // group's last tile). level0/1/2: the aggregates of the tiles (g), the windows' totals and the
-// groups' prefixes (row * windows + window, row * groups + group).
+// groups' totals (row * windows + window, row * groups + group).
 template <typename C, typename Combine>
 RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaScanSlot<C>* level2, ra_index_t g,
                               ra_index_t row, ra_index_t tile, ra_index_t tiles, C total, Combine op, C identity) {
@@ -667,25 +671,34 @@ RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaSc
   const ra_index_t windows = (tiles + W - 1) / W, groups = (windows + W - 1) / W;
   const ra_index_t window = tile / W, group = window / W;
   const int p0 = (int)(tile % W), p1 = (int)(window % W);
+  RaScanSlot<C>* const totals = level2 + row * groups;  // the row's groups' totals
   // The window's aggregates, this tile's own in lane p0.
-  C a = ra_scan_wait(lane < p0 ? level0 + g - p0 + lane : nullptr, identity);
+  C a, unused;
+  ra_scan_wait<C>(lane < p0 ? level0 + g - p0 + lane : nullptr, nullptr, identity, &a, &unused);
   if (lane == p0) a = total;
   a = ra_wave_scan(a, op);
   C before = p0 > 0 ? ra_scan_lane(a, p0 - 1) : identity;
-  const bool window_end = p0 == W - 1;
+  const bool window_end = p0 == W - 1, group_end = window_end && p1 == W - 1;
   const C window_total = ra_scan_lane(a, W - 1);
   if (window_end && lane == 0) ra_scan_put(level1 + row * windows + window, window_total);
   if (p1 == 0 && group == 0) return before;
-  // The group's earlier windows' totals, this window's in lane p1 (where this tile ends it), and the
-  // previous group's prefix, read by lane W - 1 (which no window total of lane < p1 needs).
-  const RaScanSlot<C>* s = lane < p1 ? level1 + row * windows + window - p1 + lane
-                           : lane == W - 1 && group > 0 ? level2 + row * groups + group - 1 : nullptr;
-  C b = ra_scan_wait(s, identity);
-  const C prefix = group > 0 ? ra_scan_lane(b, W - 1) : identity;
+  // The group's earlier windows' totals, this window's in lane p1 (where this tile ends it), read
+  // together with the first wave of earlier groups' totals; but a group's last tile publishes its
+  // group's total before it waits for any other group's, so that no group's total waits on another.
+  C b, c;
+  ra_scan_wait(lane < p1 ? level1 + row * windows + window - p1 + lane : nullptr,
+               !group_end && lane < group ? totals + lane : nullptr, identity, &b, &c);
   b = lane < p1 ? b : lane == p1 && window_end ? window_total : identity;
   b = ra_wave_scan(b, op);
   const C group_total = ra_scan_lane(b, W - 1);
-  if (window_end && p1 == W - 1 && lane == 0) ra_scan_put(level2 + row * groups + group, op(prefix, group_total));
+  if (group_end && lane == 0) ra_scan_put(totals + group, group_total);
+  // The earlier groups' totals a wave at a time, each wave's combined as a tree, the waves' in order.
+  C prefix = identity;
+  for (ra_index_t first = 0; first < group; first += W) {
+    if (group_end || first > 0) ra_scan_wait<C>(lane < group - first ? totals + first + lane : nullptr, nullptr,
+                                                 identity, &c, &unused);
+    prefix = op(prefix, ra_scan_lane(ra_wave_reduce(c, op), 0));
+  }
   return op(op(prefix, p1 > 0 ? ra_scan_lane(b, p1 - 1) : identity), before);
 }
 

@@ -491,7 +491,7 @@ def _scan_state(device: Device, rows: int, tiles: int, c: DType) -> tuple[Array,
     """The look-back's state of ``rows`` rows of ``tiles`` tiles from the pool, zeroed on the stream
     (every launch: the counter ends past the tiles, and the flags are set), and its two pointer
     arguments: the tile counter, and the slots of the tiles' aggregates, then of the windows' totals
-    (a window a wave of tiles), then of the groups' prefixes (a group a wave of windows)."""
+    (a window a wave of tiles), then of the groups' totals (a group a wave of windows)."""
     wave = device.runtime.properties.wave_size
     windows = -(-tiles // wave)
     slots = rows * (tiles + windows + -(-windows // wave))
