@@ -265,6 +265,24 @@ def _check_scan(got: np.ndarray, want: np.ndarray, dtype: str, order: str) -> No
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max(), err_msg=order)
 
 
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+def test_cumulative_whole_rows(gpu: str, dtype: str, block_orders: Callable[[], Iterator[str]]) -> None:
+    """Rows of several tiles, enough of them that a block scans whole rows (no look-back), carrying each
+    row's combination from tile to tile: exact integer sums, float products, the same bits every order."""
+    device = devices.parse(gpu)
+    rows = device.runtime.properties.compute_units * reduction_gpu._SCAN_ROWS_PER_CU + 3
+    a = _look_back_input(dtype, (rows, _tiles(gpu, dtype, 3, 5)), dtype == "float64")
+    name, numpy = ("cumulative_prod", np.cumprod) if dtype == "float64" else ("cumulative_sum", np.cumsum)
+    want = numpy(a, axis=1)
+    x = put(a, gpu)
+    first = None
+    for order in block_orders():
+        got = host(getattr(xp, name)(x, axis=1))
+        _check_scan(got, want, dtype, order)
+        first = got if first is None else first
+        assert got.tobytes() == first.tobytes(), order
+
+
 @pytest.mark.parametrize("name,dtype,rows,tiles,extra", LOOK_BACK_CASES)
 def test_scan_look_back_whichever_block_order(gpu: str, name: str, dtype: str, rows: int, tiles: int, extra: int,
                                               block_orders: Callable[[], Iterator[str]]) -> None:

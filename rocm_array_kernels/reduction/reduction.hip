@@ -706,8 +706,9 @@ RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaSc
 // run of RA_WAVE_SIZE * items (read and written a wave-wide row at a time, coalesced, and turned
 // through the wave's part of shared memory into a run of items a lane, so only the waves' totals and
 // the tile's prefix cross waves: two barriers a tile).
-// taken: the tile counter, slots its state (null where a row is one tile: then the grid may be
-// smaller than the tiles, and tile g is blockIdx.x + k * gridDim.x; else a block a tile).
+// taken: the tile counter, slots its state: a block a tile. Null (rows of one tile, or rows enough
+// to fill the GPU without cutting them: see gpu.py): a block takes whole rows, blockIdx.x then every
+// gridDim.x-th, each row's tiles in order, carrying the row's combination so far (no look-back).
 // On NVIDIA ptxas plans registers for blocks enough to fill half an SM's warps (the budget's floor for
 // memory-bound kernels): unbounded, a tile's loads in flight took 71 to 95 registers on sm_90.
 #ifdef RA_NVIDIA
@@ -729,14 +730,16 @@ __global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t row
   const int t = threadIdx.x, lane = ra_lane(), wave = t / W;
   C* run = buf + RA_SCAN_AT(wave * RUN);  // (RUN is a multiple of 32: the gaps add up)
   const ra_index_t tiles = (len + TILE - 1) / TILE, count = rows * tiles;
-  ra_index_t g = blockIdx.x;
+  ra_index_t g = blockIdx.x * tiles;
   if (taken) {
     if (t == 0) first = (ra_index_t)atomicAdd(taken, 1ull);
     __syncthreads();
     g = first;
   }
-  for (; g < count; g += gridDim.x) {
+  C carried = identity;  // (whole rows: the row's tiles before this one)
+  for (ra_index_t next; g < count; g = next) {
     const ra_index_t row = g / tiles, tile = g - row * tiles, start = tile * TILE, base = row * len + start;
+    next = slots ? count : tile + 1 < tiles ? g + 1 : g + 1 + (ra_index_t)(gridDim.x - 1) * tiles;
     const int n = (int)(len - start < TILE ? len - start : TILE), at = wave * RUN + lane;
     In x[ITEMS];
 #pragma unroll
@@ -762,7 +765,10 @@ __global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t row
       if (w > 0) total = op(total, sums[w]);
     }
     before = lane > 0 ? op(earlier, before) : earlier;
-    if (tiles > 1) {
+    if (!slots) {
+      if (tile > 0) before = op(carried, before);
+      carried = tile > 0 ? op(carried, total) : total;
+    } else {
       if (t == 0) ra_scan_put(slots + g, total);
       if (tile > 0) {
         if (wave == 0) {
@@ -785,7 +791,7 @@ __global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t row
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k)
       if (at + k * W < n) out[base + at + k * W] = ra_cast<Out>(run[RA_SCAN_AT(k * W + lane)]);
-    if (g + gridDim.x < count) __syncthreads();  // (another turn: sums and carry are read)
+    if (next < count) __syncthreads();  // (another turn: sums are read)
   }
 }
 

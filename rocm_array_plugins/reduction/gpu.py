@@ -57,11 +57,20 @@ __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzer
 _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
 #: scan_tiles (one pass, decoupled look-back): threads, and elements a thread of an accumulator of up to
 #: 4 bytes (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same
-#: bytes of shared memory for every dtype). NVIDIA: CUB's tile for scans on sm_90 (PyTorch's cumsum,
-#: which ncu showed at 128 threads, ~1920 float32 and ~896 float64 elements a tile), rounded to a power
-#: of two. AMD: not timed; 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks of 4-byte
+#: bytes of shared memory for every dtype). NVIDIA: 128 threads of 16; on an H200, with the groups'
+#: prefixes still a chain along the row, PyTorch's time over ours at 128x16 / 128x24 / 128x8 / 256x8:
+#: cumulative_sum of 2^26 float32 0.57 / 0.66 / 0.54 / 0.51, 2^24 float64 0.64 / 0.61 / 0.46 / 0.50, 2^24
+#: int64 0.61 / 0.71 / 0.47 / 0.49, cumulative_prod of 2^24 float64 0.63 / 0.61 / 0.50 / 0.42; 128x24
+#: spills 56 to 136 bytes a thread on sm_90 under the launch bounds (64 registers), so not taken.
+#: AMD: not timed; 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks of 4-byte
 #: accumulators, an RDNA WGP's 128 KiB 14).
 _SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=16, cdna=8, rdna=8)
+#: Rows of several tiles, this many a compute unit or more, are scanned a block a row, with no look-back
+#: (no state, no polling): twice the blocks an SM that scan_tiles's launch bounds plan for on NVIDIA (8),
+#: so each block takes two rows or more and an uneven last round idles at most a third of the GPU. Not
+#: yet timed against the look-back but on (4096, 4096) float32 along the last axis (two tiles a row,
+#: 4096 rows: past 132 SMs x 16), which took 147.9 us by look-back on an H200, PyTorch 188.8.
+_SCAN_ROWS_PER_CU = 16
 #: Where the look-back's slots start in its state: the tile counter has its own 128-byte cache line,
 #: which every block's atomic takes, apart from the slots the look-backs poll.
 _SCAN_SLOTS_AT = 128
@@ -513,8 +522,9 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     count = rows * tiles
     block = (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
-    if tiles == 1:  # (no look-back: no state, no memset; blocks may take several rows)
-        REDUCTION.launch(device, name, group, (min(count, MAX_GRID_X), 1, 1), block, [*args, ptr(None), ptr(None)])
+    if tiles == 1 or rows >= device.runtime.properties.compute_units * _SCAN_ROWS_PER_CU:
+        # (no look-back: no state, no memset; a block whole rows, see reduction.hip)
+        REDUCTION.launch(device, name, group, (min(rows, MAX_GRID_X), 1, 1), block, [*args, ptr(None), ptr(None)])
         return
     # A block a tile (the look-back's blocks each take one from the counter); rows of several tiles of
     # 512 or more elements (16-byte accumulators) fill no memory with 2^31 tiles.
