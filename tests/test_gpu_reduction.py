@@ -224,6 +224,141 @@ FOLDS: list[tuple[str, Callable[[xp.Array], xp.Array]]] = [
 ]
 
 
+@pytest.mark.parametrize("shape,axis", [((50000, 3), 1), ((3, 50000), 0), ((20000, 1), 1), ((1,), 0), ((1, 1), 0)])
+def test_cumulative_short_rows(gpu: str, shape: tuple[int, ...], axis: int) -> None:
+    """Many rows of a few elements (one tile each: no look-back), and a single element."""
+    a = np.random.default_rng(5).integers(-5, 6, shape)
+    assert np.array_equal(host(xp.cumulative_sum(put(a, gpu), axis=axis)), np.cumsum(a, axis=axis))
+    f = np.random.default_rng(6).uniform(0.5, 1.5, shape)
+    np.testing.assert_allclose(host(xp.cumulative_prod(put(f, gpu), axis=axis)), np.cumprod(f, axis=axis),
+                               rtol=1e-12)
+
+
+def _tiles(gpu: str, dtype: str, tiles: int, extra: int) -> int:
+    """The length of a row of ``tiles`` full tiles of scan_tiles and ``extra`` elements (dtype: the
+    accumulator's)."""
+    return tiles * reduction_gpu._scan_tile(devices.parse(gpu), getattr(xp, dtype)) + extra
+
+
+#: (function, input dtype, rows, tiles a row, then elements) of the look-back cases: exact integer
+#: sums (int64, and int32 in rows), float64 and float32 sums, a complex128 sum, a float64 product.
+LOOK_BACK_CASES = [("cumulative_sum", "int64", 1, 41, 77), ("cumulative_sum", "int32", 5, 6, 1),
+                   ("cumulative_sum", "float64", 1, 37, 0), ("cumulative_sum", "float32", 3, 9, 100),
+                   ("cumulative_sum", "complex128", 2, 8, 3), ("cumulative_prod", "float64", 1, 23, 5)]
+
+
+def _look_back_input(dtype: str, shape: tuple[int, int], prod: bool) -> np.ndarray:
+    rng = np.random.default_rng(shape[1])
+    if prod:
+        return rng.uniform(1 - 1e-4, 1 + 1e-4, shape)
+    if dtype.startswith("int"):
+        return rng.integers(-1000, 1001, shape).astype(dtype)
+    a = rng.uniform(-1, 1, shape)
+    return (a + 1j * rng.uniform(-1, 1, shape) if dtype.startswith("complex") else a).astype(dtype)
+
+
+def _check_scan(got: np.ndarray, want: np.ndarray, dtype: str, order: str) -> None:
+    if dtype.startswith("int"):
+        assert np.array_equal(got, want), order
+    else:
+        rtol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max(), err_msg=order)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+def test_cumulative_whole_rows(gpu: str, dtype: str, block_orders: Callable[[], Iterator[str]]) -> None:
+    """Rows of several tiles, enough of them that a block scans whole rows (no look-back), carrying each
+    row's combination from tile to tile: exact integer sums, float products, the same bits every order."""
+    device = devices.parse(gpu)
+    rows = device.runtime.properties.compute_units * reduction_gpu._SCAN_ROWS_PER_CU + 3
+    a = _look_back_input(dtype, (rows, _tiles(gpu, dtype, 3, 5)), dtype == "float64")
+    name, numpy = ("cumulative_prod", np.cumprod) if dtype == "float64" else ("cumulative_sum", np.cumsum)
+    want = numpy(a, axis=1)
+    x = put(a, gpu)
+    first = None
+    for order in block_orders():
+        got = host(getattr(xp, name)(x, axis=1))
+        _check_scan(got, want, dtype, order)
+        first = got if first is None else first
+        assert got.tobytes() == first.tobytes(), order
+
+
+@pytest.mark.parametrize("name,dtype,rows,tiles,extra", LOOK_BACK_CASES)
+def test_scan_look_back_whichever_block_order(gpu: str, name: str, dtype: str, rows: int, tiles: int, extra: int,
+                                              block_orders: Callable[[], Iterator[str]]) -> None:
+    """Rows of many tiles under every block order: each tile's prefix from its predecessors' published
+    aggregates and windows' totals (decoupled look-back), whichever block takes which tile and runs
+    when; integers exact, floats within their rounding, and the same bits under every order (the
+    look-back's grouping is fixed)."""
+    shape = (rows, _tiles(gpu, "int64" if dtype.startswith("int") else dtype, tiles, extra))
+    a = _look_back_input(dtype, shape, name == "cumulative_prod")
+    wide = np.int64 if dtype.startswith("int") else np.complex128 if "complex" in dtype else np.float64
+    want = (np.cumprod if name == "cumulative_prod" else np.cumsum)(a.astype(wide), axis=1)
+    x = put(a, gpu)
+    first = None
+    for order in block_orders():
+        got = host(getattr(xp, name)(x, axis=1))
+        _check_scan(got, want, dtype, order)
+        first = got if first is None else first
+        assert got.tobytes() == first.tobytes(), order
+
+
+def test_scan_look_back_groups(gpu: str, block_orders: Callable[[], Iterator[str]]) -> None:
+    """A row past a group of tiles (a wave of windows of a wave of tiles each), so that tiles take the
+    earlier group's total; complex128 (the smallest tile), every order, the same bits each time."""
+    wave = devices.parse(gpu).runtime.properties.wave_size
+    shape = (1, _tiles(gpu, "complex128", wave * wave + wave + 3, 5))
+    a = _look_back_input("complex128", shape, False)
+    want = np.cumsum(a, axis=1)
+    x = put(a, gpu)
+    first = None
+    for order in block_orders():
+        got = host(xp.cumulative_sum(x, axis=1))
+        _check_scan(got, want, "complex128", order)
+        first = got if first is None else first
+        assert got.tobytes() == first.tobytes(), order
+
+
+def test_nonzero_look_back_whichever_block_order(gpu: str, block_orders: Callable[[], Iterator[str]]) -> None:
+    """nonzero's positions (scan_tiles with the nonzero_index map) across 30 tiles, every order."""
+    n = _tiles(gpu, "int64", 30, 11)
+    z = np.random.default_rng(n).integers(0, 3, (3, n // 3)) * (np.arange(n // 3) % 7 != 0)
+    x = put(z, gpu)
+    for order in block_orders():
+        for g, e in zip(xp.nonzero(x), np.nonzero(z)):
+            assert np.array_equal(host(g), e), order
+
+
+def test_scan_state_is_reset_for_each_launch(gpu: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Consecutive scans of several tiles (the pool hands back the same state buffer): each launch finds
+    its counter and flags zeroed and leaves the counter at the tiles (a block takes one) and the flag
+    of every tile's aggregate and every full window's total set."""
+    states: list[tuple[xp.Array, int]] = []
+    made = reduction_gpu._scan_state
+    wave = devices.parse(gpu).runtime.properties.wave_size
+
+    def spied(dev: Any, rows: int, tiles: int, c: Any) -> Any:
+        state, pointers = made(dev, rows, tiles, c)
+        states.append((state, tiles))
+        return state, pointers
+
+    monkeypatch.setattr(reduction_gpu, "_scan_state", spied)
+    slot = reduction_gpu._scan_slot_bytes(xp.int64)
+    for k, n in enumerate([_tiles(gpu, "int64", wave + 12, 5)] * 3 + [_tiles(gpu, "int64", 5, 0),
+                                                                     _tiles(gpu, "int64", wave + 12, 5)]):
+        a = np.random.default_rng(k).integers(-9, 10, n)
+        assert np.array_equal(host(xp.cumulative_sum(put(a, gpu))), np.cumsum(a)), k
+        state, tiles = states[-1]
+        raw = host(state)
+        assert int(raw[:8].view(np.uint64)[0]) == tiles, k
+        at = reduction_gpu._SCAN_SLOTS_AT
+        flags = raw[at:].reshape(-1, slot)[:, 8:12].copy().view(np.uint32)[:, 0]  # (value, then its flag)
+        windows = -(-tiles // wave)
+        assert np.all(flags[:tiles] == 1), k
+        assert list(flags[tiles:tiles + windows]) == [1] * (tiles // wave) + [0] * (windows - tiles // wave), k
+    assert len(states) == 5
+
+
 def _fold_cases(a: np.ndarray) -> list[np.floating | np.bool_ | np.intp]:
     """NumPy's results of FOLDS over ``a``."""
     return [np.sum(a * 2 + 1), np.any(a > 3.9), np.var(np.sin(a) + a, ddof=1), np.max(np.abs(a - 0.25)),

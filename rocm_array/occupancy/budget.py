@@ -89,6 +89,11 @@ SCRATCH: tuple[Waiver, ...] = (
              "rows held in registers (128 bytes in 16 loads, chosen on an H200) spill 8 to 280 bytes to local memory "
              "for 16-byte vectors of 16-bit floats and for float64 (found by this report). " + _MEASURED, _SM90)
       for k in ("norm_rows", "softmax_rows")),
+    *(Waiver(_RED, k, "the one-pass scan's launch bounds (8 blocks of 128 threads an SM: 64 registers) hold a tile's "
+             "loads in flight and the look-back's shuffles of 8- and 16-byte accumulators: complex scans and "
+             "nonzero of complex arrays, and one-byte sums and products, keep 8 to 24 bytes of stack on sm_90 "
+             "(the float and integer sums 56 to 64 registers, none)", _SM90)
+      for k in ("scan_tiles<complex*", "scan_tiles<*int8_t, *int8_t, *int8_t, ra_red::identity_op, *")),
 )
 #: Kernels that may hold fewer waves a SIMD than the rules ask, and why.
 FEW_WAVES: tuple[Waiver, ...] = (

@@ -542,48 +542,256 @@ reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t le
 }
 
 // ---- scans along contiguous rows ------------------------------------------------------------
-// Tiles of RA_SCAN_TILE elements: blockIdx.x a tile (grid-stride), blockIdx.y a row
-// (grid-stride). A row of several tiles takes three steps (the host's): the tiles' totals
-// (`totals` non-null), their inclusive scan, then each tile scanned behind its carry
-// (`carry[row * tiles + tile - 1]`).
-// RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread) are compile options (rocm_array_plugins/reduction/gpu.py).
+// One pass (read once, write once) with decoupled look-back (Merrill & Garland 2016, as CUB's,
+// PyTorch's and rocPRIM's scans): the rows' tiles, row-major, are numbered g = row * tiles + tile,
+// and a block takes its g from a counter (tiles in the order blocks start, so a tile waits only on
+// tiles whose blocks already run, whatever blocks are resident). A block scans its tile, publishes
+// its aggregate at once, then learns the combination of its row's earlier tiles from what they
+// published. A row of one tile publishes and reads nothing.
+//
+// The same bits every run: CUB's look-back stops at whichever earlier prefix is published first, so
+// a float scan's grouping (its rounding) follows the blocks' timing. Here every combination has a
+// fixed form. The row's tiles are cut into windows of W = RA_WAVE_SIZE tiles, and the windows into
+// groups of W windows. A tile publishes its aggregate; the last tile of a window also the window's
+// total (a wave scan of its W aggregates), the last tile of a group also the group's total (a wave
+// scan of its W window totals). A tile's prefix is the combination of all earlier groups' totals (a
+// wave of them at a time, each wave's as a tree, the waves' in order), then of its group's earlier
+// windows' totals, then of its window's earlier tiles' aggregates. No published value depends on
+// another group's, so nothing chains along the row: a tile waits at most for two rounds of wave-wide
+// reads (its window's aggregates; its group's windows' and the earlier groups' totals together), the
+// totals of a row's W^3 tiles (2^26 float32 of 2048-element tiles at W = 32) in one.
+//
+// RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread of a 4-byte accumulator) are compile
+// options (rocm_array_plugins/reduction/gpu.py, which says why those values).
 // The tile sits in shared memory with a gap after every 32 elements (RA_SCAN_AT): a thread's run of
-// RA_SCAN_ITEMS then starts in a bank of its own, where unpadded runs put 8 threads on each bank.
+// items then starts in a bank of its own, where unpadded runs put 8 threads on each bank.
 #define RA_SCAN_AT(i) ((i) + (i) / 32)
+// Elements a thread: RA_SCAN_ITEMS for accumulators of up to 4 bytes, fewer for wider ones, so a tile
+// is the same bytes of shared memory for every C (gpu.py's _scan_tile makes the same count).
+template <typename C> struct RaScanItems {
+  static constexpr int value = sizeof(C) <= 4 ? RA_SCAN_ITEMS
+                               : RA_SCAN_ITEMS * 4 / (int)sizeof(C) > 0 ? RA_SCAN_ITEMS * 4 / (int)sizeof(C) : 1;
+};
+
+// A published value and its flag (0 before the launch, 1 once written): 8 bytes for accumulators of
+// up to 4, 16 for 8, 32 for 16 (gpu.py's _scan_slot_bytes makes the same sizes).
+// Packed slots are one word that one store writes and one load reads whole, so a reader that sees
+// the flag sees the value with no fence on either side (CUB's and rocPRIM's look-back likewise):
+// 8-byte words everywhere (an aligned 8-byte access is single-copy atomic on both platforms), 16-byte
+// words on NVIDIA only (st/ld.v2.u64: CUB's look-back relies on them for 8-byte values on every
+// architecture it supports; AMD's memory model promises no more than 8 bytes, and rocPRIM packs no
+// more). Other slots write the value, a fence, the flag; a reader the flag, a fence, the value.
+template <typename C> struct RaScanPacks {
+#ifdef RA_NVIDIA
+  static constexpr bool value = sizeof(C) <= 8;
+#else
+  static constexpr bool value = sizeof(C) <= 4;
+#endif
+};
+template <typename C> struct RaScanSlotBytes {
+  static constexpr int value = sizeof(C) <= 4 ? 8 : sizeof(C) <= 8 ? 16 : 32;
+};
+template <typename C> struct RA_ALIGN(RaScanSlotBytes<C>::value < 16 ? RaScanSlotBytes<C>::value : 16) RaScanSlot {
+  C value;
+  unsigned int ready;
+};
+
+template <typename C> RA_DEVICE void ra_scan_put(RaScanSlot<C>* s, C v) {
+  static_assert(sizeof(RaScanSlot<C>) == RaScanSlotBytes<C>::value, "a slot of another size than gpu.py's");
+  RaScanSlot<C> w;
+  w.value = v;
+  w.ready = 1;
+  if constexpr (!RaScanPacks<C>::value) {
+    s->value = v;
+    RA_GRID_FENCE();
+    *(volatile unsigned int*)&s->ready = 1;
+  } else if constexpr (sizeof(w) == 8) {
+    *(volatile unsigned long long*)s = ra_bit_cast<unsigned long long>(w);
+  } else {
+#ifdef RA_NVIDIA
+    struct Pair { unsigned long long lo, hi; };
+    const Pair p = ra_bit_cast<Pair>(w);
+    asm volatile("st.volatile.v2.u64 [%0], {%1, %2};" ::"l"(s), "l"(p.lo), "l"(p.hi) : "memory");
+#endif
+  }
+}
+
+// Whether slot s is published; if so, its value in *v.
+template <typename C> RA_DEVICE bool ra_scan_get(const RaScanSlot<C>* s, C* v) {
+  RaScanSlot<C> w;
+  if constexpr (!RaScanPacks<C>::value) {
+    if (!*(const volatile unsigned int*)&s->ready) return false;
+    RA_GRID_FENCE();
+    *v = ra_load_coherent(&s->value);
+    return true;
+  } else if constexpr (sizeof(w) == 8) {
+    w = ra_bit_cast<RaScanSlot<C>>(*(const volatile unsigned long long*)s);
+  } else {
+#ifdef RA_NVIDIA
+    struct Pair { unsigned long long lo, hi; } p;
+    asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(p.lo), "=l"(p.hi) : "l"(s) : "memory");
+    w = ra_bit_cast<RaScanSlot<C>>(p);
+#endif
+  }
+  *v = w.value;
+  return w.ready != 0;
+}
+
+// Each lane's slots s and u (the wave's lanes together; identity where null) into *a and *b, once all
+// are published (two at once: one round of waiting where two levels are read).
+template <typename C>
+RA_DEVICE void ra_scan_wait(const RaScanSlot<C>* s, const RaScanSlot<C>* u, C identity, C* a, C* b) {
+  *a = *b = identity;
+  bool got_a = !s || ra_scan_get(s, a), got_b = !u || ra_scan_get(u, b);
+  while (ra_any(!(got_a && got_b))) {
+    ra_spin_turn();
+    if (!got_a) got_a = ra_scan_get(s, a);
+    if (!got_b) got_b = ra_scan_get(u, b);
+  }
+}
+
+// Value v of lane `src`, for any T (one 32-bit word at a time).
+template <typename T> RA_DEVICE T ra_scan_lane(T v, int src) {
+  RaWords<T> u;
+  u.value = v;
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(u.w) / 4); ++k) u.w[k] = ra_shfl(u.w[k], src);
+  return u.value;
+}
+
+// The combination of tile `tile`'s earlier tiles in its row (one wave, tile > 0; every lane gets it),
+// publishing on the way its window's total (the window's last tile) and its group's total (the
+// group's last tile). level0/1/2: the aggregates of the tiles (g), the windows' totals and the
+// groups' totals (row * windows + window, row * groups + group).
+template <typename C, typename Combine>
+RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaScanSlot<C>* level2, ra_index_t g,
+                              ra_index_t row, ra_index_t tile, ra_index_t tiles, C total, Combine op, C identity) {
+  constexpr int W = RA_WAVE_SIZE;
+  const int lane = ra_lane();
+  const ra_index_t windows = (tiles + W - 1) / W, groups = (windows + W - 1) / W;
+  const ra_index_t window = tile / W, group = window / W;
+  const int p0 = (int)(tile % W), p1 = (int)(window % W);
+  RaScanSlot<C>* const totals = level2 + row * groups;  // the row's groups' totals
+  // The window's aggregates, this tile's own in lane p0.
+  C a, unused;
+  ra_scan_wait<C>(lane < p0 ? level0 + g - p0 + lane : nullptr, nullptr, identity, &a, &unused);
+  if (lane == p0) a = total;
+  a = ra_wave_scan(a, op);
+  C before = p0 > 0 ? ra_scan_lane(a, p0 - 1) : identity;
+  const bool window_end = p0 == W - 1, group_end = window_end && p1 == W - 1;
+  const C window_total = ra_scan_lane(a, W - 1);
+  if (window_end && lane == 0) ra_scan_put(level1 + row * windows + window, window_total);
+  if (p1 == 0 && group == 0) return before;
+  // The group's earlier windows' totals, this window's in lane p1 (where this tile ends it), read
+  // together with the first wave of earlier groups' totals; but a group's last tile publishes its
+  // group's total before it waits for any other group's, so that no group's total waits on another.
+  C b, c;
+  ra_scan_wait(lane < p1 ? level1 + row * windows + window - p1 + lane : nullptr,
+               !group_end && lane < group ? totals + lane : nullptr, identity, &b, &c);
+  b = lane < p1 ? b : lane == p1 && window_end ? window_total : identity;
+  b = ra_wave_scan(b, op);
+  const C group_total = ra_scan_lane(b, W - 1);
+  if (group_end && lane == 0) ra_scan_put(totals + group, group_total);
+  // The earlier groups' totals a wave at a time, each wave's combined as a tree, the waves' in order.
+  C prefix = identity;
+  for (ra_index_t first = 0; first < group; first += W) {
+    if (group_end || first > 0) ra_scan_wait<C>(lane < group - first ? totals + first + lane : nullptr, nullptr,
+                                                 identity, &c, &unused);
+    prefix = op(prefix, ra_scan_lane(ra_wave_reduce(c, op), 0));
+  }
+  return op(op(prefix, p1 > 0 ? ra_scan_lane(b, p1 - 1) : identity), before);
+}
+
+// Blocks of RA_SCAN_BLOCK threads; tiles of RaScanItems<C> elements a thread, each wave a contiguous
+// run of RA_WAVE_SIZE * items (read and written a wave-wide row at a time, coalesced, and turned
+// through the wave's part of shared memory into a run of items a lane, so only the waves' totals and
+// the tile's prefix cross waves: two barriers a tile).
+// taken: the tile counter, slots its state: a block a tile. Null (rows of one tile, or rows enough
+// to fill the GPU without cutting them: see gpu.py): a block takes whole rows, blockIdx.x then every
+// gridDim.x-th, each row's tiles in order, carrying the row's combination so far (no look-back).
+// On NVIDIA ptxas plans registers for blocks enough to fill half an SM's warps (the budget's floor for
+// memory-bound kernels): unbounded, a tile's loads in flight took 71 to 95 registers on sm_90.
+#ifdef RA_NVIDIA
+#define RA_SCAN_BOUNDS __launch_bounds__(RA_SCAN_BLOCK, 1024 / RA_SCAN_BLOCK)
+#else
+#define RA_SCAN_BOUNDS __launch_bounds__(RA_SCAN_BLOCK)
+#endif
 template <typename In, typename C, typename Out, typename Map, typename Combine>
-__global__ void __launch_bounds__(RA_SCAN_BLOCK) scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
-                                                            const C* carry, C* totals) {
-  RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(RA_SCAN_BLOCK * RA_SCAN_ITEMS));
+__global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
+                                                            unsigned long long* taken, RaScanSlot<C>* slots) {
+  constexpr int ITEMS = RaScanItems<C>::value, TILE = RA_SCAN_BLOCK * ITEMS, W = RA_WAVE_SIZE;
+  constexpr int WAVES = RA_SCAN_BLOCK / W, RUN = W * ITEMS;
+  RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(TILE));
+  RA_SHARED_ARRAY(C, sums, WAVES);
+  RA_SHARED_ARRAY(C, carry, 1);
+  __shared__ ra_index_t first;
   const Combine op;
   const C identity = Combine::template identity<C>();
-  const int t = threadIdx.x, nt = blockDim.x, tile_n = nt * RA_SCAN_ITEMS;
-  const ra_index_t tiles = (len + tile_n - 1) / tile_n;
-  for (ra_index_t row = blockIdx.y; row < rows; row += gridDim.y) {
-    for (ra_index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      const ra_index_t base = row * len, start = tile * tile_n;
-      const int n = (int)(len - start < tile_n ? len - start : tile_n);
-      __syncthreads();
-      for (int i = t; i < tile_n; i += nt)
-        buf[RA_SCAN_AT(i)] = i < n ? Map::template map<C>(in[base + start + i], start + i) : identity;
-      __syncthreads();
-      C mine = identity;
+  const int t = threadIdx.x, lane = ra_lane(), wave = t / W;
+  C* run = buf + RA_SCAN_AT(wave * RUN);  // (RUN is a multiple of 32: the gaps add up)
+  const ra_index_t tiles = (len + TILE - 1) / TILE, count = rows * tiles;
+  ra_index_t g = blockIdx.x * tiles;
+  if (taken) {
+    if (t == 0) first = (ra_index_t)atomicAdd(taken, 1ull);
+    __syncthreads();
+    g = first;
+  }
+  C carried = identity;  // (whole rows: the row's tiles before this one)
+  for (ra_index_t next; g < count; g = next) {
+    const ra_index_t row = g / tiles, tile = g - row * tiles, start = tile * TILE, base = row * len + start;
+    next = slots ? count : tile + 1 < tiles ? g + 1 : g + 1 + (ra_index_t)(gridDim.x - 1) * tiles;
+    const int n = (int)(len - start < TILE ? len - start : TILE), at = wave * RUN + lane;
+    In x[ITEMS];
 #pragma unroll
-      for (int k = 0; k < RA_SCAN_ITEMS; ++k) mine = op(mine, buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)]);
-      C before, total;
-      ra_block_scan(mine, op, identity, &before, &total);
-      if (totals) {
-        if (t == 0) totals[row * tiles + tile] = total;
-        continue;
-      }
-      C run = carry && tile > 0 ? op(carry[row * tiles + tile - 1], before) : before;
+    for (int k = 0; k < ITEMS; ++k)
+      if (at + k * W < n) x[k] = in[base + at + k * W];
+    ra_wave_sync();  // (a later turn: the wave's reads of the last tile are done)
 #pragma unroll
-      for (int k = 0; k < RA_SCAN_ITEMS; ++k) {
-        run = op(run, buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)]);
-        buf[RA_SCAN_AT(t * RA_SCAN_ITEMS + k)] = run;
-      }
-      __syncthreads();
-      for (int i = t; i < n; i += nt) out[base + start + i] = ra_cast<Out>(buf[RA_SCAN_AT(i)]);
+    for (int k = 0; k < ITEMS; ++k)
+      run[RA_SCAN_AT(k * W + lane)] = at + k * W < n ? Map::template map<C>(x[k], start + at + k * W) : identity;
+    ra_wave_sync();
+    C mine = run[RA_SCAN_AT(lane * ITEMS)];
+#pragma unroll
+    for (int k = 1; k < ITEMS; ++k) mine = op(mine, run[RA_SCAN_AT(lane * ITEMS + k)]);
+    const C inclusive = ra_wave_scan(mine, op);
+    C before = ra_shfl_up_any(inclusive, 1);
+    if (lane == W - 1) sums[wave] = inclusive;
+    __syncthreads();
+    // The waves' totals in wave order (a fixed grouping: the same bits whatever the timing).
+    C earlier = identity, total = sums[0];
+#pragma unroll
+    for (int w = 0; w < WAVES; ++w) {
+      if (w < wave) earlier = op(earlier, sums[w]);
+      if (w > 0) total = op(total, sums[w]);
     }
+    before = lane > 0 ? op(earlier, before) : earlier;
+    if (!slots) {
+      if (tile > 0) before = op(carried, before);
+      carried = tile > 0 ? op(carried, total) : total;
+    } else {
+      if (t == 0) ra_scan_put(slots + g, total);
+      if (tile > 0) {
+        if (wave == 0) {
+          const ra_index_t windows = (tiles + W - 1) / W;
+          RaScanSlot<C>* level1 = slots + count;
+          const C prefix = ra_scan_look_back(slots, level1, level1 + rows * windows, g, row, tile, tiles, total, op,
+                                             identity);
+          if (t == 0) carry[0] = prefix;
+        }
+        __syncthreads();
+        before = op(carry[0], before);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      before = op(before, run[RA_SCAN_AT(lane * ITEMS + k)]);
+      run[RA_SCAN_AT(lane * ITEMS + k)] = before;
+    }
+    ra_wave_sync();
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k)
+      if (at + k * W < n) out[base + at + k * W] = ra_cast<Out>(run[RA_SCAN_AT(k * W + lane)]);
+    if (next < count) __syncthreads();  // (another turn: sums are read)
   }
 }
 

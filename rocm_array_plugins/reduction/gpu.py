@@ -13,6 +13,10 @@ argmax pairs included, work alike). A full reduction of contiguous elements is o
 pass would, so the bits are the same. Each layout and pass is a kernel of its own, so a first
 call compiles only what it runs; a two-pass call compiles both at once.
 
+Scans (cumulative_sum, cumulative_prod, nonzero's positions, unique's groups) are one launch of
+``scan_tiles`` over contiguous rows: one pass with decoupled look-back, its per-tile state from the
+pool, zeroed on the stream before each launch (``_scan_state``).
+
 Kernels are instantiated per (input, compute, output) dtype triple a row uses by
 default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
 another result: such a call casts the input to the result dtype first.
@@ -51,14 +55,25 @@ if TYPE_CHECKING:
 __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzero", "diff", "read_scalar"]
 
 _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
-#: scan_tiles: threads, and elements a thread. cumulative_sum on an H200 (shared memory padded; 256x8
-#: unpadded had been 422 us for 2^26 float32 and 224 us for 2^24 float64): 2^26 float32 361 us at
-#: 128x8 against 391 at 256x8, 365 at 128x16 and 456 at 256x4; 2^24 float64 164 against 171, 184
-#: and 173; 4096 rows of 4096 float32 113 against 124, 113 and 133 (PyTorch 216, 104 and 177 us).
-#: AMD, from the kernels' resources (not timed): the tile's LDS (17 KiB of complex128 at 128x8) left
-#: a CDNA CU (64 KiB) 3 blocks of 2 waves, 1.5 waves a SIMD of 8 (double: 3.5); at 256x2, 7 and 8.
-#: An RDNA WGP (128 KiB, wave 32) held 7 blocks of 4 waves, 7 of 16; at 256x4, 14.
-_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=8, cdna=2, rdna=4)
+#: scan_tiles (one pass, decoupled look-back): threads, and elements a thread of an accumulator of up to
+#: 4 bytes (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same
+#: bytes of shared memory for every dtype). NVIDIA: 128 threads of 16; on an H200, with the groups'
+#: prefixes still a chain along the row, PyTorch's time over ours at 128x16 / 128x24 / 128x8 / 256x8:
+#: cumulative_sum of 2^26 float32 0.57 / 0.66 / 0.54 / 0.51, 2^24 float64 0.64 / 0.61 / 0.46 / 0.50, 2^24
+#: int64 0.61 / 0.71 / 0.47 / 0.49, cumulative_prod of 2^24 float64 0.63 / 0.61 / 0.50 / 0.42; 128x24
+#: spills 56 to 136 bytes a thread on sm_90 under the launch bounds (64 registers), so not taken.
+#: AMD: not timed; 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks of 4-byte
+#: accumulators, an RDNA WGP's 128 KiB 14).
+_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=16, cdna=8, rdna=8)
+#: Rows of several tiles, this many a compute unit or more, are scanned a block a row, with no look-back
+#: (no state, no polling): twice the blocks an SM that scan_tiles's launch bounds plan for on NVIDIA (8),
+#: so each block takes two rows or more and an uneven last round idles at most a third of the GPU. Not
+#: yet timed against the look-back but on (4096, 4096) float32 along the last axis (two tiles a row,
+#: 4096 rows: past 132 SMs x 16), which took 147.9 us by look-back on an H200, PyTorch 188.8.
+_SCAN_ROWS_PER_CU = 16
+#: Where the look-back's slots start in its state: the tile counter has its own 128-byte cache line,
+#: which every block's atomic takes, apart from the slots the look-backs poll.
+_SCAN_SLOTS_AT = 128
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 #: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
 #: accumulators through this much dynamic shared memory.
@@ -477,23 +492,54 @@ def _reduction_source() -> str:
 
 
 # -- scans ------------------------------------------------------------------------------------------
+def _scan_tile(device: Device, c: DType) -> int:
+    """Elements a tile of scan_tiles holds for the accumulator ``c`` (RaScanItems in reduction.hip)."""
+    items = REDUCTION.value(device, "RA_SCAN_ITEMS")
+    if c.itemsize > 4:
+        items = max(1, items * 4 // c.itemsize)
+    return REDUCTION.value(device, "RA_SCAN_BLOCK") * items
+
+
+def _scan_slot_bytes(c: DType) -> int:
+    """Bytes a slot of the look-back's state takes for the accumulator ``c`` (RaScanSlot in reduction.hip)."""
+    return 8 if c.itemsize <= 4 else 16 if c.itemsize <= 8 else 32
+
+
+def _scan_state(device: Device, rows: int, tiles: int, c: DType) -> tuple[Array, list[ctypes.c_void_p]]:
+    """The look-back's state of ``rows`` rows of ``tiles`` tiles from the pool, zeroed on the stream
+    (every launch: the counter ends past the tiles, and the flags are set), and its two pointer
+    arguments: the tile counter, and the slots of the tiles' aggregates, then of the windows' totals
+    (a window a wave of tiles), then of the groups' totals (a group a wave of windows)."""
+    wave = device.runtime.properties.wave_size
+    windows = -(-tiles // wave)
+    slots = rows * (tiles + windows + -(-windows // wave))
+    size = _SCAN_SLOTS_AT + slots * _scan_slot_bytes(c)
+    state = memory.empty((size,), dtypes.uint8, device)
+    base = address(state)
+    device.runtime.memset(base, 0, size)
+    return state, [ctypes.c_void_p(base), ctypes.c_void_p(base + _SCAN_SLOTS_AT)]
+
+
 def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
               map_: str = _IDENTITY, combine: str = _ADD, group: tuple[str, ...] | None = None) -> None:
-    """The inclusive scan of each contiguous row of ``x`` into ``out`` (which may be ``x``)."""
+    """The inclusive scan of each contiguous row of ``x`` into ``out`` (which may be ``x``): one launch
+    of scan_tiles, which reads ``x`` once (see reduction.hip)."""
     device = x.device
     name = _scan_name((x.dtype, c, out.dtype), map_, combine)
     group = group or (name,)
-    threads = REDUCTION.value(device, "RA_SCAN_BLOCK")
-    tiles = -(-length // (threads * REDUCTION.value(device, "RA_SCAN_ITEMS")))
-    grid, block = (min(tiles, MAX_GRID_X), min(rows, MAX_GRID_Y), 1), (threads, 1, 1)
+    tiles = -(-length // _scan_tile(device, c))
+    count = rows * tiles
+    block = (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
-    if tiles == 1:
-        REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(None)])
+    if tiles == 1 or rows >= device.runtime.properties.compute_units * _SCAN_ROWS_PER_CU:
+        # (no look-back: no state, no memset; a block whole rows, see reduction.hip)
+        REDUCTION.launch(device, name, group, (min(rows, MAX_GRID_X), 1, 1), block, [*args, ptr(None), ptr(None)])
         return
-    totals = memory.empty((rows * tiles,), c, device)
-    REDUCTION.launch(device, name, group, grid, block, [*args, ptr(None), ptr(totals)])
-    scan_rows(totals, totals, rows, tiles, c, _IDENTITY, combine, _scan_group(combine))
-    REDUCTION.launch(device, name, group, grid, block, [*args, ptr(totals), ptr(None)])
+    # A block a tile (the look-back's blocks each take one from the counter); rows of several tiles of
+    # 512 or more elements (16-byte accumulators) fill no memory with 2^31 tiles.
+    assert count <= MAX_GRID_X, count
+    state, pointers = _scan_state(device, rows, tiles, c)  # (held until the launch is queued, see _done)
+    REDUCTION.launch(device, name, group, (count, 1, 1), block, [*args, *pointers])
 
 
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
