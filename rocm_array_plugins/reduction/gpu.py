@@ -57,19 +57,20 @@ __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzer
 _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
 #: scan_tiles (one pass, decoupled look-back): threads, and elements a thread of an accumulator of up to
 #: 4 bytes (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same
-#: bytes of shared memory for every dtype). NVIDIA: 128 threads of 16; on an H200, with the groups'
-#: prefixes still a chain along the row, PyTorch's time over ours at 128x16 / 128x24 / 128x8 / 256x8:
-#: cumulative_sum of 2^26 float32 0.57 / 0.66 / 0.54 / 0.51, 2^24 float64 0.64 / 0.61 / 0.46 / 0.50, 2^24
-#: int64 0.61 / 0.71 / 0.47 / 0.49, cumulative_prod of 2^24 float64 0.63 / 0.61 / 0.50 / 0.42; 128x24
-#: spills 56 to 136 bytes a thread on sm_90 under the launch bounds (64 registers), so not taken.
+#: bytes of shared memory for every dtype). NVIDIA: 128 threads of 16; on an H200, PyTorch's time over
+#: ours at 128x16 / 128x24 / 256x16, and the three-pass scan this replaced (128x8): cumulative_sum of
+#: 2^26 float32 0.60 / 0.58 / 0.70 / 0.58, 2^24 float64 0.62 / 0.56 / 0.57 / 0.51, 2^24 int64
+#: 0.65 / 0.58 / 0.55 / 0.49, (4096, 4096) float32 along the last axis 2.12 / 1.27 / 1.67 / 1.04,
+#: cumulative_prod of 2^24 float64 0.48 / 0.55 / 0.56 / 0.54 (an earlier 128x16 run: 0.63). 128x24
+#: spills 56 to 136 bytes a thread on sm_90 under the launch bounds (64 registers), 256x16 more.
 #: AMD: not timed; 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks of 4-byte
 #: accumulators, an RDNA WGP's 128 KiB 14).
 _SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=16, cdna=8, rdna=8)
 #: Rows of several tiles, this many a compute unit or more, are scanned a block a row, with no look-back
 #: (no state, no polling): twice the blocks an SM that scan_tiles's launch bounds plan for on NVIDIA (8),
-#: so each block takes two rows or more and an uneven last round idles at most a third of the GPU. Not
-#: yet timed against the look-back but on (4096, 4096) float32 along the last axis (two tiles a row,
-#: 4096 rows: past 132 SMs x 16), which took 147.9 us by look-back on an H200, PyTorch 188.8.
+#: so each block takes two rows or more and an uneven last round idles at most a third of the GPU.
+#: (4096, 4096) float32 along the last axis (two tiles a row, 4096 rows: past 132 SMs x 16) took 86.4 us
+#: so on an H200 against 147.9 by look-back; PyTorch 183.2 and 188.8.
 _SCAN_ROWS_PER_CU = 16
 #: Where the look-back's slots start in its state: the tile counter has its own 128-byte cache line,
 #: which every block's atomic takes, apart from the slots the look-backs poll.
