@@ -28,7 +28,7 @@ import argparse
 import contextlib
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -93,25 +93,38 @@ def run(sizes: list[int], reps: int, dtypes: list[str], device_name: str) -> int
     return failures
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def command_line(argv: list[str] | None, doc: str, dtypes: Sequence[str],
+                 extra: Callable[[argparse.ArgumentParser], Any] = lambda parser: None) -> argparse.Namespace:
+    """The stress scripts' options: --reps (at least 1), --dtypes (each among ``dtypes``, the first
+    ones the default: a list), --device, and those ``extra`` adds."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=1000, help="repetitions of each case (default 1000)")
-    parser.add_argument("--sizes", help="comma-separated element counts (default: default_sizes)")
-    parser.add_argument("--dtypes", default="float32,float64", help="comma-separated (default float32,float64)")
+    parser.add_argument("--dtypes", default=",".join(dtypes), help=f"comma-separated (default {','.join(dtypes)})")
     parser.add_argument("--device", default="gpu:0")
+    extra(parser)
     args = parser.parse_args(argv)
     if args.reps < 1:
         parser.error(f"--reps {args.reps}: give at least 1")
-    dtypes = args.dtypes.split(",")
-    unknown = [d for d in dtypes if d not in RTOL]
+    args.dtypes = args.dtypes.split(",")
+    unknown = [d for d in args.dtypes if d not in dtypes]
     if unknown:
-        parser.error(f"--dtypes: {', '.join(unknown)} not among {', '.join(RTOL)}")
-    sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes
-             else default_sizes(xp.asarray(0, device=args.device).device))
-    failures = run(sizes, args.reps, dtypes, args.device)
+        parser.error(f"--dtypes: {', '.join(unknown)} not among {', '.join(dtypes)}")
+    return args
+
+
+def verdict(failures: int) -> int:
+    """The last line, and the exit status: 1 when any repetition mismatched."""
     print(f"{'FAILED' if failures else 'passed'}: {failures} mismatching repetitions", flush=True)
     return 1 if failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = command_line(argv, __doc__, list(RTOL), lambda parser: parser.add_argument(
+        "--sizes", help="comma-separated element counts (default: default_sizes)"))
+    sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes
+             else default_sizes(xp.asarray(0, device=args.device).device))
+    return verdict(run(sizes, args.reps, args.dtypes, args.device))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ On the simulator, tiny shapes, each block order in turn::
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -32,6 +31,7 @@ import rocm_array as xp
 from rocm_array import dtypes as ra_dtypes
 from rocm_array.devices import Device
 from rocm_array_plugins.reduction import gpu as reduction_gpu
+from stress_fold import command_line, verdict  # (the stress scripts' options; scripts/ is on sys.path)
 
 #: Relative tolerance of a sum against NumPy's float64 scan, by dtype: a sanity bound (the
 #: repetitions' bits are the test). A product rounds at each factor: its bound is the row's length
@@ -90,22 +90,9 @@ def run(reps: int, dtypes: list[str], device_name: str, small: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reps", type=int, default=1000, help="repetitions of each case (default 1000)")
-    parser.add_argument("--dtypes", default="float32,float64,int64", help="comma-separated (default all three)")
-    parser.add_argument("--small", action="store_true", help="the tile and window edges only")
-    parser.add_argument("--device", default="gpu:0")
-    args = parser.parse_args(argv)
-    if args.reps < 1:
-        parser.error(f"--reps {args.reps}: give at least 1")
-    dtypes = args.dtypes.split(",")
-    unknown = [d for d in dtypes if d not in RTOL]
-    if unknown:
-        parser.error(f"--dtypes: {', '.join(unknown)} not among {', '.join(RTOL)}")
-    failures = run(args.reps, dtypes, args.device, args.small)
-    print(f"{'FAILED' if failures else 'passed'}: {failures} mismatching repetitions", flush=True)
-    return 1 if failures else 0
+    args = command_line(argv, __doc__, list(RTOL), lambda parser: parser.add_argument(
+        "--small", action="store_true", help="the tile and window edges only"))
+    return verdict(run(args.reps, args.dtypes, args.device, args.small))
 
 
 if __name__ == "__main__":
