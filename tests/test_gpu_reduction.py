@@ -265,6 +265,19 @@ def _check_scan(got: np.ndarray, want: np.ndarray, dtype: str, order: str) -> No
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max(), err_msg=order)
 
 
+def _same_scan_every_order(gpu: str, name: str, a: np.ndarray, want: np.ndarray, dtype: str,
+                           block_orders: Callable[[], Iterator[str]]) -> None:
+    """``name`` of ``a`` along its rows under every block order: ``want`` (``_check_scan``), and the
+    same bits each time."""
+    x = put(a, gpu)
+    first = None
+    for order in block_orders():
+        got = host(getattr(xp, name)(x, axis=1))
+        _check_scan(got, want, dtype, order)
+        first = got if first is None else first
+        assert got.tobytes() == first.tobytes(), order
+
+
 @pytest.mark.parametrize("dtype", ["int64", "float64"])
 def test_cumulative_whole_rows(gpu: str, dtype: str, block_orders: Callable[[], Iterator[str]]) -> None:
     """Rows of several tiles, enough of them that a block scans whole rows (no look-back), carrying each
@@ -274,13 +287,7 @@ def test_cumulative_whole_rows(gpu: str, dtype: str, block_orders: Callable[[], 
     a = _look_back_input(dtype, (rows, _tiles(gpu, dtype, 3, 5)), dtype == "float64")
     name, numpy = ("cumulative_prod", np.cumprod) if dtype == "float64" else ("cumulative_sum", np.cumsum)
     want = numpy(a, axis=1)
-    x = put(a, gpu)
-    first = None
-    for order in block_orders():
-        got = host(getattr(xp, name)(x, axis=1))
-        _check_scan(got, want, dtype, order)
-        first = got if first is None else first
-        assert got.tobytes() == first.tobytes(), order
+    _same_scan_every_order(gpu, name, a, want, dtype, block_orders)
 
 
 @pytest.mark.parametrize("name,dtype,rows,tiles,extra", LOOK_BACK_CASES)
@@ -294,13 +301,7 @@ def test_scan_look_back_whichever_block_order(gpu: str, name: str, dtype: str, r
     a = _look_back_input(dtype, shape, name == "cumulative_prod")
     wide = np.int64 if dtype.startswith("int") else np.complex128 if "complex" in dtype else np.float64
     want = (np.cumprod if name == "cumulative_prod" else np.cumsum)(a.astype(wide), axis=1)
-    x = put(a, gpu)
-    first = None
-    for order in block_orders():
-        got = host(getattr(xp, name)(x, axis=1))
-        _check_scan(got, want, dtype, order)
-        first = got if first is None else first
-        assert got.tobytes() == first.tobytes(), order
+    _same_scan_every_order(gpu, name, a, want, dtype, block_orders)
 
 
 def test_scan_look_back_groups(gpu: str, block_orders: Callable[[], Iterator[str]]) -> None:
@@ -310,13 +311,7 @@ def test_scan_look_back_groups(gpu: str, block_orders: Callable[[], Iterator[str
     shape = (1, _tiles(gpu, "complex128", wave * wave + wave + 3, 5))
     a = _look_back_input("complex128", shape, False)
     want = np.cumsum(a, axis=1)
-    x = put(a, gpu)
-    first = None
-    for order in block_orders():
-        got = host(xp.cumulative_sum(x, axis=1))
-        _check_scan(got, want, "complex128", order)
-        first = got if first is None else first
-        assert got.tobytes() == first.tobytes(), order
+    _same_scan_every_order(gpu, "cumulative_sum", a, want, "complex128", block_orders)
 
 
 def test_nonzero_look_back_whichever_block_order(gpu: str, block_orders: Callable[[], Iterator[str]]) -> None:
