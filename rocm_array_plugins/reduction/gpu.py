@@ -15,7 +15,8 @@ call compiles only what it runs; a two-pass call compiles both at once.
 
 Scans (cumulative_sum, cumulative_prod, nonzero's positions, unique's groups) are one launch of
 ``scan_tiles`` over contiguous rows: one pass with decoupled look-back, its per-tile state from the
-pool, zeroed on the stream before each launch (``_scan_state``).
+pool, zeroed on the stream before each launch (``_scan_state``); rows of one tile, or enough rows to
+fill the GPU (``_SCAN_ROWS_PER_CU``), a block whole rows, with no look-back and no state.
 
 Kernels are instantiated per (input, compute, output) dtype triple a row uses by
 default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
