@@ -13,7 +13,7 @@ from typing import Any as _Any
 
 from . import log as _log  # noqa: F401  (sets the rocm_array logger's level from ROCM_ARRAY_LOG)
 from . import plugin_manager as _plugin_manager
-from .array import Array
+from .array import Array, expose_method as _expose_method
 from .memory import cpu as _memory_cpu, gpu as _memory_gpu
 from .constants import e, inf, nan, newaxis, pi
 from .dtypes import (
@@ -47,6 +47,8 @@ def _export() -> None:
         prefix, _, leaf = name.rpartition(".")
         if not prefix:
             globals()[name] = func
+        elif prefix == "Array":
+            _expose_method(leaf)
         elif prefix in _EXTENSIONS:
             if prefix not in subs:
                 subs[prefix] = _types.ModuleType(f"{__name__}.{prefix}", f"The {prefix} extension.")

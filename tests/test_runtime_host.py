@@ -1,5 +1,5 @@
 """The GPU runtime's host-side machinery, over a recording driver (no GPU needed): the free lists
-that make a small allocation cost no driver call, and the Launcher's argument block."""
+that make a small allocation cost no driver call, and the launcher's argument block."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from helpers import RecordingDriver, read_argument
 from rocm_array import dtypes
 from rocm_array.runtime import gpu
 from rocm_array.runtime.gpu import GpuRuntime
-from rocm_array.runtime.launcher import Launcher
+from rocm_array.runtime.launcher import launcher
 from rocm_array.runtime.layout import ctype_of
 
 
@@ -101,7 +101,7 @@ def test_launcher_lays_arguments_out_as_the_kernel_declares_them() -> None:
     d = RecordingDriver()
     complex128 = ctype_of(dtypes.complex128)
     argtypes = [ctypes.c_void_p, ctypes.c_bool, ctypes.c_float * 1, _Pair, ctypes.c_int64, complex128 * 1]
-    launch = Launcher(d, "f", argtypes, (256, 1, 1), shared=64)
+    launch = launcher(d, "f", argtypes, (256, 1, 1), shared=64)
     pair = _Pair(-7, 2.5)
     value = complex128(1.5, -2.0)
     launch((3, 1, 1), [0xABC0, True, bytes(ctypes.c_float(0.25)), bytes(pair), -(2**40), bytes(value)])
@@ -124,7 +124,7 @@ def test_launcher_lays_arguments_out_as_the_kernel_declares_them() -> None:
 
 def test_launcher_refuses_a_value_its_argument_cannot_hold() -> None:
     d = RecordingDriver()
-    launch = Launcher(d, "f", [ctypes.c_int32], (1, 1, 1))
+    launch = launcher(d, "f", [ctypes.c_int32], (1, 1, 1))
     with pytest.raises(struct.error, match="'i' format requires"):
         launch((1, 1, 1), [2**40])
     assert d.launches == []  # nothing half-packed was launched
@@ -142,7 +142,7 @@ def test_launcher_packs_and_launches_as_one_step_across_threads() -> None:
 
             return send
 
-    launch = Launcher(Reader(), "f", [ctypes.c_int64, ctypes.c_int64], (1, 1, 1))
+    launch = launcher(Reader(), "f", [ctypes.c_int64, ctypes.c_int64], (1, 1, 1))
 
     def work(k: int) -> None:
         for i in range(2000):

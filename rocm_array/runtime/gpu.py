@@ -20,7 +20,7 @@ import numpy as np
 
 from .buffer import DeviceBuffer
 from .compiler import Compiler, Program
-from .launcher import Launcher
+from .launcher import Launcher, launcher
 from .protocol import DeviceProperties, Driver, DriverError, DriverOutOfMemory
 from .staging import SMALL, STAGING_MIN, Staging
 
@@ -347,7 +347,7 @@ class GpuRuntime:
     def launcher(self, function: Any, argtypes: Sequence[Any], block: tuple[int, int, int],
                  shared: int = 0) -> Launcher:
         """A launcher of ``function`` for arguments of ``argtypes``: the cheap launch of hot paths."""
-        return Launcher(self.driver, function, argtypes, block, shared)
+        return launcher(self.driver, function, argtypes, block, shared)
 
     # -- ordering -------------------------------------------------------------------------------
     def event(self) -> Event:

@@ -1,8 +1,8 @@
-"""``Launcher``: one kernel with a fixed argument signature, for the launches whose host cost counts.
+"""``launcher``: one kernel with a fixed argument signature, for the launches whose host cost counts.
 
 A general launch (``GpuRuntime.launch``) makes a ctypes value per argument and
 an array of pointers to them on every call: about a microsecond of the few a
-small op costs. A Launcher lays its arguments out once, as the kernel declares
+small op costs. A launcher lays its arguments out once, as the kernel declares
 them (each at its C alignment, as a ctypes Structure would), with the pointer
 array the driver reads already pointing into that block; a call packs the new
 values into the block with one ``struct.pack_into`` and launches. The driver
@@ -16,9 +16,9 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-__all__ = ["Launcher"]
+__all__ = ["Launcher", "launcher"]
 
 #: struct codes (standard sizes, no padding) of the ctypes argument types that pack as numbers.
 _CODES: dict[Any, str] = {
@@ -28,41 +28,41 @@ _CODES: dict[Any, str] = {
 }
 
 
-class Launcher:
-    """``function`` with arguments of ``argtypes`` (ctypes types), launched on ``driver``'s stream.
+#: A launch: ``launch(grid, values)``, one value per kernel argument: an int (a device address for
+#: ``c_void_p``; 0 is NULL) or float for the number types, and ``bytes`` of the argument's size for any
+#: other type (a struct, a half or complex scalar).
+Launcher = Callable[[tuple[int, int, int], Sequence[Any]], None]
 
-    A call takes the grid and a sequence of one value per argument: an int (a device
-    address for ``c_void_p``; 0 is NULL) or float for the number types, and ``bytes`` of
-    the argument's size for any other type (a struct, a half or complex scalar).
-    """
 
-    __slots__ = ("_send", "_pack", "_size", "_offsets", "_local")
+def launcher(driver: Any, function: Any, argtypes: Sequence[Any], block: tuple[int, int, int],
+             shared: int = 0) -> Launcher:
+    """The launch of ``function`` with arguments of ``argtypes`` (ctypes types) on ``driver``'s stream.
 
-    def __init__(self, driver: Any, function: Any, argtypes: Sequence[Any], block: tuple[int, int, int],
-                 shared: int = 0) -> None:
-        layout = type("Arguments", (ctypes.Structure,), {"_fields_": [(f"a{i}", t) for i, t in enumerate(argtypes)]})
-        self._offsets = [getattr(layout, f"a{i}").offset for i in range(len(argtypes))]
-        fmt, end = "=", 0
-        for offset, t in zip(self._offsets, argtypes):
-            fmt += "x" * (offset - end) + _CODES.get(t, f"{ctypes.sizeof(t)}s")
-            end = offset + ctypes.sizeof(t)
-        self._pack = struct.Struct(fmt).pack_into
-        self._size = max(ctypes.sizeof(layout), 1)
-        self._send = driver.sender(function, block, shared)
-        self._local = threading.local()
+    A closure, not an object with ``__call__``: CPython calls a function without the lookup and the
+    argument tuple a ``__call__`` costs (about 600 instructions a call, callgrind)."""
+    layout = type("Arguments", (ctypes.Structure,), {"_fields_": [(f"a{i}", t) for i, t in enumerate(argtypes)]})
+    offsets = [getattr(layout, f"a{i}").offset for i in range(len(argtypes))]
+    fmt, end = "=", 0
+    for offset, t in zip(offsets, argtypes):
+        fmt += "x" * (offset - end) + _CODES.get(t, f"{ctypes.sizeof(t)}s")
+        end = offset + ctypes.sizeof(t)
+    pack, size = struct.Struct(fmt).pack_into, max(ctypes.sizeof(layout), 1)
+    send, local = driver.sender(function, block, shared), threading.local()
 
-    def _block(self) -> tuple[Any, int, Any]:
+    def new_block() -> tuple[Any, int, Any]:
         """This thread's argument block, the address of its pointer array, and the array."""
-        args = ctypes.create_string_buffer(self._size)
+        args = ctypes.create_string_buffer(size)
         base = ctypes.addressof(args)
-        params = (ctypes.c_void_p * max(len(self._offsets), 1))(*(base + o for o in self._offsets))
-        block = self._local.block = (args, ctypes.addressof(params), params)
+        params = (ctypes.c_void_p * max(len(offsets), 1))(*(base + o for o in offsets))
+        block = local.block = (args, ctypes.addressof(params), params)
         return block
 
-    def __call__(self, grid: tuple[int, int, int], values: Sequence[Any]) -> None:
+    def launch(grid: tuple[int, int, int], values: Sequence[Any]) -> None:
         try:
-            args, address, _ = self._local.block
+            args, address, _ = local.block
         except AttributeError:
-            args, address, _ = self._block()
-        self._pack(args, 0, *values)
-        self._send(grid, address)
+            args, address, _ = new_block()
+        pack(args, 0, *values)
+        send(grid, address)
+
+    return launch
