@@ -53,7 +53,7 @@ from .front_ufunc import Ufunc
 if TYPE_CHECKING:
     from rocm_array.devices import Device
 
-__all__ = ["Pending", "Lone", "RowPending", "defer", "defer_lane", "defer_contiguous", "reduce_rows", "expression",
+__all__ = ["Pending", "Deferral", "RowPending", "defer", "defer_contiguous", "reduce_rows", "expression",
            "generated", "Expressions", "register", "MAX_NODES", "MAX_LEAVES", "COMPILE_IN_BACKGROUND", "LONE_STREAK",
            "LONE_SAMPLE"]
 
@@ -84,23 +84,48 @@ LONE_STREAK = 16
 LONE_SAMPLE = 64
 
 
-class Lone:
-    """What one lane's lone deferred results became (see LONE_STREAK): ``streak``, how many in a row
-    were computed alone; one that another operation extends (or a reduction reads as an
-    expression) sets it back to 0. Races between threads only blur the count."""
+class Deferral:
+    """How one lane (``gpu.lane``: a function on operands of fixed kinds) defers its results, made
+    once a lane: the lane's constants, and what its lone deferred results became (see LONE_STREAK):
+    ``streak``, how many in a row were computed alone; one that another operation extends (or a
+    reduction reads as an expression) sets it back to 0. Races between threads only blur the count."""
 
-    __slots__ = ("streak", "calls")
+    __slots__ = ("fn", "dtype", "out_dtype", "device", "streak", "calls")
 
-    def __init__(self) -> None:
+    def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, device: Device) -> None:
+        self.fn, self.dtype, self.out_dtype, self.device = fn, dtype, out_dtype, device
         self.streak = 0
         self.calls = 0
 
-    def defers(self) -> bool:
-        """Whether the lane's next result is deferred."""
-        if self.streak < LONE_STREAK:
-            return True
-        self.calls += 1
-        return not self.calls % LONE_SAMPLE
+    def defer(self, args: tuple[Array | Scalar, ...], x: Array, now: Callable[..., DeviceBuffer],
+              now_args: tuple[Any, ...], params: tuple[float, ...] = ()) -> Array | None:
+        """``defer`` for a lane's operands ``args``, or None (compute it now): contiguous arrays of
+        x's shape on the lane's device and Python scalars. ``now(*now_args)`` launches the lane's
+        kernel and gives the result's memory. An operation none of whose operands is deferred keeps
+        its parts and ``now`` instead of a node (``Pending``): the hot path of ``a + b``, which checks
+        only what a lone operation needs; and it runs now when the lane's results are computed
+        alone (LONE_STREAK). An operation with a deferred operand always extends it: a lane gone
+        eager would otherwise force each chain it ends and never see one extended again."""
+        for a in args:
+            if type(a) is Array:
+                buf = a._buf
+                if type(buf) is Pending and buf._real is None:  # (an operand to extend: a node)
+                    return defer_contiguous(self.fn, args, self.dtype, self.out_dtype, x._shape, x._strides,
+                                            self.device, params)
+                if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
+                    return None
+        if self.streak >= LONE_STREAK:  # (a lone op of a lane whose results are computed alone: now,
+            self.calls += 1             # but for one in LONE_SAMPLE)
+            if self.calls % LONE_SAMPLE:
+                return None
+        shape = x._shape
+        n = math.prod(shape)
+        if not n:
+            return None
+        pending = Pending(None, self.device, n * self.out_dtype.itemsize,
+                          (self.fn, self.dtype, self.out_dtype, args, shape, params), now, now_args, self)
+        _register(pending, [a._buf for a in args if type(a) is Array])
+        return Array(pending, shape, x._strides, 0, self.out_dtype, self.device)
 
 
 class Pending(LazyBuffer):
@@ -108,18 +133,20 @@ class Pending(LazyBuffer):
     (once, on any thread).
 
     A lone operation on arrays (no deferred operand) keeps its parts and its lane's launch
-    (``eager``, which gives the result's memory) instead of a node: the node is built only when
-    another operation extends it (or something asks for ``node``), and computing it alone is that
+    (``eager(*eager_args)``, which gives the result's memory) instead of a node: the node is built
+    only when another operation extends it (or something asks for ``node``), and computing it alone is that
     launch. A tiny operation whose result is read at once then costs little more than an eager one,
     and its lane learns from ``lone`` whether deferring pays."""
 
-    __slots__ = ("_node", "_parts", "eager", "lone", "device", "_real")
+    __slots__ = ("_node", "_parts", "eager", "eager_args", "lone", "device", "_real")
 
     def __init__(self, node: Node | None, device: Device, nbytes: int, parts: tuple[Any, ...] | None = None,
-                 eager: Callable[[], DeviceBuffer] | None = None, lone: Lone | None = None) -> None:
+                 eager: Callable[..., DeviceBuffer] | None = None, eager_args: tuple[Any, ...] = (),
+                 lone: Deferral | None = None) -> None:
         self._node = node
         self._parts = parts  # (fn, dtype, out_dtype, operands, shape, params): a lone operation's node, unbuilt
         self.eager = eager
+        self.eager_args = eager_args
         self.lone = lone
         self.device = device
         self.nbytes = nbytes
@@ -138,7 +165,7 @@ class Pending(LazyBuffer):
                 parts = self._parts
                 if self._node is None and parts is not None:
                     self._node = Node(*parts)
-                    cast(Lone, self.lone).streak = 0  # (a lone result's parts come with its lane's Lone)
+                    cast(Deferral, self.lone).streak = 0  # (a lone result's parts come with its lane's Deferral)
                 node = self._node
         return node
 
@@ -152,7 +179,7 @@ class Pending(LazyBuffer):
         with _compute_lock:
             if self._real is None:
                 if self.eager is not None:
-                    self._real = self.eager()
+                    self._real = self.eager(*self.eager_args)
                     if self.lone is not None and self._node is None:  # (a lane's result, computed alone)
                         self.lone.streak += 1
                 else:
@@ -160,6 +187,7 @@ class Pending(LazyBuffer):
                     assert node is not None
                     self._real = _evaluate(node, self.device)
                 self._node = self._parts = self.eager = self.lone = None  # the arrays it read may go
+                self.eager_args = ()
         return self._real
 
     def __reduce__(self) -> Any:
@@ -195,34 +223,6 @@ def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
     if device is None:  # (an array of the result's shape sets where the result lives)
         return None
     return defer_contiguous(fn, operands, dtype, out_dtype, shape, strides, device, params=params)
-
-
-def defer_lane(fn: Ufunc, arrays: tuple[Array | Scalar, ...], dtype: DType, out_dtype: DType,
-               shape: tuple[int, ...], strides: tuple[int, ...], device: Device,
-               eager: Callable[[], DeviceBuffer], lone: Lone, params: tuple[float, ...] = ()) -> Array | None:
-    """``defer`` for a lane's operands (``gpu.lane``), or None (run ``eager``): contiguous arrays of
-    ``shape`` on ``device`` and Python scalars. ``eager`` launches the lane's kernel and gives the
-    result's memory. An operation none of whose operands is deferred keeps its parts and ``eager``
-    instead of a node (``Pending``): the hot path of ``a + b``, which checks only what a lone
-    operation needs; and it runs eagerly when ``lone``, its lane's record, says the lane's results
-    are computed alone (``Lone.defers``). An operation with a deferred operand always extends it: a
-    lane gone eager would otherwise force each chain it ends and never see one extended again."""
-    for a in arrays:
-        if type(a) is Array:
-            buf = a._buf
-            if type(buf) is Pending and buf._real is None:  # (an operand to extend: a node)
-                return defer_contiguous(fn, arrays, dtype, out_dtype, shape, strides, device, params)
-            if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
-                return None
-    if not lone.defers():  # (a lone op of a lane whose results are computed alone: eager)
-        return None
-    n = math.prod(shape)
-    if not n:
-        return None
-    pending = Pending(None, device, n * out_dtype.itemsize, (fn, dtype, out_dtype, arrays, shape, params), eager,
-                      lone)
-    _register(pending, [a._buf for a in arrays if type(a) is Array])
-    return Array(pending, shape, strides, 0, out_dtype, device)
 
 
 def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dtype: DType, out_dtype: DType,

@@ -33,7 +33,7 @@ from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_
                                       vector_width)
 
 from . import backs
-from .deferred import Lone, defer, defer_lane
+from .deferred import Deferral, defer
 from .table import ROWS
 from rocm_array.operands import Scalar, check_bounds
 
@@ -301,54 +301,79 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         return None  # an operand is cast first: the general path
     s = next((i + 1 for i, k in enumerate(kinds) if not isinstance(k, DType)), 0)
     launch = _contiguous(device, fn, dtype, out_dtype, s)
-    allocate, size, out_size = device.runtime.allocate, dtype.itemsize, out_dtype.itemsize
+    allocate, prod, size, out_size = device.runtime.allocate, math.prod, dtype.itemsize, out_dtype.itemsize
 
     def run(x: Array, operands: tuple[Any, ...]) -> DeviceBuffer:
         """The memory of a new result of ``x``'s shape, computed from the kernel's ``operands``."""
-        n = math.prod(x._shape)
+        n = prod(x._shape)
         buf = allocate(n * out_size)
         if n:
             launch([buf.ptr, *operands, n])
         return buf
 
     # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack;
-    # or this lane's results were lately computed alone, ``Lone``); ``now`` computes it with this
-    # lane's kernel if no other operation extends it.
-    lone = Lone()
+    # or this lane's results were lately computed alone): each form's ``*_now`` computes it with this
+    # lane's kernel if no other operation extends it. ``*_now`` reads the operands' addresses, which
+    # for a deferred operand means computing it: ``Deferral.defer`` calls it only when none is.
+    defer = Deferral(fn, dtype, out_dtype, device).defer
 
-    def result(args: tuple[Array | Scalar, ...], x: Array, now: Callable[[], DeviceBuffer],
-               params: tuple[float, ...] = ()) -> Array:
-        shape, strides = x._shape, x._strides
-        if active():
-            d = defer_lane(fn, args, dtype, out_dtype, shape, strides, device, now, lone, params)
-            if d is not None:
-                return d
-        return Array(now(), shape, strides, 0, out_dtype, device)
+    def unary_now(x: Array) -> DeviceBuffer:
+        return run(x, (x._buf.ptr + x._offset * size,))
 
     def unary(x: Array) -> Array:
-        return result((x,), x, lambda: run(x, (x._buf.ptr + x._offset * size,)))
+        if active():
+            d = defer((x,), x, unary_now, (x,))
+            if d is not None:
+                return d
+        return Array(unary_now(x), x._shape, x._strides, 0, out_dtype, device)
+
+    def params_now(x: Array, params: tuple[float, ...]) -> DeviceBuffer:
+        return run(x, (x._buf.ptr + x._offset * size, *_pair(params)))
 
     def with_params(x: Array, params: tuple[float, ...]) -> Array:  # (a ParamUfunc's lane)
-        return result((x,), x, lambda: run(x, (x._buf.ptr + x._offset * size, *_pair(params))), params)
+        if active():
+            d = defer((x,), x, params_now, (x, params), params)
+            if d is not None:
+                return d
+        return Array(params_now(x, params), x._shape, x._strides, 0, out_dtype, device)
 
     zero = _ZERO_BYTES[dtype.name]
 
+    def binary_now(x1: Array, x2: Array) -> DeviceBuffer:
+        return run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))
+
     def binary(x1: Array, x2: Array) -> Array:
-        return result((x1, x2), x1,
-                      lambda: run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero)))
+        if active():
+            args = (x1, x2)
+            d = defer(args, x1, binary_now, args)
+            if d is not None:
+                return d
+        return Array(binary_now(x1, x2), x1._shape, x1._strides, 0, out_dtype, device)
 
     def value(v: Any) -> bytes:
         check_bounds(v, dtype, fn.name)
         return bytes(scalar_value(dtype, v))
 
     # (A deferred result's Scalar checks v's bounds at once; an eager one's value(v) does.)
+    def scalar_first_now(v: Any, x: Array) -> DeviceBuffer:
+        return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
+
     def scalar_first(v: Any, x: Array) -> Array:
-        return result((Scalar(v, dtype, device, fn.name), x), x,
-                      lambda: run(x, (0, x._buf.ptr + x._offset * size, value(v))))
+        if active():
+            d = defer((Scalar(v, dtype, device, fn.name), x), x, scalar_first_now, (v, x))
+            if d is not None:
+                return d
+        return Array(scalar_first_now(v, x), x._shape, x._strides, 0, out_dtype, device)
+
+    def scalar_second_now(x: Array, v: Any) -> DeviceBuffer:
+        return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
 
     def scalar_second(x: Array, v: Any) -> Array:
-        return result((x, Scalar(v, dtype, device, fn.name)), x,
-                      lambda: run(x, (x._buf.ptr + x._offset * size, 0, value(v))))
+        if active():
+            d = defer((x, Scalar(v, dtype, device, fn.name)), x, scalar_second_now, (x, v))
+            if d is not None:
+                return d
+        return Array(scalar_second_now(x, v), x._shape, x._strides, 0, out_dtype, device)
 
     if isinstance(fn, ParamUfunc):
         return with_params
