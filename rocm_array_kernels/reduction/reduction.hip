@@ -709,10 +709,10 @@ RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaSc
 // taken: the tile counter, slots its state: a block a tile. Null (rows of one tile, or rows enough
 // to fill the GPU without cutting them: see gpu.py): a block takes whole rows, blockIdx.x then every
 // gridDim.x-th, each row's tiles in order, carrying the row's combination so far (no look-back).
-// On NVIDIA ptxas plans registers for blocks enough to fill half an SM's warps (the budget's floor for
-// memory-bound kernels): unbounded, a tile's loads in flight took 71 to 95 registers on sm_90.
+// On NVIDIA ptxas plans registers for blocks enough to hold RA_SCAN_SM_THREADS threads an SM (gpu.py):
+// unbounded, a tile's loads in flight took 71 to 95 registers on sm_90.
 #ifdef RA_NVIDIA
-#define RA_SCAN_BOUNDS __launch_bounds__(RA_SCAN_BLOCK, 1024 / RA_SCAN_BLOCK)
+#define RA_SCAN_BOUNDS __launch_bounds__(RA_SCAN_BLOCK, RA_SCAN_SM_THREADS / RA_SCAN_BLOCK)
 #else
 #define RA_SCAN_BOUNDS __launch_bounds__(RA_SCAN_BLOCK)
 #endif

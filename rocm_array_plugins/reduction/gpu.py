@@ -67,6 +67,13 @@ _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized va
 #: AMD: not timed; 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks of 4-byte
 #: accumulators, an RDNA WGP's 128 KiB 14).
 _SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=16, cdna=8, rdna=8)
+#: NVIDIA: the threads an SM that scan_tiles's launch bounds plan registers for: half an SM's (the
+#: budget's floor for memory-bound kernels), 64 registers a thread. More tiles in flight did not pay:
+#: on an H200 (.diag/scan_sweep.py, one process), PyTorch's time over ours for cumulative_sum of 2^26
+#: float32 / of 2^24 float64 / cumulative_prod of 2^24 float64 was 0.72 / 0.81 / 0.79 at 128x16 and
+#: 1024; 0.57 / 0.55 / 0.55 at 1536 (40 registers, 64 bytes of stack); 0.44 / 0.46 / 0.46 at 2048
+#: (32 registers, 104 bytes of stack); 128x8, 256x8 and 256x16 at 2048: 0.46-0.57.
+_SCAN_SM_THREADS = 1024
 #: Rows of several tiles, this many a compute unit or more, are scanned a block a row, with no look-back
 #: (no state, no polling): twice the blocks an SM that scan_tiles's launch bounds plan for on NVIDIA (8),
 #: so each block takes two rows or more and an uneven last round idles at most a third of the GPU.
@@ -81,7 +88,8 @@ _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 i
 #: accumulators through this much dynamic shared memory.
 _OUTER_SHARED = BLOCK * _ACC_BYTES
 REDUCTION = Family("reduction/reduction.hip", {
-    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS, "RA_BLOCK": BLOCK},
+    "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS,
+    "RA_SCAN_SM_THREADS": _SCAN_SM_THREADS, "RA_BLOCK": BLOCK},
     threads={"scan_tiles": "RA_SCAN_BLOCK"},
     shared=dict.fromkeys(("reduce_outer", "reduce_outer_vector", "reduce_partial_columns"), _OUTER_SHARED))
 #: Blocks a reduction aims for, per compute unit. Smaller chunks even out the blocks' finishing times:
