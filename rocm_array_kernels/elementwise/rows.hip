@@ -95,19 +95,16 @@ template <typename T, int V, int M> struct RaRowStream {
   RA_DEVICE T get(int, int k) const { return x.v[k]; }  // (k is 0 at the head and the tail)
 };
 
-// f(m, u) (u the accumulator, a constant at each call) for vectors m..m+3 of the thread's `vectors`, in
-// ra_row_contiguous's order: a whole group of four into accumulators 0..3, the vectors past the last
-// whole group into 0.
+// Vectors m..m+3 of the thread's `vectors` as ra_row_contiguous loads them together: f(m, 4), a whole
+// group of four (vector m + u into accumulator u), or f(m + u, 1) each vector past the last whole group
+// (into accumulator 0). (The count is a constant at each call.)
 template <typename F> RA_DEVICE void ra_row_four(int m, int vectors, F& f) {
   if (m + 3 < vectors) {
-    f(m, 0);
-    f(m + 1, 1);
-    f(m + 2, 2);
-    f(m + 3, 3);
+    f(m, 4);
   } else {
 #pragma unroll
     for (int u = 0; u < 3; ++u)
-      if (m + u < vectors) f(m + u, 0);
+      if (m + u < vectors) f(m + u, 1);
   }
 }
 
@@ -160,12 +157,23 @@ RA_DEVICE Out ra_row_reduce(const RaRowSpan<V, M>& s, int g, Fetch fetch, F valu
     fetch(RaRowPlace{RA_ROW_HEAD, (ra_index_t)s.t});
     acc[0] = op(acc[0], Map::template map<C>(value(RA_ROW_HEAD, 0, (ra_index_t)s.t), (ra_index_t)s.t));
   }
-  ra_row_vectors<M>(s.vectors, [&](int m, int u) {
-    fetch(RaRowPlace{m, 0});
+  ra_row_vectors<M>(s.vectors, [&](int m, int n) {
+    typedef decltype(value(m, 0, ra_index_t(0))) T;
+    ra_vec<T, V> x[4];
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      const ra_index_t r = s.at(m, k);
-      acc[u] = op(acc[u], Map::template map<C>(value(m, k, r), r));
+    for (int u = 0; u < 4; ++u) {
+      if (u < n) {
+        fetch(RaRowPlace{m + u, 0});
+#pragma unroll
+        for (int k = 0; k < V; ++k) x[u].v[k] = value(m + u, k, s.at(m + u, k));
+      }
+    }
+    const auto at = [&](int u, int k) { return s.at(m + u, k); };
+    if (n == 4) {
+      ra_fold<C, Map, Combine>(acc, x, at);
+    } else {
+      const ra_vec<T, V> one[1] = {x[0]};
+      ra_fold<C, Map, Combine>(acc, one, at);
     }
   });
   if (s.has_tail()) {
@@ -189,16 +197,21 @@ RA_DEVICE void ra_row_store(Out* out, const RaRowSpan<V, M>& s, Fetch fetch, F v
     out[s.t] = value(RA_ROW_HEAD, 0, (ra_index_t)s.t);
   }
   const bool aligned = ra_aligned(out + s.head, sizeof(ra_vec<Out, V>));
-  ra_row_vectors<M>(s.vectors, [&](int m, int) {
-    fetch(RaRowPlace{m, 0});
-    ra_vec<Out, V> y;
+  ra_row_vectors<M>(s.vectors, [&](int first, int n) {
 #pragma unroll
-    for (int k = 0; k < V; ++k) y.v[k] = value(m, k, s.at(m, k));
-    if (aligned) {
-      *(ra_vec<Out, V>*)(out + s.at(m, 0)) = y;
-    } else {
+    for (int u = 0; u < 4; ++u) {
+      if (u >= n) break;
+      const int m = first + u;
+      fetch(RaRowPlace{m, 0});
+      ra_vec<Out, V> y;
 #pragma unroll
-      for (int k = 0; k < V; ++k) out[s.at(m, k)] = y.v[k];
+      for (int k = 0; k < V; ++k) y.v[k] = value(m, k, s.at(m, k));
+      if (aligned) {
+        *(ra_vec<Out, V>*)(out + s.at(m, 0)) = y;
+      } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k) out[s.at(m, k)] = y.v[k];
+      }
     }
   });
   if (s.has_tail()) {

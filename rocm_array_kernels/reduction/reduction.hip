@@ -3,7 +3,8 @@
 // A reduction row of rocm_array_plugins/reduction/table.py names three functors of this file:
 // `map` turns an element (and its index along the reduced axes) into an accumulator
 // of compute type C, `combine` joins two accumulators (and gives the identity), and
-// `finalize` turns the accumulator into the output type. Kernels are instantiated as
+// `finalize` turns the accumulator into the output type (welford_op also folds the elements a
+// thread loaded together at once: ra_fold). Kernels are instantiated as
 // reduce_inner<In, C, Out, Map, Combine, Finalize> and likewise, the functors by their names in
 // namespace ra_red (ra_red::add_op): a reduction of a fused expression compiles this file after
 // elementwise/ops.h, whose add_op, mul_op, and_op, or_op and ra_isnan share their names.
@@ -77,12 +78,63 @@ struct count_op {
   template <typename C> using acc = RaCount<C>;
   template <typename C, typename In> RA_DEVICE static RaCount<C> map(In x, ra_index_t) { return {ra_cast<C>(x), 1}; }
 };
+// The sum of N values (a power of two): four running partials (element i into partial i % 4), then
+// their pairs; a short dependency chain.
+template <typename C, int N> RA_DEVICE C ra_sum_four(const C (&v)[N]) {
+  constexpr int P = N < 4 ? N : 4;
+  C p[P];
+#pragma unroll
+  for (int i = 0; i < N; ++i) p[i % P] = i < P ? v[i] : p[i % P] + v[i];
+#pragma unroll
+  for (int w = 1; w < P; w *= 2)
+#pragma unroll
+    for (int j = 0; j + w < P; j += 2 * w) p[j] = p[j] + p[j + w];
+  return p[0];
+}
 struct welford_op {
   template <typename C> using acc = RaWelford<C>;
   // m2 starts at v - v: 0 for a number, NaN for NaN or inf, so one such element still poisons var/std.
   template <typename C, typename In> RA_DEVICE static RaWelford<C> map(In x, ra_index_t) {
     const C v = ra_cast<C>(x);
     return {1, v, v - v};
+  }
+  // The most elements a run (see fold): four vectors of float32 or double, one of the 8- and 16-element
+  // vectors of 16-bit and 8-bit types (64 doubles of int8 at once would take their registers).
+  static constexpr int RUN = 16;
+  // U vectors of K elements (ra_fold): one run of all of them into acc[0], or past RUN one run a
+  // vector, vector u's into acc[u]; a run joins its accumulator by Chan's combine. Per element that
+  // is two passes over registers, not a division (and two early-outs) as map and combine cost.
+  template <typename C, typename Combine, int U, int K, typename In>
+  RA_DEVICE static void fold(RaWelford<C>* acc, const ra_vec<In, K> (&x)[U]) {
+    const Combine op;
+    if constexpr (U * K <= RUN) {
+      C v[U * K];
+#pragma unroll
+      for (int i = 0; i < U * K; ++i) v[i] = ra_cast<C>(x[i / K].v[i % K]);
+      acc[0] = op(acc[0], run<C, U * K>(v));
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        C v[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) v[k] = ra_cast<C>(x[u].v[k]);
+        acc[u] = op(acc[u], run<C, K>(v));
+      }
+    }
+  }
+  // N values' count, mean and m2 (N a power of two, so x * (1/N) is exact: the mean is the sum's
+  // rounding divided by N, and it cannot overflow where the sum would). m2 sums the squared
+  // deviations from that mean (NumPy's two passes): a NaN or inf still makes it NaN.
+  template <typename C, int N> RA_DEVICE static RaWelford<C> run(const C (&v)[N]) {
+    static_assert((N & (N - 1)) == 0, "a run is a power of two elements");
+    constexpr C scale = C(1) / C(N);
+    C d[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) d[i] = v[i] * scale;
+    const C mean = ra_sum_four(d);
+#pragma unroll
+    for (int i = 0; i < N; ++i) d[i] = (v[i] - mean) * (v[i] - mean);
+    return {N, mean, ra_sum_four(d)};
   }
 };
 struct value_index_op {
@@ -180,6 +232,26 @@ struct index_op {
 
 }  // namespace ra_red
 
+// ---- folds: the elements a thread loaded together, into its accumulators -----------------------
+// U vectors of K elements, element (u, k) at index at(u, k), folded into acc[0..U): vector u into
+// acc[u], element after element (map, then combine); a Map that folds them its own way says so here
+// (welford_op::fold). The eager kernels and the row kernels (elementwise/rows.hip) fold through it,
+// so they fold alike.
+template <typename Map> struct RaFoldsRuns { static constexpr bool value = false; };
+template <> struct RaFoldsRuns<ra_red::welford_op> { static constexpr bool value = true; };
+template <typename C, typename Map, typename Combine, int U, int K, typename In, typename At>
+RA_DEVICE void ra_fold(typename Map::template acc<C>* acc, const ra_vec<In, K> (&x)[U], At at) {
+  if constexpr (RaFoldsRuns<Map>::value) {
+    Map::template fold<C, Combine>(acc, x);
+  } else {
+    const Combine op;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < K; ++k) acc[u] = op(acc[u], Map::template map<C>(x[u].v[k], at(u, k)));
+  }
+}
+
 // ---- reduction kernels ---------------------------------------------------------------------
 // Each kernel holds one code path, so a first call compiles only the path it runs (one
 // kernel with every path took NVRTC 0.5-1 s; the contiguous first pass alone, 0.1-0.2 s).
@@ -226,6 +298,24 @@ RA_DEVICE typename Map::template acc<C> ra_load(const void* in, ra_index_t off, 
   else return Map::template map<C>(((const In*)in)[off], r);
 }
 
+// Elements (PARTIAL: first passes' accumulators) r + u * nt, u < 4, each at base + at(its r), folded
+// into acc[0..4): each into its own, or elements as one run where the Map folds runs (ra_fold).
+template <typename In, typename C, typename Map, typename Combine, bool PARTIAL, bool COHERENT = false, typename At>
+RA_DEVICE void ra_fold_four(typename Map::template acc<C>* acc, const void* in, ra_index_t base, At at, ra_index_t r,
+                            int nt) {
+  if constexpr (!PARTIAL && RaFoldsRuns<Map>::value) {
+    ra_vec<In, 1> x[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) x[u].v[0] = ((const In*)in)[base + at(r + u * nt)];
+    Map::template fold<C, Combine>(acc, x);
+  } else {
+    const Combine op;
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      acc[u] = op(acc[u], ra_load<In, C, Map, PARTIAL, COHERENT>(in, base + at(r + u * nt), r + u * nt));
+  }
+}
+
 template <typename Out, typename Fin, typename A>
 RA_DEVICE void ra_store(void* out, ra_index_t at, A acc, int flags, double param) {
   if (flags & RA_PARTIAL_OUT) ((A*)out)[at] = acc;
@@ -266,16 +356,11 @@ RA_DEVICE typename Map::template acc<C> ra_row_contiguous(const Src& src, ra_ind
     ra_vec<In, V> x[4];
 #pragma unroll
     for (int u = 0; u < 4; ++u) x[u] = src.template vector<V>(v0, j + u * nt);
-#pragma unroll
-    for (int u = 0; u < 4; ++u)
-#pragma unroll
-      for (int k = 0; k < V; ++k)
-        acc[u] = op(acc[u], Map::template map<C>(x[u].v[k], v0 + (j + u * nt) * V + k));
+    ra_fold<C, Map, Combine>(acc, x, [&](int u, int k) { return v0 + (j + u * nt) * V + k; });
   }
   for (; j < nv; j += nt) {
-    ra_vec<In, V> x = src.template vector<V>(v0, j);
-#pragma unroll
-    for (int k = 0; k < V; ++k) acc[0] = op(acc[0], Map::template map<C>(x.v[k], v0 + j * V + k));
+    const ra_vec<In, V> x[1] = {src.template vector<V>(v0, j)};
+    ra_fold<C, Map, Combine>(acc, x, [&](int, int k) { return v0 + j * V + k; });
   }
   for (ra_index_t r = v0 + nv * V + t; r < hi; r += nt) acc[1] = op(acc[1], Map::template map<C>(src.at(r), r));
   return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
@@ -293,11 +378,7 @@ RA_DEVICE typename Map::template acc<C> ra_row_strided(const void* in, ra_index_
 #pragma unroll
   for (int u = 0; u < 4; ++u) acc[u] = Combine::template identity<A>();
   ra_index_t r = lo + t;
-  for (; r + 3 * nt < hi; r += 4 * nt) {
-#pragma unroll
-    for (int u = 0; u < 4; ++u)
-      acc[u] = op(acc[u], ra_load<In, C, Map, PARTIAL, COHERENT>(in, base + at(r + u * nt), r + u * nt));
-  }
+  for (; r + 3 * nt < hi; r += 4 * nt) ra_fold_four<In, C, Map, Combine, PARTIAL, COHERENT>(acc, in, base, at, r, nt);
   for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL, COHERENT>(in, base + at(r), r));
   return op(op(acc[0], acc[1]), op(acc[2], acc[3]));
 }
@@ -470,10 +551,18 @@ RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_in
           ra_vec<In, W> x[4];
 #pragma unroll
           for (int u = 0; u < 4; ++u) x[u] = *(const ra_vec<In, W>*)((const In*)in + base + at(r + u * nt));
+          if constexpr (RaFoldsRuns<Map>::value) {  // (column k's four rows, a run into acc[k])
 #pragma unroll
-          for (int u = 0; u < 4; ++u)
+            for (int k = 0; k < W; ++k) {
+              const ra_vec<In, 4> column[1] = {{{x[0].v[k], x[1].v[k], x[2].v[k], x[3].v[k]}}};
+              Map::template fold<C, Combine>(acc + k, column);
+            }
+          } else {
 #pragma unroll
-            for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x[u].v[k], r + u * nt));
+            for (int u = 0; u < 4; ++u)
+#pragma unroll
+              for (int k = 0; k < W; ++k) acc[k] = op(acc[k], Map::template map<C>(x[u].v[k], r + u * nt));
+          }
         }
         for (; r < hi; r += nt) {
           ra_vec<In, W> x = *(const ra_vec<In, W>*)((const In*)in + base + at(r));
@@ -483,15 +572,10 @@ RA_DEVICE void ra_reduce_outer(void* out, const void* in, ra_index_t cols, ra_in
       } else {
         ra_index_t r = lo + ty;
         const int nt = blockDim.y;
-        A more[3] = {acc[0], acc[0], acc[0]};
-        for (; r + 3 * nt < hi; r += 4 * nt) {
-          acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
-          more[0] = op(more[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r + nt), r + nt));
-          more[1] = op(more[1], ra_load<In, C, Map, PARTIAL>(in, base + at(r + 2 * nt), r + 2 * nt));
-          more[2] = op(more[2], ra_load<In, C, Map, PARTIAL>(in, base + at(r + 3 * nt), r + 3 * nt));
-        }
-        for (; r < hi; r += nt) acc[0] = op(acc[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
-        acc[0] = op(op(acc[0], more[0]), op(more[1], more[2]));
+        A part[4] = {acc[0], acc[0], acc[0], acc[0]};
+        for (; r + 3 * nt < hi; r += 4 * nt) ra_fold_four<In, C, Map, Combine, PARTIAL>(part, in, base, at, r, nt);
+        for (; r < hi; r += nt) part[0] = op(part[0], ra_load<In, C, Map, PARTIAL>(in, base + at(r), r));
+        acc[0] = op(op(part[0], part[1]), op(part[2], part[3]));
       }
     }
 #pragma unroll
