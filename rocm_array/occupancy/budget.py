@@ -113,6 +113,10 @@ FEW_WAVES: tuple[Waiver, ...] = (
     Waiver(_RED, "fused_rows", _ROWS, _SM90),
     Waiver(_RED, "*welford_op*", "var and std (Welford: a count and two floats or doubles a thread) take 66 to 96 "
            "registers on sm_90: 4 or 6 warps a sub-partition. " + _MEASURED, _SM90),
+    Waiver(_RED, "reduce_inner_of<*double, double, ra_red::welford_op*", "var and std of a fused float64 expression "
+           "fold a thread's 8 doubles as one run (welford_op::RUN: two passes over registers and one division, where "
+           "one division an element took 30 instructions an element on sm_90) in 129 VGPRs on gfx1030, one past 8 "
+           "waves: 6 waves a SIMD of 16; not timed on AMD", _GFX1030),
     Waiver(_RED, "reduce_inner*<*value_index_op*", "argmax and argmin of 2- and 8-byte integers take 71 and 72 registers "
            "on sm_90, and of a fused float32 expression 74: 6 warps a sub-partition. " + _MEASURED, _SM90),
     *(Waiver(_EW, k, "these functors take 67 to 117 registers on sm_90 (bfloat16 division, int8 pow and floor "
