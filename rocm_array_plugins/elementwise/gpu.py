@@ -315,6 +315,8 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
     # or this lane's results were lately computed alone): each form's ``*_now`` computes it with this
     # lane's kernel if no other operation extends it. ``*_now`` reads the operands' addresses, which
     # for a deferred operand means computing it: ``Deferral.defer`` calls it only when none is.
+    # (Each form is written out, where one generic form taking its ``*_now`` would add a call and an
+    # argument tuple to every ``a + b``: the host's cost of a small op, tests/test_host_budget.py.)
     defer = Deferral(fn, dtype, out_dtype, device).defer
 
     def unary_now(x: Array) -> DeviceBuffer:
