@@ -138,9 +138,9 @@ class Pending(LazyBuffer):
 
     A lone operation on arrays (no deferred operand) keeps its parts and its lane's launch
     (``eager(*eager_args)``, which gives the result's memory) instead of a node: the node is built
-    only when another operation extends it (or something asks for ``node``), and computing it alone is that
-    launch. A tiny operation whose result is read at once then costs little more than an eager one,
-    and its lane learns from ``lone`` whether deferring pays."""
+    only when another operation extends it (or something asks for ``node``), and computing it alone
+    is that launch. A tiny operation whose result is read at once then costs little more than an
+    eager one, and its lane learns from ``lone`` (its ``Deferral``) whether deferring pays."""
 
     __slots__ = ("_node", "_parts", "eager", "eager_args", "lone", "device", "_real")
 
