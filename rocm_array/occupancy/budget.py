@@ -112,7 +112,8 @@ FEW_WAVES: tuple[Waiver, ...] = (
                 "unary_contiguous<expm1_op, complex64*")),
     Waiver(_RED, "fused_rows", _ROWS, _SM90),
     Waiver(_RED, "*welford_op*", "var and std (Welford: a count and two floats or doubles a thread) take 66 to 166 "
-           "registers on sm_90 (the column reductions of 1-byte integers the most): 2 to 6 warps a sub-partition. " + _MEASURED, _SM90),
+           "registers on sm_90 (the column reductions of 1-byte integers the most): 2 to 6 warps a sub-partition. "
+           + _MEASURED, _SM90),
     Waiver(_RED, "reduce_inner_of<*double, double, ra_red::welford_op*", "var and std of a fused float64 expression "
            "fold a thread's 8 doubles as one run (welford_op::RUN: two passes over registers and one division, where "
            "one division an element took 30 instructions an element on sm_90) in 129 VGPRs on gfx1030, one past 8 "
