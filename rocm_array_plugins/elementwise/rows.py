@@ -378,13 +378,14 @@ def evaluate(node: Node, device: Device, resolve: Resolve, generated: Callable[.
     red = walk.stages[0].reduction
     group = _group(length, walk.width, threads, rt.properties.wave_size)
     per = threads // group
-    ready = _READY.get((rt, key, red.options, per * group))
+    found = (rt, key, red.options, per * group)
+    ready = _READY.get(found)
     if ready is None:
         program = _program(key)
         function = generated(device, PATH, KERNEL, red.options, _prelude(red.source), program.source)
         if function is None:
             return None
-        ready = _READY[(rt, key, red.options, per * group)] = (
+        ready = _READY[found] = (
             rt.launcher(function, [program.struct, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_int32],
                         (per * group, 1, 1)), program.pack)
     launch, pack = ready
