@@ -1,7 +1,9 @@
 """The program ``test_host_budget`` runs under callgrind: ``CALLS`` computed ``a + b`` of 16 float32
 over a recording driver (launches recorded, nothing runs). MODE: ``eager`` (fusion off), ``deferred``
 (fusion on, every result deferred, then computed) or ``lone`` (fusion on as users run it: the lane
-has seen its results computed alone, ``deferred.LONE_STREAK``, and runs eagerly but for samples).
+has seen its results computed alone, ``deferred.LONE_STREAK``, and runs eagerly but for samples);
+or ``chain``: ``CALLS`` operations of axpy_loop's chain, ``y = x * 0.5 + y`` on 4096 float32 (fusion
+on: each deferred, the chain computed by its fused kernel at each ``deferred.MAX_NODES``).
 
     python tests/host_budget_child.py MODE CALLS CACHE_DIR
 """
@@ -35,6 +37,22 @@ def main(mode: str, calls: int, cache: Path) -> None:
     rt = GpuRuntime(driver)  # type: ignore[arg-type]
     rt.compiler = Compiler(nvidia.NvrtcRtc(), "sm_90", 32, cache)
     device = Device("gpu", 0, rt)
+    if mode == "chain":
+        x = xp.empty((4096,), dtype=xp.float32, device=device)
+        y = xp.empty((4096,), dtype=xp.float32, device=device)
+        for k in range(deferred.MAX_NODES):  # (every chain length's kernel ready: the last may be any)
+            z = y
+            for _ in range(k):
+                z = x * 0.5 + z
+            fusion.compute(z)
+        gc.collect()
+        gc.disable()
+        for n in (WARM, calls):
+            for _ in range(n // 2):
+                y = x * 0.5 + y
+            fusion.compute(y)
+            driver.launches.clear()
+        return
     a = xp.empty((16,), dtype=xp.float32, device=device)
     b = xp.empty((16,), dtype=xp.float32, device=device)
     gc.collect()

@@ -1,14 +1,15 @@
 """Deferred elementwise results on GPUs, computed by fused kernels (the switch: ``rocm_array.fusion``).
 
 With fusion on, an elementwise function whose array operands are contiguous GPU arrays of the
-result's shape returns an Array whose buffer is a ``Pending``: the operation and its operands (a
-``fused.Node``), checked by the front as usual but not computed. An elementwise function of such
-arrays extends the expression. The expression becomes data when its address is first read
-(``Pending.ptr``), which every other use does: a reduction or any other kernel, indexing, a copy,
-a device transfer, DLPack, printing, a Python scalar, an in-place write. It then runs as one
-generated kernel (``fused.py``) into the result's buffer. Another plugin's kernel may compute the
-expression instead (a reduction does): it finds them in the core, which ``register`` gives them to
-(``Expressions``, ``rocm_array.fusion.expressions()``).
+result's shape returns an Array whose buffer is a ``Pending``: the operation and its operands,
+checked by the front as usual but not computed. An elementwise function of such arrays extends the
+expression (its tree, ``fused.Node``, is built from the parts only when it is computed). The
+expression becomes data when its address is first read (``Pending.ptr``), which every other use
+does: a reduction or any other kernel, indexing, a copy, a device transfer, DLPack, printing, a
+Python scalar, an in-place write. It then runs as one generated kernel (``fused.py``) into the
+result's buffer. Another plugin's kernel may compute the expression instead (a reduction does): it
+finds them in the core, which ``register`` gives them to (``Expressions``,
+``rocm_array.fusion.expressions()``).
 
 Compiling that kernel must not cost more than it saves: an expression of one operation runs its
 eager kernel, and the first time an expression's shape is seen (and its kernel is not in the disk
@@ -18,10 +19,11 @@ later expressions of that shape use it.
 Semantics are the eager ones:
 - the same bits (see fused.hip: each result rounded to its dtype, no contraction across operations);
 - no result sees a later write: an in-place write to an array (``memory.before_write``) first
-  computes the results that read it, and memory shared through DLPack is never read lazily;
-- an expression keeps the arrays it reads alive, at most ``MAX_LEAVES`` of them, instead of the
-  intermediate results eager code keeps; it holds at most ``MAX_NODES`` operations (past that, an
-  operand is computed and read as an array);
+  computes the results that read it (a result that reads it through a deferred operand then reads
+  that operand's memory), and memory shared through DLPack is never read lazily;
+- an expression keeps the arrays it reads alive (at most ``MAX_READS`` reads), and its deferred
+  operands, which hold no memory until they are computed; it holds at most ``MAX_NODES``
+  operations (past either, its largest deferred operand is computed and read as an array);
 - a result is computed once, under a lock, whichever thread asks first.
 """
 
@@ -38,7 +40,7 @@ from typing import Any, Callable, Sequence, TYPE_CHECKING, cast
 from rocm_array import fusion
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import DType
-from rocm_array.launch import BLOCK
+from rocm_array.launch import BLOCK, address
 from rocm_array.operands import Scalar
 from rocm_array.runtime.buffer import SHARED, DeviceBuffer, LazyBuffer
 from rocm_array.runtime.compiler import CompileError
@@ -46,7 +48,7 @@ from rocm_array.runtime.layout import BLOCKS_PER_CU
 
 from . import fused, rows
 from .backs import UFUNC
-from .fused import Broadcast, Node, Operand, broadcast
+from .fused import Broadcast, Node, broadcast
 
 from .front_ufunc import Ufunc
 
@@ -54,15 +56,16 @@ if TYPE_CHECKING:
     from rocm_array.devices import Device
 
 __all__ = ["Pending", "Deferral", "RowPending", "defer", "defer_contiguous", "reduce_rows", "expression",
-           "generated", "Expressions", "register", "MAX_NODES", "MAX_LEAVES", "COMPILE_IN_BACKGROUND", "LONE_STREAK",
+           "generated", "Expressions", "register", "MAX_NODES", "MAX_READS", "COMPILE_IN_BACKGROUND", "LONE_STREAK",
            "LONE_SAMPLE"]
 
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
 #: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
 MAX_NODES = 24
-#: Arrays one expression reads (and keeps alive until it is computed): a bound on the memory held,
-#: past the benchmarks' chains (at most 3 leaves); not a measured optimum.
-MAX_LEAVES = 8
+#: Array reads in one expression, an array read twice counted twice: a bound on the arrays it keeps
+#: alive until it is computed, and on its kernel's argument (a pointer a read). Past the benchmarks'
+#: chains (axpy_loop's 24 operations read 13); not a measured optimum.
+MAX_READS = 16
 #: Compile a new expression's kernel on a thread while its operations run eagerly (False: compile
 #: at once and run it; the tests use that to run every generated kernel).
 COMPILE_IN_BACKGROUND = True
@@ -101,11 +104,10 @@ class Deferral:
               now_args: tuple[Any, ...], params: tuple[float, ...] = ()) -> Array | None:
         """``defer`` for a lane's operands ``args``, or None (compute it now): contiguous arrays of
         x's shape on the lane's device and Python scalars. ``now(*now_args)`` launches the lane's
-        kernel and gives the result's memory. An operation none of whose operands is deferred keeps
-        its parts and ``now`` instead of a node (``Pending``): the hot path of ``a + b``, which checks
-        only what a lone operation needs; and it runs now when the lane's results are computed
-        alone (LONE_STREAK). An operation with a deferred operand always extends it: a lane gone
-        eager would otherwise force each chain it ends and never see one extended again."""
+        kernel and gives the result's memory, which is how a lone operation (no deferred operand) is
+        computed if nothing extends it; and it runs now when the lane's results are computed alone
+        (LONE_STREAK). An operation with a deferred operand always extends it: a lane gone eager
+        would otherwise force each chain it ends and never see one extended again."""
         if self.streak >= LONE_STREAK:  # (the lane's results are computed alone: now, unless an
             for a in args:              # operand is deferred, or for one call in LONE_SAMPLE)
                 if type(a) is Array and type(a._buf) is Pending and a._buf._real is None:
@@ -114,21 +116,23 @@ class Deferral:
                 self.calls += 1
                 if self.calls % LONE_SAMPLE:
                     return None
+        reads = 0
         for a in args:
             if type(a) is Array:
                 buf = a._buf
-                if type(buf) is Pending and buf._real is None:  # (an operand to extend: a node)
+                if type(buf) is Pending and buf._real is None:  # (an operand to extend)
                     return defer_contiguous(self.fn, args, self.dtype, self.out_dtype, x._shape, x._strides,
                                             self.device, params)
                 if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
                     return None
+                reads += 1
         shape = x._shape
         n = math.prod(shape)
         if not n:
             return None
-        pending = Pending(None, self.device, n * self.out_dtype.itemsize,
-                          (self.fn, self.dtype, self.out_dtype, args, shape, params), now, now_args, self)
-        _register(pending, [a._buf for a in args if type(a) is Array])
+        pending = Pending(self.device, n * self.out_dtype.itemsize,
+                          (self.fn, self.dtype, self.out_dtype, args, shape, params), 1, reads, now, now_args, self)
+        _register(pending, args)
         return Array(pending, shape, x._strides, 0, self.out_dtype, self.device)
 
 
@@ -136,19 +140,28 @@ class Pending(LazyBuffer):
     """The buffer of a deferred result (the core's ``LazyBuffer``): reads of ``ptr`` compute it
     (once, on any thread).
 
-    A lone operation on arrays (no deferred operand) keeps its parts and its lane's launch
-    (``eager(*eager_args)``, which gives the result's memory) instead of a node: the node is built
-    only when another operation extends it (or something asks for ``node``), and computing it alone
-    is that launch. A tiny operation whose result is read at once then costs little more than an
-    eager one, and its lane learns from ``lone`` (its ``Deferral``) whether deferring pays."""
+    It holds its operation's parts (``fn``, dtypes, operands, shape, parameters), not an expression
+    tree: a deferred operation costs little more than an eager one (tests/test_host_budget.py). The
+    tree (``node``) is built when the result is computed, or read by another kernel, from the parts
+    and from those of each deferred operand that is still not computed then (an operand computed
+    meanwhile is read as an array: what it holds was computed from the values it was given). So a
+    write in place of an array needs to compute only the results that read it directly (its
+    ``readers``): one that reads it through a deferred operand reads that operand's memory once it
+    is computed. ``count`` and ``reads`` bound the tree: its operations and its array reads, counted
+    as it was deferred (MAX_NODES, MAX_READS).
 
-    __slots__ = ("_node", "_parts", "eager", "eager_args", "lone", "device", "_real")
+    A lone operation (no deferred operand) also keeps its lane's launch (``eager(*eager_args)``,
+    which gives the result's memory): computing it alone is that launch, and its lane learns from
+    ``lone`` (its ``Deferral``) whether deferring pays."""
 
-    def __init__(self, node: Node | None, device: Device, nbytes: int, parts: tuple[Any, ...] | None = None,
+    __slots__ = ("_parts", "count", "reads", "eager", "eager_args", "lone", "device", "_real")
+
+    def __init__(self, device: Device, nbytes: int, parts: tuple[Any, ...] | None, count: int, reads: int,
                  eager: Callable[..., DeviceBuffer] | None = None, eager_args: tuple[Any, ...] = (),
                  lone: Deferral | None = None) -> None:
-        self._node = node
-        self._parts = parts  # (fn, dtype, out_dtype, operands, shape, params): a lone operation's node, unbuilt
+        self._parts = parts  # (fn, dtype, out_dtype, operands, shape, params)
+        self.count = count
+        self.reads = reads
         self.eager = eager
         self.eager_args = eager_args
         self.lone = lone
@@ -156,21 +169,27 @@ class Pending(LazyBuffer):
         self.nbytes = nbytes
         self.device_index = device.index
         self.owner = None
-        self.readers: Any = None  # (results deferred over this one once computed)
+        self.readers: Any = None  # (results deferred over this one)
         self._real: DeviceBuffer | None = None
 
     @property
     def node(self) -> Node | None:
-        """The expression, while it is not computed (built from a lone operation's parts at the
-        first ask, under the lock that computing takes: never after it is computed)."""
-        node = self._node
-        if node is None and self._parts is not None:
-            with _compute_lock:
-                parts = self._parts
-                if self._node is None and parts is not None:
-                    self._node = Node(*parts)
-                    cast(Deferral, self.lone).streak = 0  # (a lone result's parts come with its lane's Deferral)
-                node = self._node
+        """The expression, while it is not computed: built from the parts at each ask (under the lock
+        that computing takes), each deferred operand's as it is then. A lone operation's lane learns
+        that it was extended, or read by a reduction."""
+        if self._parts is None:
+            return None
+        with _compute_lock:
+            parts = self._parts
+            if parts is None:
+                return None
+            fn, dtype, out_dtype, args, shape, params = parts
+            node = Node(fn, dtype, out_dtype, tuple([_node_of(a) or a if type(a) is Array else a for a in args]),
+                        shape, params)
+            lone = self.lone
+            if lone is not None:  # (no longer a lone result: its lane's streak restarts)
+                lone.streak = 0
+                self.lone = None
         return node
 
     @property
@@ -184,13 +203,16 @@ class Pending(LazyBuffer):
             if self._real is None:
                 if self.eager is not None:
                     self._real = self.eager(*self.eager_args)
-                    if self.lone is not None and self._node is None:  # (a lane's result, computed alone)
+                    if self.lone is not None:  # (a lane's result, computed alone)
                         self.lone.streak += 1
                 else:
-                    node = self.node
-                    assert node is not None
-                    self._real = _evaluate(node, self.device)
-                self._node = self._parts = self.eager = self.lone = None  # the arrays it read may go
+                    real = _fused(self)
+                    if real is None:
+                        node = self.node
+                        assert node is not None
+                        real = _evaluate(node, self.device)
+                    self._real = real
+                self._parts = self.eager = self.lone = None  # the arrays it read may go
                 self.eager_args = ()
         return self._real
 
@@ -234,42 +256,67 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
                      params: tuple[float, ...] = ()) -> Array | None:
     """``defer`` for operands known to be contiguous arrays of ``shape`` on ``device``, Broadcast
     arrays and Python scalars."""
-    for a in arrays:  # (memory shared through DLPack, read directly or broadcast)
-        if (type(a) is Array and a._buf.readers is SHARED) or (type(a) is Broadcast and a.array._buf.readers is SHARED):
-            return None
-    if 0 in shape:
+    sizes = _sizes(arrays)
+    if sizes is None or 0 in shape:
         return None
-    node = Node(fn, dtype, out_dtype, _operands(arrays), shape, params)
-    if node.count > MAX_NODES or len(node.leaves) > MAX_LEAVES:
-        # Past the limits: the deferred operands are computed and read as arrays.
-        for a in arrays:
-            if isinstance(a, Array) and type(a._buf) is Pending:
-                a._buf.force()
-        node = Node(fn, dtype, out_dtype, _operands(arrays), shape, params)
-        if len(node.leaves) > MAX_LEAVES:
+    count, reads = sizes
+    while count >= MAX_NODES or reads > MAX_READS:
+        # Past the limits: the largest deferred operand is computed, and read as an array.
+        extended = [a._buf for a in arrays if type(a) is Array and _extends(a)]
+        if not extended:
             return None
-    pending = Pending(node, device, math.prod(shape) * out_dtype.itemsize)
-    _register(pending, [a._buf for a in node.leaves.values()])
+        max(extended, key=lambda p: p.count).force()
+        count, reads = cast("tuple[int, int]", _sizes(arrays))
+    parts = (fn, dtype, out_dtype, tuple(arrays), shape, params)
+    pending = Pending(device, math.prod(shape) * out_dtype.itemsize, parts, count + 1, reads)
+    _register(pending, arrays)
     return Array(pending, shape, strides, 0, out_dtype, device)
 
 
-def _operands(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[Operand, ...]:
-    """A node's operands: the node of a deferred array that views all of its result in order, else
-    the array (a part of a deferred result, or a Broadcast array, is read as an array: computed
-    first), or the scalar."""
-    args: list[Operand] = []
-    for a in arrays:  # (the callers' arrays are contiguous: ``expression`` without its layout test)
-        node = _node_of(a) if isinstance(a, Array) else None
-        args.append(node if node is not None else a)
-    return tuple(args)
+def _extends(a: Array) -> bool:
+    """Whether an operation on ``a`` extends its expression: a deferred result not computed yet,
+    which ``a`` views whole and in order (a part of it is read as an array: computed first)."""
+    buf = a._buf
+    if type(buf) is not Pending or buf._real is not None or a._offset:
+        return False
+    shape: tuple[int, ...] = buf._parts[4]  # type: ignore[index]
+    return a._shape == shape or math.prod(a._shape) == math.prod(shape)
 
 
-def _register(pending: Pending, read: list[Any]) -> None:
-    """Record ``pending`` as a reader of each buffer in ``read`` (``memory.before_write`` computes
-    it before any of them is written in place)."""
+def _sizes(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[int, int] | None:
+    """The operations and array reads of the expressions that ``arrays`` extend, and theirs; None when
+    one's memory is shared through DLPack (never read lazily, read directly or broadcast)."""
+    count = reads = 0
+    for a in arrays:
+        if type(a) is Array:
+            buf = a._buf
+            if type(buf) is Pending and _extends(a):
+                count += buf.count
+                reads += buf.reads
+                continue
+            if buf.readers is SHARED:
+                return None
+        elif type(a) is Broadcast:
+            if a.array._buf.readers is SHARED:
+                return None
+        else:
+            continue
+        reads += 1
+    return count, reads
+
+
+def _register(pending: Pending, operands: Sequence[Any]) -> None:
+    """Record ``pending`` as a reader of the memory of each array among its ``operands`` (arrays,
+    Broadcast arrays, scalars): ``memory.before_write`` computes it before any is written in place."""
     ref = weakref.ref(pending)
     with _registry_lock:
-        for buf in read:
+        for a in operands:
+            if type(a) is Array:
+                buf = a._buf
+            elif type(a) is Broadcast:
+                buf = a.array._buf
+            else:
+                continue
             readers = buf.readers
             if readers is None:
                 buf.readers = [ref]
@@ -288,6 +335,69 @@ _KERNELS: dict[tuple[Any, str, str, str], Any] = {}
 #: at most): the fast path.
 _READY: dict[tuple[Any, Any], tuple[Any, fused.Kernel, int]] = {}
 _kernels_lock = threading.Lock()
+
+
+def _fused(p: Pending) -> DeviceBuffer | None:
+    """The memory of ``p``'s result by its expression's generated kernel, found by one walk of the
+    deferred results (``_walk``), no tree built: the path of a chain computed again and again. None
+    when that kernel is not ready yet, or the expression is one operation or reads a deferred
+    reduction: ``_evaluate`` then builds the tree (``Pending.node``) and finds the way."""
+    arrays: list[Array] = []
+    divisors: list[int] = []
+    scalars: list[Any] = []
+    sig = _walk(p, arrays, divisors, scalars, True)
+    if sig is None or sig is _ONE:
+        return None
+    rt = p.device.runtime
+    first: dict[tuple[int, int, DType], int] = {}
+    alias = tuple([first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(arrays)])
+    ready = _READY.get((rt, (sig, alias if len(first) < len(alias) else None)))
+    if ready is None:
+        return None
+    launch, k, most = ready
+    n = p.nbytes // k.out_dtype.itemsize
+    buf = rt.allocate(p.nbytes)
+    blocks = -(-n // (BLOCK * 2 * k.width))  # (layout.grid_1d's rule, its cap kept: the hot path)
+    launch((blocks if blocks < most else most, 1, 1),
+           [k.pack(buf.ptr, *[address(a) for a in arrays], *divisors, *scalars, 0), n])
+    return buf
+
+
+#: ``_walk``'s answer for an expression of one operation (its own lane's kernel computes it).
+_ONE: Any = object()
+
+
+def _walk(p: Pending, arrays: list[Array], divisors: list[int], scalars: list[Any], top: bool = False) -> Any:
+    """``Node.sig`` of ``p``'s expression as ``Pending.node`` would build it (each operand that views
+    a deferred result whole, not computed yet, is that result's expression), its kernel's arguments
+    put in ``arrays``, ``divisors`` and ``scalars`` in ``Node``'s order; ``_ONE`` for a single
+    operation (``top``), None when it reads a deferred reduction. A lone result it passes through
+    is no longer lone (as ``Pending.node`` says)."""
+    fn, dtype, out_dtype, args, shape, params = p._parts  # type: ignore[misc]
+    sigs: list[Any] = []
+    inner = False
+    for a in args:
+        if type(a) is Array:
+            buf = a._buf
+            if type(buf) is Pending and _extends(a):
+                sig = _walk(buf, arrays, divisors, scalars)
+                if sig is None:
+                    return None
+                sigs.append(sig)
+                inner = True
+                lone = buf.lone
+                if lone is not None:
+                    lone.streak = 0
+                    buf.lone = None
+                continue
+            if type(buf) is RowPending and buf._real is None:
+                return None
+        elif type(a) is Broadcast and type(a.array._buf) is RowPending and a.array._buf._real is None:
+            return None
+        sigs.append(fused.leaf_sig(a, dtype, arrays, divisors, scalars))
+    if top and not inner:
+        return _ONE
+    return fused.operation_sig(fn, dtype, out_dtype, params, sigs, scalars)
 
 
 def _evaluate(node: Node, device: Device) -> DeviceBuffer:
@@ -401,7 +511,7 @@ class RowPending(Pending):
     __slots__ = ("stage",)
 
     def __init__(self, stage: rows.Stage, device: Device, nbytes: int, eager: Callable[[], DeviceBuffer]) -> None:
-        super().__init__(None, device, nbytes, None, eager)
+        super().__init__(device, nbytes, None, 1, 1, eager)
         self.stage: rows.Stage | None = stage
 
     def force(self) -> DeviceBuffer:
@@ -421,7 +531,7 @@ def reduce_rows(x: Array, reduction: fusion.RowReduction, shape: tuple[int, ...]
     device = x._device
     stage = rows.Stage(reduction, node if node is not None else x, x._dtype, x.size // length, length)
     pending = RowPending(stage, device, stage.rows * reduction.out_dtype.itemsize, lambda: reduction.eager(x)._buf)
-    _register(pending, [a._buf for a in (node.leaves.values() if node is not None else (x,))])
+    _register(pending, list(node.leaves.values()) if node is not None else (x,))  # (the stage holds the tree)
     return Array(pending, shape, contiguous_strides(shape), 0, reduction.out_dtype, device)
 
 

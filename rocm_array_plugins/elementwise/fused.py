@@ -32,7 +32,7 @@ from .front_ufunc import Ufunc
 
 __all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "arguments",
            "packed_scalar", "node", "examples", "kernel_sources", "FUSED", "operand", "operation", "packing",
-           "READ", "ROUNDED", "rounded"]
+           "READ", "ROUNDED", "rounded", "leaf_sig", "operation_sig"]
 
 #: What a generated program is named (logs) and the kernel it holds.
 PATH = "elementwise/fused.hip"
@@ -71,78 +71,85 @@ def broadcast(a: Array, shape: tuple[int, ...]) -> Broadcast | None:
 class Node:
     """One elementwise operation of an expression: row ``fn`` on ``args`` (arrays of ``shape``,
     Broadcast arrays, Python scalars, or other nodes) and ``params`` (a ``ParamUfunc``'s parameter
-    values) computed in ``dtype``, giving ``out_dtype``.
+    values) computed in ``dtype``, giving ``out_dtype``; ``count``, its operations.
 
-    What its kernel needs is kept as it is built, from its operands': ``sig``, the expression's
-    shape (the key of its generated kernel: operations, dtypes, where scalars sit, each array's
-    layout); ``arrays``, ``divisors`` and ``scalars``, the kernel's arguments in order (an array
-    read twice is passed twice, a shared operation computed where it is used: reads of one
-    address come from the cache, and operations are cheap beside memory); ``count``, its
-    operations; ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
+    What its kernel needs is found by one walk of the tree, the first time it is asked (a node is
+    built when its expression is computed, and only the whole expression's kernel is asked for):
+    ``sig``, the expression's shape (the key of its generated kernel: operations, dtypes, where
+    scalars sit, each array's layout); ``arrays``, ``divisors`` and ``scalars``, the kernel's
+    arguments in order (an array read twice is passed twice, a shared operation computed where it
+    is used: reads of one address come from the cache, and operations are cheap beside memory);
+    ``leaves``, the distinct arrays it reads, by (buffer, offset, dtype).
 
     With ``out_dtype``, ``source`` and ``computed`` it is the core's ``fusion.Expression``: what
     another plugin's kernel (a reduction's) computes in place of reading the result.
     """
 
-    __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "params", "count", "leaves", "sig", "arrays",
-                 "divisors", "scalars", "_key")
+    __slots__ = ("fn", "dtype", "out_dtype", "args", "shape", "params", "count", "_walked", "_key")
     count: int
-    leaves: dict[tuple[int, int, DType], Array]
-    sig: tuple[Any, ...]
-    arrays: tuple[Array, ...]
-    divisors: tuple[int, ...]
-    scalars: tuple[Any, ...]
 
     def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, args: tuple[Operand, ...],
                  shape: tuple[int, ...], params: tuple[float, ...] = ()) -> None:
         self.fn, self.dtype, self.out_dtype, self.args, self.shape = fn, dtype, out_dtype, args, shape
         self.params = params
         count = 1
-        leaves: dict[tuple[int, int, DType], Array] = {}
-        sigs: list[Any] = []
-        arrays: tuple[Array, ...] = ()
-        divisors: tuple[int, ...] = ()
-        scalars: tuple[Any, ...] = ()
         for a in args:
-            if type(a) is Array:
-                leaves[(id(a._buf), a._offset, a._dtype)] = a
-                sigs.append(_ARRAY[a._dtype.name])
-                arrays += (a,)
-            elif type(a) is Node:
+            if type(a) is Node:
                 count += a.count
-                leaves.update(a.leaves)
-                sigs.append(a.sig)
-                arrays += a.arrays
-                divisors += a.divisors
-                scalars += a.scalars
-            elif type(a) is Broadcast:
-                b = a.array
-                leaves[(id(b._buf), b._offset, b._dtype)] = b
-                sigs.append((a.layout, b._dtype.name))
-                arrays += (b,)
-                if a.layout != "one":
-                    divisors += (a.divisor,)
-            else:  # a Python scalar, passed in the compute dtype as the eager kernels take it
-                sigs.append(_SCALAR)
-                scalars += (packed_scalar(dtype, cast(Scalar, a).value),)
-        if params:  # (members after the operands' scalars: in the compute dtype, as RaParams holds them)
-            sigs += [_PARAM] * len(params)
-            scalars += tuple(packed_scalar(compute_dtype(dtype), p) for p in params)
-        self.count, self.leaves, self.arrays, self.divisors, self.scalars = count, leaves, arrays, divisors, scalars
-        self.sig = (fn.functor, fn.arity, dtype.name, out_dtype.name, tuple(sigs))
+        self.count = count
+        self._walked: tuple[Any, tuple[Array, ...], tuple[int, ...], tuple[Any, ...],
+                            dict[tuple[int, int, DType], Array]] | None = None
         self._key: tuple[Any, tuple[int, ...] | None] | None = None
+
+    def _walk(self) -> tuple[Any, tuple[Array, ...], tuple[int, ...], tuple[Any, ...],
+                             dict[tuple[int, int, DType], Array]]:
+        """(sig, arrays, divisors, scalars, leaves), found once by one walk of the tree."""
+        walked = self._walked
+        if walked is None:
+            arrays: list[Array] = []
+            divisors: list[int] = []
+            scalars: list[Any] = []
+
+            def visit(n: Node) -> tuple[Any, ...]:
+                sigs = [visit(a) if isinstance(a, Node) else leaf_sig(a, n.dtype, arrays, divisors, scalars)
+                        for a in n.args]
+                return operation_sig(n.fn, n.dtype, n.out_dtype, n.params, sigs, scalars)
+
+            sig = visit(self)
+            leaves = {(id(a._buf), a._offset, a._dtype): a for a in arrays}
+            walked = self._walked = (sig, tuple(arrays), tuple(divisors), tuple(scalars), leaves)
+        return walked
+
+    @property
+    def sig(self) -> Any:
+        return self._walk()[0]
+
+    @property
+    def arrays(self) -> tuple[Array, ...]:
+        return self._walk()[1]
+
+    @property
+    def divisors(self) -> tuple[int, ...]:
+        return self._walk()[2]
+
+    @property
+    def scalars(self) -> tuple[Any, ...]:
+        return self._walk()[3]
+
+    @property
+    def leaves(self) -> dict[tuple[int, int, DType], Array]:
+        return self._walk()[4]
 
     @property
     def key(self) -> tuple[Any, tuple[int, ...] | None]:
         """Its generated kernel's key: ``sig``, and which array reads are one (``kernel``'s
-        ``alias``: array k reads what array alias[k] reads; None when no two do). Found here, when
-        the expression is computed, not as each node is built (the deferred op's hot path), and once:
-        a reduction of the expression asks for its source and its arguments."""
+        ``alias``: array k reads what array alias[k] reads; None when no two do)."""
         key = self._key
         if key is None:
+            sig, arrays, _, _, leaves = self._walk()
             first: dict[tuple[int, int, DType], int] = {}
-            alias = tuple(first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(self.arrays))
-            key = self._key = (self.sig, alias if len(first) < len(alias) else None)
+            alias = tuple(first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(arrays))
+            key = self._key = (sig, alias if len(leaves) < len(alias) else None)
         return key
 
     def source(self) -> str:
@@ -159,6 +166,37 @@ Operand = Union[Node, Array, Broadcast, Scalar]
 _SCALAR = ("s",)
 _PARAM = ("p",)
 _ARRAY = {d.name: ("a", d.name) for d in ALL}
+
+
+def leaf_sig(a: Array | Broadcast | Scalar, dtype: DType, arrays: list[Array], divisors: list[int],
+             scalars: list[Any]) -> Any:
+    """A ``Node.sig``'s part for an operand that is no node, of an operation computed in ``dtype``:
+    an array of the expression's shape, a Broadcast array, a Python scalar (passed in the compute
+    dtype, as the eager kernels take it); its kernel arguments appended to the walk's lists."""
+    if type(a) is Array:
+        arrays.append(a)
+        return _ARRAY[a._dtype.name]
+    if type(a) is Broadcast:
+        b = a.array
+        arrays.append(b)
+        if a.layout != "one":
+            divisors.append(a.divisor)
+        return (a.layout, b._dtype.name)
+    scalars.append(packed_scalar(dtype, cast(Scalar, a).value))
+    return _SCALAR
+
+
+def operation_sig(fn: Ufunc, dtype: DType, out_dtype: DType, params: tuple[float, ...], sigs: list[Any],
+                  scalars: list[Any]) -> tuple[Any, ...]:
+    """A ``Node.sig`` of an operation whose operands' parts are ``sigs``: its parameters (members
+    after the operands' scalars, in the compute dtype, as RaParams holds them) appended to ``scalars``."""
+    if params:
+        held = compute_dtype(dtype)
+        sigs.extend([_PARAM] * len(params))
+        scalars.extend([packed_scalar(held, p) for p in params])
+    return (fn.functor, fn.arity, dtype.name, out_dtype.name, tuple(sigs))
+
+
 #: How a Broadcast array of each layout is read at element i (q: its divisor).
 READ = {"one": "p{k}[0]", "row": "p{k}[i % q{k}]", "col": "p{k}[i / q{k}]"}
 
@@ -327,7 +365,8 @@ def packed_scalar(dtype: DType, value: Any) -> Any:
 def arguments(node: Node, out: int, k: Kernel | None = None) -> bytes:
     """The bytes of ``node``'s ``RaFused`` (its kernel's first argument), its result going to ``out``
     (``k``: its Kernel, when the caller has it)."""
-    return (k or kernel(*node.key)).pack(out, *[address(a) for a in node.arrays], *node.divisors, *node.scalars, 0)
+    _, arrays, divisors, scalars, _ = node._walk()
+    return (k or kernel(*node.key)).pack(out, *[address(a) for a in arrays], *divisors, *scalars, 0)
 
 
 @functools.cache  # (every fused computation passes it)
