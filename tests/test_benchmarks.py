@@ -460,3 +460,17 @@ def test_the_deadline_shares_the_time_left_among_the_timings_to_come() -> None:
     assert deadline.budget_ms(now=30.0, cap_ms=1e6) == pytest.approx((70 - 2 * 14.85) / 2 * 1e3)
     assert deadline.budget_ms(now=30.0, cap_ms=300.0) == 300.0
     assert deadline.budget_ms(now=95.0, cap_ms=300.0) == FLOOR_MS  # late: the floor, never less
+
+
+def test_a_cold_process_gets_an_empty_compute_cache_of_its_own(tmp_path: Path) -> None:
+    """NVRTC 13 keeps what it compiles in the compute cache it shares with the driver: a cold first
+    call must not find there what an earlier process compiled (processes.COMPUTE_CACHE_VAR)."""
+    from benchmarks.processes import COMPUTE_CACHE_VAR, Job, Key
+
+    cold = Job(Key("first_call", "rocm_array", "exp", "cold"), str(tmp_path / "exp-0"))
+    env = cold.env()
+    assert env["ROCM_ARRAY_CACHE_DIR"] == cold.cache and Path(env[COMPUTE_CACHE_VAR]).is_dir()
+    assert not any(Path(env[COMPUTE_CACHE_VAR]).iterdir())
+    assert cold.again().env()[COMPUTE_CACHE_VAR] != env[COMPUTE_CACHE_VAR]
+    warm = Job(Key("first_call", "rocm_array", "exp", "warm"), cold.cache, after=cold)
+    assert COMPUTE_CACHE_VAR not in warm.env()  # (a warm call compiles nothing)
