@@ -277,9 +277,10 @@ def _extends(a: Array) -> bool:
     """Whether an operation on ``a`` extends its expression: a deferred result not computed yet,
     which ``a`` views whole and in order (a part of it is read as an array: computed first)."""
     buf = a._buf
-    if type(buf) is not Pending or buf._real is not None or a._offset:
+    parts = buf._parts if type(buf) is Pending else None  # (read once: another thread may compute it)
+    if parts is None or a._offset:
         return False
-    shape: tuple[int, ...] = buf._parts[4]  # type: ignore[index]
+    shape: tuple[int, ...] = parts[4]
     return a._shape == shape or math.prod(a._shape) == math.prod(shape)
 
 
