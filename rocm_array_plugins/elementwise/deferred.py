@@ -22,8 +22,8 @@ Semantics are the eager ones:
   computes the results that read it (a result that reads it through a deferred operand then reads
   that operand's memory), and memory shared through DLPack is never read lazily;
 - an expression keeps the arrays it reads alive (at most ``MAX_READS`` reads), and its deferred
-  operands, which hold no memory until they are computed; it holds at most ``MAX_NODES``
-  operations (past either, its largest deferred operand is computed and read as an array);
+  operands, which hold memory only once computed; it holds at most ``MAX_NODES`` operations (past
+  either, its largest deferred operand is computed and read as an array);
 - a result is computed once, under a lock, whichever thread asks first.
 """
 
