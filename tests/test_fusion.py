@@ -378,6 +378,22 @@ def test_a_chain_is_one_launch_of_one_generated_kernel(recording: Device) -> Non
     assert "fused_contiguous" in launch[0] and "RaFused" in launch[0]
 
 
+def test_a_chain_past_its_limit_computes_only_its_largest_operand(recording: Device) -> None:
+    """axpy_loop's chain: y = x * 0.5 + y. Its 13th addition would hold 25 operations: the 24 of y
+    so far run as one generated kernel, and the lone x * 0.5 stays deferred inside the next chain
+    (it had run its own kernel too). Each operation keeps its parts, no tree (Pending.count)."""
+    x, y = (memory.empty((4096,), dtypes.float32, recording) for _ in range(2))
+    launches = recording.runtime.driver.launches
+    for _ in range(12):
+        y = x * 0.5 + y
+    assert launches == [] and y._buf.count == deferred.MAX_NODES
+    y = x * 0.5 + y
+    [launch] = launches
+    assert "RaFused" in launch[0] and y._buf.count == 2 and deferred_(y)
+    fusion.compute(y)
+    assert len(launches) == 2 and "RaFused" in launches[1][0]
+
+
 def test_a_lane_whose_results_are_computed_alone_runs_eagerly(recording: Device,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(deferred, "LONE_STREAK", 4)
