@@ -350,9 +350,7 @@ def _fused(p: Pending) -> DeviceBuffer | None:
     if sig is None or sig is _ONE:
         return None
     rt = p.device.runtime
-    first: dict[tuple[int, int, DType], int] = {}
-    alias = tuple([first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(arrays)])
-    ready = _READY.get((rt, (sig, alias if len(first) < len(alias) else None)))
+    ready = _READY.get((rt, (sig, fused.aliases(arrays))))
     if ready is None:
         return None
     launch, k, most = ready

@@ -15,7 +15,7 @@ import functools
 import math
 import struct as pystruct
 from dataclasses import dataclass
-from typing import Any, Callable, Union, cast
+from typing import Any, Callable, Sequence, Union, cast
 
 from rocm_array import dtypes, memory
 from rocm_array.array import Array, contiguous_strides
@@ -32,7 +32,7 @@ from .front_ufunc import Ufunc
 
 __all__ = ["Node", "Operand", "Broadcast", "broadcast", "Kernel", "kernel", "PATH", "KERNEL", "prelude", "arguments",
            "packed_scalar", "node", "examples", "kernel_sources", "FUSED", "operand", "operation", "packing",
-           "READ", "ROUNDED", "rounded", "leaf_sig", "operation_sig"]
+           "READ", "ROUNDED", "rounded", "leaf_sig", "operation_sig", "aliases"]
 
 #: What a generated program is named (logs) and the kernel it holds.
 PATH = "elementwise/fused.hip"
@@ -146,10 +146,8 @@ class Node:
         ``alias``: array k reads what array alias[k] reads; None when no two do)."""
         key = self._key
         if key is None:
-            sig, arrays, _, _, leaves = self._walk()
-            first: dict[tuple[int, int, DType], int] = {}
-            alias = tuple(first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(arrays))
-            key = self._key = (sig, alias if len(leaves) < len(alias) else None)
+            sig, arrays, _, _, _ = self._walk()
+            key = self._key = (sig, aliases(arrays))
         return key
 
     def source(self) -> str:
@@ -163,6 +161,14 @@ class Node:
 
 
 Operand = Union[Node, Array, Broadcast, Scalar]
+
+
+def aliases(arrays: Sequence[Array]) -> tuple[int, ...] | None:
+    """``kernel``'s ``alias`` of an expression's array reads: array k reads what array alias[k]
+    reads (its first read of that memory, offset and dtype); None when no two read one."""
+    first: dict[tuple[int, int, DType], int] = {}
+    alias = tuple([first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(arrays)])
+    return alias if len(first) < len(alias) else None
 _SCALAR = ("s",)
 _PARAM = ("p",)
 _ARRAY = {d.name: ("a", d.name) for d in ALL}
