@@ -186,11 +186,16 @@ class Pending(LazyBuffer):
             fn, dtype, out_dtype, args, shape, params = parts
             node = Node(fn, dtype, out_dtype, tuple([_node_of(a) or a if type(a) is Array else a for a in args]),
                         shape, params)
-            lone = self.lone
-            if lone is not None:  # (no longer a lone result: its lane's streak restarts)
-                lone.streak = 0
-                self.lone = None
+            self.extended()
         return node
+
+    def extended(self) -> None:
+        """Another operation extends this result (or a reduction reads it as an expression): it is no
+        longer a lone result, and its lane's streak of those restarts (LONE_STREAK)."""
+        lone = self.lone
+        if lone is not None:
+            lone.streak = 0
+            self.lone = None
 
     @property
     def ptr(self) -> int:
@@ -291,7 +296,7 @@ def _sizes(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[int, int] | No
     for a in arrays:
         if type(a) is Array:
             buf = a._buf
-            if type(buf) is Pending and _extends(a):
+            if _extends(a):
                 count += buf.count
                 reads += buf.reads
                 continue
@@ -370,24 +375,21 @@ def _walk(p: Pending, arrays: list[Array], divisors: list[int], scalars: list[An
     """``Node.sig`` of ``p``'s expression as ``Pending.node`` would build it (each operand that views
     a deferred result whole, not computed yet, is that result's expression), its kernel's arguments
     put in ``arrays``, ``divisors`` and ``scalars`` in ``Node``'s order; ``_ONE`` for a single
-    operation (``top``), None when it reads a deferred reduction. A lone result it passes through
-    is no longer lone (as ``Pending.node`` says)."""
+    operation (``top``), None when it reads a deferred reduction. A result it passes through is
+    ``extended``, as ``Pending.node`` says."""
     fn, dtype, out_dtype, args, shape, params = p._parts  # type: ignore[misc]
     sigs: list[Any] = []
     inner = False
     for a in args:
         if type(a) is Array:
             buf = a._buf
-            if type(buf) is Pending and _extends(a):
+            if _extends(a):
                 sig = _walk(buf, arrays, divisors, scalars)
                 if sig is None:
                     return None
                 sigs.append(sig)
                 inner = True
-                lone = buf.lone
-                if lone is not None:
-                    lone.streak = 0
-                    buf.lone = None
+                buf.extended()
                 continue
             if type(buf) is RowPending and buf._real is None:
                 return None
@@ -471,14 +473,9 @@ def expression(x: Array) -> Node | None:
 
 
 def _node_of(x: Array) -> Node | None:
-    """``expression`` of an ``x`` known to be contiguous: its deferred node, when ``x`` starts where
-    it does and has as many elements."""
-    buf = x._buf
-    if type(buf) is not Pending or x._offset:
-        return None
-    node = buf.node
-    return node if node is not None and (x._shape == node.shape or math.prod(x._shape) == math.prod(node.shape)) \
-        else None
+    """``expression`` of an ``x`` known to be contiguous: its deferred node, when ``x`` views it whole
+    (``_extends``)."""
+    return x._buf.node if _extends(x) else None
 
 
 def _eagerly(node: Node, done: dict[int, Array]) -> Array:
