@@ -256,6 +256,7 @@ VEC = Input((N28,))
 MAT = Input((SQ, SQ))
 ROW = Input((SQ,))
 KEYS = Input((1 << 26,))
+KEYS64 = Input((1 << 24,), "float64")
 V26 = Input((1 << 26,))
 GEMM_N = 8192
 BATCH = (512, 64, 64)
@@ -318,6 +319,10 @@ CASES: tuple[Case, ...] = (
          ops={"rocm_array": lambda L, a: L.ns.cumulative_sum(a), "cupy": lambda L, a: L.ns.cumsum(a),
               "torch": lambda L, a: L.ns.cumsum(a, 0)},
          work=Work(bytes=_rw(KEYS, out=KEYS.nbytes)), note="2^26 float32; bytes: one read and one write"),
+    Case("cumulative_sum_float64", inputs=(KEYS64,),
+         ops={"rocm_array": lambda L, a: L.ns.cumulative_sum(a), "cupy": lambda L, a: L.ns.cumsum(a),
+              "torch": lambda L, a: L.ns.cumsum(a, 0)},
+         work=Work(bytes=_rw(KEYS64, out=KEYS64.nbytes)), note="2^24 float64 (#37's second scan target)"),
     *(Case(f"matmul_{dt}", inputs=(Input((GEMM_N, GEMM_N), dt),) * 2, ops={"*": lambda L, a, b: a @ b},
            work=Work(flops=2 * GEMM_N**3, dtype=dt), ceiling=True,
            note="8192^3" + (", TF32 off" if dt == "float32" else ""))

@@ -162,14 +162,17 @@ def _reduce_group(row: Reduction) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*first, *second]))
 
 
-def _scan_triples(combine: str) -> list[tuple[DType, DType, DType]]:
+@functools.lru_cache(maxsize=None)  # every scan asks: 23 of a small cumulative_sum's 63 us on an H200 uncached
+def _scan_triples(combine: str) -> Mapping[tuple[DType, DType, DType], None]:
+    """The (input, accumulator, output) dtypes scan_tiles is built for with ``combine``, in order (a
+    read-only mapping: a scan's lookup hashes, where a list compared every triple)."""
     found: dict[tuple[DType, DType, DType], None] = {}
     for d in sorted(CATEGORIES["any"], key=dtypes.ALL.index):
         out = accumulation_dtype(combine, d, None)
         found[(d, accumulator(out), out)] = None
         if d in CATEGORIES["numeric"]:  # (dtype=bool is refused)
             found[(d, accumulator(d), d)] = None
-    return list(found)
+    return MappingProxyType(found)
 
 
 def _scan_name(t: tuple[DType, DType, DType], map_: str, combine: str) -> str:
