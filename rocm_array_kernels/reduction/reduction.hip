@@ -647,9 +647,15 @@ reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t le
 //
 // RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread of a 4-byte accumulator) are compile
 // options (rocm_array_plugins/reduction/gpu.py, which says why those values).
-// The tile sits in shared memory with a gap after every 32 elements (RA_SCAN_AT): a thread's run of
-// items then starts in a bank of its own, where unpadded runs put 8 threads on each bank.
-#define RA_SCAN_AT(i) ((i) + (i) / 32)
+// The tile sits in shared memory with a gap after every 32 elements, or every run of items where a
+// thread has more (RA_SCAN_AT): a thread's run then starts in a bank of its own, where unpadded runs
+// put 8 threads on each bank, and a wave-wide row of the tile stays on 32 banks.
+template <int ITEMS> RA_DEVICE constexpr int ra_scan_at(int i) { return i + i / (ITEMS > 32 ? ITEMS : 32); }
+#define RA_SCAN_AT(i) ra_scan_at<ITEMS>(i)
+// A tile comes in RA_SCAN_CHUNK elements a thread at a time, each chunk's loads together, then to
+// shared memory: a tile of more items than registers hold (a 128-thread block of 64 on NVIDIA;
+// 32 a chunk spilled 416 bytes a thread for float64 on sm_90).
+#define RA_SCAN_CHUNK 16
 // Elements a thread: RA_SCAN_ITEMS for accumulators of up to 4 bytes, fewer for wider ones, so a tile
 // is the same bytes of shared memory for every C (gpu.py's _scan_tile makes the same count).
 template <typename C> struct RaScanItems {
@@ -804,7 +810,7 @@ template <typename In, typename C, typename Out, typename Map, typename Combine>
 __global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
                                                             unsigned long long* taken, RaScanSlot<C>* slots) {
   constexpr int ITEMS = RaScanItems<C>::value, TILE = RA_SCAN_BLOCK * ITEMS, W = RA_WAVE_SIZE;
-  constexpr int WAVES = RA_SCAN_BLOCK / W, RUN = W * ITEMS;
+  constexpr int WAVES = RA_SCAN_BLOCK / W, RUN = W * ITEMS, CHUNK = ITEMS < RA_SCAN_CHUNK ? ITEMS : RA_SCAN_CHUNK;
   RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(TILE));
   RA_SHARED_ARRAY(C, sums, WAVES);
   RA_SHARED_ARRAY(C, carry, 1);
@@ -825,14 +831,19 @@ __global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t row
     const ra_index_t row = g / tiles, tile = g - row * tiles, start = tile * TILE, base = row * len + start;
     next = slots ? count : tile + 1 < tiles ? g + 1 : g + 1 + (ra_index_t)(gridDim.x - 1) * tiles;
     const int n = (int)(len - start < TILE ? len - start : TILE), at = wave * RUN + lane;
-    In x[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-      if (at + k * W < n) x[k] = in[base + at + k * W];
     ra_wave_sync();  // (a later turn: the wave's reads of the last tile are done)
+#pragma unroll 1
+    for (int c = 0; c < ITEMS; c += CHUNK) {
+      In x[CHUNK];
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-      run[RA_SCAN_AT(k * W + lane)] = at + k * W < n ? Map::template map<C>(x[k], start + at + k * W) : identity;
+      for (int j = 0; j < CHUNK; ++j)
+        if (at + (c + j) * W < n) x[j] = in[base + at + (c + j) * W];
+#pragma unroll
+      for (int j = 0; j < CHUNK; ++j) {
+        const int k = c + j;
+        run[RA_SCAN_AT(k * W + lane)] = at + k * W < n ? Map::template map<C>(x[j], start + at + k * W) : identity;
+      }
+    }
     ra_wave_sync();
     C mine = run[RA_SCAN_AT(lane * ITEMS)];
 #pragma unroll

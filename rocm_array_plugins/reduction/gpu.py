@@ -58,22 +58,23 @@ __all__ = ["REDUCTION", "kernel_sources", "reduce", "scan", "scan_rows", "nonzer
 _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized values
 #: scan_tiles (one pass, decoupled look-back): threads, and elements a thread of an accumulator of up to
 #: 4 bytes (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same
-#: bytes of shared memory for every dtype). NVIDIA: 128 threads of 16; on an H200, PyTorch's time over
-#: ours at 128x16 / 128x24 / 256x16, and the three-pass scan this replaced (128x8): cumulative_sum of
-#: 2^26 float32 0.60 / 0.58 / 0.70 / 0.58, 2^24 float64 0.62 / 0.56 / 0.57 / 0.51, 2^24 int64
-#: 0.65 / 0.58 / 0.55 / 0.49, (4096, 4096) float32 along the last axis 2.12 / 1.27 / 1.67 / 1.04,
-#: cumulative_prod of 2^24 float64 0.48 / 0.55 / 0.56 / 0.54 (an earlier 128x16 run: 0.63). 128x24
-#: spills 56 to 136 bytes a thread on sm_90 under the launch bounds (64 registers), 256x16 more.
+#: bytes of shared memory for every dtype). NVIDIA: 128 threads of 64, staged through shared memory 16
+#: at a time (RA_SCAN_CHUNK). A tile's look-back, and the block's wait for it at a barrier, cost more
+#: than its reads and writes (see SCAN_SM_THREADS), so bigger tiles pay: on an H200, PyTorch's time over
+#: ours for cumulative_sum of 2^26 float32 / 2^24 float64 at 128x16 (8 KiB tiles, before) 0.71 / 0.81;
+#: 128x32 0.92 / 0.74; 256x32 0.95 / 0.74; 128x64 at 768 threads an SM 0.92-0.97 / 0.92-0.95; and at 640
+#: 0.97 / 1.02 (int64 1.02, cumulative_prod of float64 1.03; .diag/scan_big.py). 4096 rows of 4096 float32,
+#: half a tile each, slowed from 42.6 to 60.7 us (PyTorch 179). 48 items a thread spill on sm_90.
 #: AMD: not timed; 256 threads of 8 (a CDNA CU's 64 KiB of LDS holds 7 such blocks of 4-byte
 #: accumulators, an RDNA WGP's 128 KiB 14).
-_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=16, cdna=8, rdna=8)
-#: NVIDIA: the threads an SM that scan_tiles's launch bounds plan registers for: half an SM's (the
-#: budget's floor for memory-bound kernels), 64 registers a thread. More tiles in flight did not pay:
-#: on an H200 (.diag/scan_sweep.py, one process), PyTorch's time over ours for cumulative_sum of 2^26
-#: float32 / of 2^24 float64 / cumulative_prod of 2^24 float64 was 0.72 / 0.81 / 0.79 at 128x16 and
-#: 1024; 0.57 / 0.55 / 0.55 at 1536 (40 registers, 64 bytes of stack); 0.44 / 0.46 / 0.46 at 2048
-#: (32 registers, 104 bytes of stack); 128x8, 256x8 and 256x16 at 2048: 0.46-0.57.
-_SCAN_SM_THREADS = 1024
+_SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(nvidia=64, cdna=8, rdna=8)
+#: NVIDIA: the threads an SM that scan_tiles's launch bounds plan registers for: 5 blocks of 33 KiB tiles
+#: (shared memory would hold 6), 96 registers a thread. At 768 (85 registers) float64's tile spilled
+#: nothing and took 0.92-0.95 of PyTorch's time; at 1024 (64) it spilled 72 bytes, 0.83. With 8 KiB
+#: tiles: 0.72 / 0.81 at 1024; 0.57 / 0.55 at 1536 (40 registers); 0.44 / 0.46 at 2048 (32 registers).
+#: Where the time went at 128x16 (.diag/scan_diag.py, 2^26 float32): 155 us with neither look-back
+#: nor tile counter (wrong sums), 237 without the look-back, 314 without the counter, 294-303 with both.
+_SCAN_SM_THREADS = 640
 #: Rows of several tiles, this many a compute unit or more, are scanned a block a row, with no look-back
 #: (no state, no polling): twice the blocks an SM that scan_tiles's launch bounds plan for on NVIDIA (8),
 #: so each block takes two rows or more and an uneven last round idles at most a third of the GPU.
