@@ -88,9 +88,9 @@ SCRATCH: tuple[Waiver, ...] = (
              "rows held in registers (128 bytes in 16 loads, chosen on an H200) spill 8 to 280 bytes to local memory "
              "for 16-byte vectors of 16-bit floats and for float64 (found by this report). " + _MEASURED, _SM90)
       for k in ("norm_rows", "softmax_rows")),
-    Waiver(_RED, "scan_tiles<complex*", "the one-pass scan's launch bounds (5 blocks of 128 threads an SM: 96 "
+    Waiver(_RED, "scan_tiles<complex128*", "the one-pass scan's launch bounds (5 blocks of 128 threads an SM: 96 "
            "registers) hold a chunk of a tile's loads in flight and the look-back's shuffles of 16-byte "
-           "accumulators: complex128 scans and nonzero of complex arrays keep up to 48 bytes of stack on sm_90 "
+           "accumulators: complex128 scans and nonzero of complex128 arrays keep 48 to 80 bytes of stack on sm_90 "
            "(every other scan none)", _SM90),
     Waiver(_RED, "scan_tiles<complex128*", "the one-pass scan's 16-byte accumulators take the fenced slot path (value, "
            "fence, flag: no 16-byte word is one access on AMD): complex128 sums and products keep 56 bytes of scratch "
