@@ -643,7 +643,7 @@ reduce_partial_columns(void* out, const void* in, ra_index_t cols, ra_index_t le
 // windows' totals, then of its window's earlier tiles' aggregates. No published value depends on
 // another group's, so nothing chains along the row: a tile waits at most for two rounds of wave-wide
 // reads (its window's aggregates; its group's windows' and the earlier groups' totals together), the
-// totals of a row's W^3 tiles (2^26 float32 of 2048-element tiles at W = 32) in one.
+// totals of a row's W^3 tiles (2^28 float32 of 8192-element tiles at W = 32) in one.
 //
 // RA_SCAN_BLOCK (threads) and RA_SCAN_ITEMS (elements a thread of a 4-byte accumulator) are compile
 // options (rocm_array_plugins/reduction/gpu.py, which says why those values).

@@ -60,7 +60,7 @@ _PARTIAL_OUT = 2  # the first passes' flag: write accumulators, not finalized va
 #: 4 bytes (RaScanItems in reduction.hip: 8-byte ones get half, 16-byte a quarter, so a tile is the same
 #: bytes of shared memory for every dtype). NVIDIA: 128 threads of 64, staged through shared memory 16
 #: at a time (RA_SCAN_CHUNK). A tile's look-back, and the block's wait for it at a barrier, cost more
-#: than its reads and writes (see SCAN_SM_THREADS), so bigger tiles pay: on an H200, PyTorch's time over
+#: than its reads and writes (see _SCAN_SM_THREADS), so bigger tiles pay: on an H200, PyTorch's time over
 #: ours for cumulative_sum of 2^26 float32 / 2^24 float64 at 128x16 (8 KiB tiles, before) 0.71 / 0.81;
 #: 128x32 0.92 / 0.74; 256x32 0.95 / 0.74; 128x64 at 768 threads an SM 0.92-0.97 / 0.92-0.95; and at 640
 #: 0.97 / 1.02 (int64 1.02, cumulative_prod of float64 1.03; .diag/scan_big.py). 4096 rows of 4096 float32,
@@ -76,10 +76,11 @@ _SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(
 #: nor tile counter (wrong sums), 237 without the look-back, 314 without the counter, 294-303 with both.
 _SCAN_SM_THREADS = 640
 #: Rows of several tiles, this many a compute unit or more, are scanned a block a row, with no look-back
-#: (no state, no polling): twice the blocks an SM that scan_tiles's launch bounds plan for on NVIDIA (8),
-#: so each block takes two rows or more and an uneven last round idles at most a third of the GPU.
-#: (4096, 4096) float32 along the last axis (two tiles a row, 4096 rows: past 132 SMs x 16) took 86.4 us
-#: so on an H200 against 147.9 by look-back; PyTorch 183.2 and 188.8.
+#: (no state, no polling): chosen as twice the blocks an SM that scan_tiles's launch bounds planned for
+#: on NVIDIA with 8 KiB tiles (8), so each block takes two rows or more and an uneven last round idles at
+#: most a third of the GPU. (4096, 4096) float32 along the last axis (two such tiles a row, 4096 rows:
+#: past 132 SMs x 16) took 86.4 us so on an H200 against 147.9 by look-back; PyTorch 183.2 and 188.8.
+#: Not timed again with the 33 KiB tiles (5 blocks an SM).
 _SCAN_ROWS_PER_CU = 16
 #: Where the look-back's slots start in its state: the tile counter has its own 128-byte cache line,
 #: which every block's atomic takes, apart from the slots the look-backs poll.
@@ -163,7 +164,7 @@ def _reduce_group(row: Reduction) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*first, *second]))
 
 
-@functools.lru_cache(maxsize=None)  # every scan asks: 23 of a small cumulative_sum's 63 us on an H200 uncached
+@functools.lru_cache(maxsize=None)  # every scan asks: a small cumulative_sum took 63 us on an H200 uncached, 20 so
 def _scan_triples(combine: str) -> Mapping[tuple[DType, DType, DType], None]:
     """The (input, accumulator, output) dtypes scan_tiles is built for with ``combine``, in order (a
     read-only mapping: a scan's lookup hashes, where a list compared every triple)."""
