@@ -108,14 +108,6 @@ class Deferral:
         computed if nothing extends it; and it runs now when the lane's results are computed alone
         (LONE_STREAK). An operation with a deferred operand always extends it: a lane gone eager
         would otherwise force each chain it ends and never see one extended again."""
-        if self.streak >= LONE_STREAK:  # (the lane's results are computed alone: now, unless an
-            for a in args:              # operand is deferred, or for one call in LONE_SAMPLE)
-                if type(a) is Array and type(a._buf) is Pending and a._buf._real is None:
-                    break
-            else:
-                self.calls += 1
-                if self.calls % LONE_SAMPLE:
-                    return None
         reads = 0
         for a in args:
             if type(a) is Array:
@@ -126,6 +118,10 @@ class Deferral:
                 if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
                     return None
                 reads += 1
+        if self.streak >= LONE_STREAK:  # (the lane's results are computed alone: now, but for one
+            self.calls += 1             # call in LONE_SAMPLE)
+            if self.calls % LONE_SAMPLE:
+                return None
         shape = x._shape
         n = math.prod(shape)
         if not n:
