@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence, TYPE_CHECKING, cast
 from rocm_array import fusion
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import DType
-from rocm_array.launch import BLOCK, address
+from rocm_array.launch import BLOCK
 from rocm_array.operands import Scalar
 from rocm_array.runtime.buffer import SHARED, DeviceBuffer, LazyBuffer
 from rocm_array.runtime.compiler import CompileError
@@ -54,6 +54,7 @@ from .front_ufunc import Ufunc
 
 if TYPE_CHECKING:
     from rocm_array.devices import Device
+    from rocm_array.runtime.protocol import Runtime
 
 __all__ = ["Pending", "Deferral", "RowPending", "defer", "defer_contiguous", "reduce_rows", "expression",
            "generated", "Expressions", "register", "MAX_NODES", "MAX_READS", "COMPILE_IN_BACKGROUND", "LONE_STREAK",
@@ -354,12 +355,17 @@ def _fused(p: Pending) -> DeviceBuffer | None:
     ready = _READY.get((rt, (sig, fused.aliases(arrays))))
     if ready is None:
         return None
+    return _launch(ready, rt, p.nbytes // ready[1].out_dtype.itemsize, arrays, divisors, scalars)
+
+
+def _launch(ready: tuple[Any, fused.Kernel, int], rt: Runtime, n: int, arrays: Sequence[Array], divisors: Sequence[int],
+            scalars: Sequence[Any]) -> DeviceBuffer:
+    """The memory of an expression's result of ``n`` elements by its generated kernel (``_READY``'s
+    entry), given the kernel's arguments in ``Node``'s order."""
     launch, k, most = ready
-    n = p.nbytes // k.out_dtype.itemsize
-    buf = rt.allocate(p.nbytes)
+    buf = rt.allocate(n * k.out_dtype.itemsize)
     blocks = -(-n // (BLOCK * 2 * k.width))  # (layout.grid_1d's rule, its cap kept: the hot path)
-    launch((blocks if blocks < most else most, 1, 1),
-           [k.pack(buf.ptr, *[address(a) for a in arrays], *divisors, *scalars, 0), n])
+    launch((blocks if blocks < most else most, 1, 1), [fused.arguments(k, buf.ptr, arrays, divisors, scalars), n])
     return buf
 
 
@@ -418,12 +424,8 @@ def _evaluate(node: Node, device: Device) -> DeviceBuffer:
                     rt.launcher(function, [k.struct, ctypes.c_int64], (BLOCK, 1, 1)), k,
                     rt.properties.compute_units * BLOCKS_PER_CU)
         if ready is not None:
-            launch, k, most = ready
-            n = math.prod(node.shape)
-            buf = rt.allocate(n * k.out_dtype.itemsize)
-            blocks = -(-n // (BLOCK * 2 * k.width))  # (layout.grid_1d's rule, its cap kept: the hot path)
-            launch((blocks if blocks < most else most, 1, 1), [fused.arguments(node, buf.ptr, k), n])
-            return buf
+            _, arrays, divisors, scalars, _ = node._walk()
+            return _launch(ready, rt, math.prod(node.shape), arrays, divisors, scalars)
     return _eagerly(node, {})._buf  # type: ignore[no-any-return]
 
 

@@ -157,7 +157,9 @@ class Node:
     def computed(self) -> bytes:
         """The bytes of ``RaComputed<RaFused>`` over this expression (fused.hip): its values as a run
         that a reduction reads, from element 0."""
-        return arguments(self, 0) + pystruct.pack("=q", 0)  # (RaFused's size is a multiple of 8: its pointers')
+        _, arrays, divisors, scalars, _ = self._walk()
+        return (arguments(kernel(*self.key), 0, arrays, divisors, scalars)
+                + pystruct.pack("=q", 0))  # (RaFused's size is a multiple of 8: its pointers')
 
 
 Operand = Union[Node, Array, Broadcast, Scalar]
@@ -169,6 +171,8 @@ def aliases(arrays: Sequence[Array]) -> tuple[int, ...] | None:
     first: dict[tuple[int, int, DType], int] = {}
     alias = tuple([first.setdefault((id(a._buf), a._offset, a._dtype), k) for k, a in enumerate(arrays)])
     return alias if len(first) < len(alias) else None
+
+
 _SCALAR = ("s",)
 _PARAM = ("p",)
 _ARRAY = {d.name: ("a", d.name) for d in ALL}
@@ -368,11 +372,10 @@ def packed_scalar(dtype: DType, value: Any) -> Any:
     return v.value if type(v) in _CODES else bytes(v)
 
 
-def arguments(node: Node, out: int, k: Kernel | None = None) -> bytes:
-    """The bytes of ``node``'s ``RaFused`` (its kernel's first argument), its result going to ``out``
-    (``k``: its Kernel, when the caller has it)."""
-    _, arrays, divisors, scalars, _ = node._walk()
-    return (k or kernel(*node.key)).pack(out, *[address(a) for a in arrays], *divisors, *scalars, 0)
+def arguments(k: Kernel, out: int, arrays: Sequence[Array], divisors: Sequence[int], scalars: Sequence[Any]) -> bytes:
+    """The bytes of an expression's ``RaFused`` (``k``'s first argument): its result going to ``out``,
+    its kernel's arguments in ``Node``'s order."""
+    return k.pack(out, *[address(a) for a in arrays], *divisors, *scalars, 0)
 
 
 @functools.cache  # (every fused computation passes it)
