@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from .devices import Device
     from .dtypes import DType
 
-__all__ = ["FUSION_VAR", "FusionFallbackWarning", "Expression", "Expressions", "active", "enabled", "set_enabled",
-           "eager", "compute", "expressions", "register_expressions", "RowReduction"]
+__all__ = ["FUSION_VAR", "FusionFallbackWarning", "Expression", "Expressions", "active", "state", "enabled",
+           "set_enabled", "eager", "compute", "expressions", "register_expressions", "RowReduction"]
 
 FUSION_VAR = "ROCM_ARRAY_FUSION"
 
@@ -57,6 +57,30 @@ class _Eager(threading.local):
 
 
 _local = _Eager()
+_blocks = 0  # ``eager()`` blocks open, on all threads
+_blocks_lock = threading.Lock()
+
+
+class _State:
+    """What the lanes read at each operation, kept by ``set_enabled`` and ``eager()``: ``defer`` is
+    True when fusion is on and no thread is inside an ``eager()`` block, False when fusion is off,
+    and None when a thread is inside one (``active()`` then says, for the calling thread). A plain
+    slot: a call costs about 600 instructions of the 26,000 an ``a + b`` is allowed, and a read of a
+    thread-local attribute as much (callgrind; tests/test_host_budget.py)."""
+
+    __slots__ = ("defer",)
+
+    def __init__(self) -> None:
+        self.defer: bool | None = _on
+
+
+#: ``state.defer or state.defer is None and active()``: whether an elementwise function called now
+#: may defer its result.
+state = _State()
+
+
+def _update() -> None:
+    state.defer = (None if _blocks else True) if _on else False
 
 
 class FusionFallbackWarning(UserWarning):
@@ -73,6 +97,7 @@ def set_enabled(flag: bool) -> None:
     """Turn fusion on or off for the process. Results already deferred stay so until needed."""
     global _on
     _on = bool(flag)
+    _update()
 
 
 def active() -> bool:
@@ -177,8 +202,15 @@ def expressions() -> Expressions | None:
 @contextlib.contextmanager
 def eager() -> Iterator[None]:
     """Within the block, this thread's elementwise functions launch their kernels at once."""
-    _local.depth += 1
+    global _blocks
+    with _blocks_lock:
+        _local.depth += 1
+        _blocks += 1
+        _update()
     try:
         yield
     finally:
-        _local.depth -= 1
+        with _blocks_lock:
+            _local.depth -= 1
+            _blocks -= 1
+            _update()

@@ -30,12 +30,13 @@ Semantics are the eager ones:
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
 import threading
 import warnings
 import weakref
 from concurrent.futures import Future
-from typing import Any, Callable, Sequence, TYPE_CHECKING, cast
+from typing import Any, Callable, Iterator, Sequence, TYPE_CHECKING, cast
 
 from rocm_array import fusion
 from rocm_array.array import Array, contiguous_strides
@@ -92,23 +93,37 @@ class Deferral:
     """How one lane (``gpu.lane``: a function on operands of fixed kinds) defers its results, made
     once a lane: the lane's constants, and what its lone deferred results became (see LONE_STREAK):
     ``streak``, how many in a row were computed alone; one that another operation extends (or a
-    reduction reads as an expression) sets it back to 0. Races between threads only blur the count."""
+    reduction reads as an expression) sets it back to 0. ``gate``: ``next(gate)`` says whether the
+    lane's next operation defers though no operand is deferred: always, until the streak reaches
+    LONE_STREAK; then one call in LONE_SAMPLE. (An iterator, read inline by the lane: a lone lane's
+    operation then costs no call more than an eager one.) Races between threads only blur the count."""
 
-    __slots__ = ("fn", "dtype", "out_dtype", "device", "streak", "calls")
+    __slots__ = ("fn", "dtype", "out_dtype", "device", "streak", "gate")
 
     def __init__(self, fn: Ufunc, dtype: DType, out_dtype: DType, device: Device) -> None:
         self.fn, self.dtype, self.out_dtype, self.device = fn, dtype, out_dtype, device
         self.streak = 0
-        self.calls = 0
+        self.gate: Iterator[bool] = _ALWAYS
+
+    def computed_alone(self) -> None:
+        """One of the lane's lone results was computed without being extended."""
+        self.streak += 1
+        if self.streak >= LONE_STREAK:
+            self.gate = itertools.cycle((False,) * (LONE_SAMPLE - 1) + (True,))
+
+    def extended(self) -> None:
+        """One of the lane's lone results was extended (or read by a reduction as an expression)."""
+        self.streak = 0
+        self.gate = _ALWAYS
 
     def defer(self, args: tuple[Array | Scalar, ...], x: Array, now: Callable[..., DeviceBuffer],
-              now_args: tuple[Any, ...], params: tuple[float, ...] = ()) -> Array | None:
+              now_args: tuple[Any, ...], sampled: bool, params: tuple[float, ...] = ()) -> Array | None:
         """``defer`` for a lane's operands ``args``, or None (compute it now): contiguous arrays of
-        x's shape on the lane's device and Python scalars. ``now(*now_args)`` launches the lane's
+        x's shape on the lane's device and Python scalars. The lane calls it when ``next(gate)``
+        (``sampled``) or an operand is a deferred result. ``now(*now_args)`` launches the lane's
         kernel and gives the result's memory, which is how a lone operation (no deferred operand) is
-        computed if nothing extends it; and it runs now when the lane's results are computed alone
-        (LONE_STREAK). An operation with a deferred operand always extends it: a lane gone eager
-        would otherwise force each chain it ends and never see one extended again."""
+        computed if nothing extends it. An operation with a deferred operand always extends it: a
+        lane gone eager would otherwise force each chain it ends and never see one extended again."""
         reads = 0
         for a in args:
             if type(a) is Array:
@@ -119,18 +134,18 @@ class Deferral:
                 if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
                     return None
                 reads += 1
-        if self.streak >= LONE_STREAK:  # (the lane's results are computed alone: now, but for one
-            self.calls += 1             # call in LONE_SAMPLE)
-            if self.calls % LONE_SAMPLE:
-                return None
         shape = x._shape
         n = math.prod(shape)
-        if not n:
+        if not sampled or not n:  # (an operand computed since it was deferred, on a lone lane; or empty)
             return None
         pending = Pending(self.device, n * self.out_dtype.itemsize,
                           (self.fn, self.dtype, self.out_dtype, args, shape, params), 1, reads, now, now_args, self)
         _register(pending, args)
         return Array(pending, shape, x._strides, 0, self.out_dtype, self.device)
+
+
+#: A lane's gate while it defers every operation.
+_ALWAYS = itertools.repeat(True)
 
 
 class Pending(LazyBuffer):
@@ -191,7 +206,7 @@ class Pending(LazyBuffer):
         longer a lone result, and its lane's streak of those restarts (LONE_STREAK)."""
         lone = self.lone
         if lone is not None:
-            lone.streak = 0
+            lone.extended()
             self.lone = None
 
     @property
@@ -206,7 +221,7 @@ class Pending(LazyBuffer):
                 if self.eager is not None:
                     self._real = self.eager(*self.eager_args)
                     if self.lone is not None:  # (a lane's result, computed alone)
-                        self.lone.streak += 1
+                        self.lone.computed_alone()
                 else:
                     real = _fused(self)
                     if real is None:

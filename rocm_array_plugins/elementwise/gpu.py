@@ -27,13 +27,14 @@ from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.runtime.buffer import DeviceBuffer
-from rocm_array.fusion import active
+from rocm_array.runtime.launcher import Launcher
+from rocm_array.fusion import active, state
 from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS, TILE_THREADS,
                                       crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value,
                                       vector_width)
 
 from . import backs
-from .deferred import Deferral, defer
+from .deferred import Deferral, Pending, defer
 from .table import ROWS
 from rocm_array.operands import Scalar, check_bounds
 
@@ -171,7 +172,9 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
         ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
     ptrs += pair
     ptrs.append(n)
-    _contiguous(device, fn, dtype, out_dtype, s)(ptrs)
+    launcher, per_block, most = _contiguous(device, fn, dtype, out_dtype, s)
+    blocks = -(-n // per_block)
+    launcher((blocks if blocks < most else most, 1, 1), ptrs)
     return out
 
 
@@ -180,9 +183,11 @@ def _pair(params: tuple[float, ...]) -> tuple[float, ...]:
     return (*params, 0.0)[:2]
 
 
-def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> Callable[[list[Any]], None]:
+def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> tuple[Launcher, int, int]:
     """Row ``fn``'s contiguous kernel for ``dtype`` with the scalar at position ``s``, resolved once:
-    ``launch([out, *operands, (scalar bytes,) n])`` runs it over ``n`` elements."""
+    ``(launcher, per_block, most)``. ``launcher((blocks, 1, 1), [out, *operands, (scalar bytes,) n])``
+    runs it over ``n`` elements, in ``min(ceil(n / per_block), most)`` blocks (layout.grid_1d's rule,
+    its terms computed once: the caller's launch is the hot path of a + b, with no call of its own)."""
     key = (device._runtime, fn.functor, dtype, s)  # the runtime: Devices compare by kind and index only
     launch = _CONTIGUOUS.get(key)
     if launch is None:
@@ -196,20 +201,13 @@ def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: in
         argtypes.append(ctypes.c_int64)
         names = ufunc_names(fn, dtype, "contiguous")
         launcher = ELEMENTWISE.launcher(device, names[s], names, argtypes, _THREADS)
-        # layout.grid_1d's rule with its terms computed once: this launch is the hot path of a + b.
-        per_block = BLOCK * 2 * _width(dtype, out_dtype)
-        most = device.runtime.properties.compute_units * BLOCKS_PER_CU
-
-        def launch(values: list[Any]) -> None:
-            blocks = -(-values[-1] // per_block)
-            launcher((blocks if blocks < most else most, 1, 1), values)
-
-        launch = _CONTIGUOUS[key] = launch
+        launch = _CONTIGUOUS[key] = (launcher, BLOCK * 2 * _width(dtype, out_dtype),
+                                     device.runtime.properties.compute_units * BLOCKS_PER_CU)
     return launch
 
 
 #: (runtime, functor, dtype, scalar position) -> what ``_contiguous`` resolves.
-_CONTIGUOUS: dict[tuple[Any, ...], Callable[[list[Any]], None]] = {}
+_CONTIGUOUS: dict[tuple[Any, ...], tuple[Launcher, int, int]] = {}
 
 
 def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
@@ -300,7 +298,7 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
     if any(k is not dtype for k in kinds if isinstance(k, DType)):
         return None  # an operand is cast first: the general path
     s = next((i + 1 for i, k in enumerate(kinds) if not isinstance(k, DType)), 0)
-    launch = _contiguous(device, fn, dtype, out_dtype, s)
+    launcher, per_block, most = _contiguous(device, fn, dtype, out_dtype, s)
     allocate, prod, size, out_size = device.runtime.allocate, math.prod, dtype.itemsize, out_dtype.itemsize
 
     def run(x: Array, operands: tuple[Any, ...]) -> DeviceBuffer:
@@ -308,23 +306,27 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         n = prod(x._shape)
         buf = allocate(n * out_size)
         if n:
-            launch([buf.ptr, *operands, n])
+            blocks = -(-n // per_block)  # (_contiguous's grid, in line)
+            launcher((blocks if blocks < most else most, 1, 1), [buf.ptr, *operands, n])
         return buf
 
     # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack;
-    # or this lane's results were lately computed alone): each form's ``*_now`` computes it with this
-    # lane's kernel if no other operation extends it. ``*_now`` reads the operands' addresses, which
-    # for a deferred operand means computing it: ``Deferral.defer`` calls it only when none is.
-    # (Each form is written out, where one generic form taking its ``*_now`` would add a call and an
-    # argument tuple to every ``a + b``: the host's cost of a small op, tests/test_host_budget.py.)
-    defer = Deferral(fn, dtype, out_dtype, device).defer
+    # or this lane's results were lately computed alone, and its gate is shut): each form's ``*_now``
+    # computes it with this lane's kernel if no other operation extends it. ``*_now`` reads the
+    # operands' addresses, which for a deferred operand means computing it: ``Deferral.defer`` calls
+    # it only when none is. (Each form is written out, where one generic form taking its ``*_now``
+    # would add a call and an argument tuple to every ``a + b``: the host's cost of a small op,
+    # tests/test_host_budget.py.)
+    deferral = Deferral(fn, dtype, out_dtype, device)
+    defer = deferral.defer
 
     def unary_now(x: Array) -> DeviceBuffer:
         return run(x, (x._buf.ptr + x._offset * size,))
 
     def unary(x: Array) -> Array:
-        if active():
-            d = defer((x,), x, unary_now, (x,))
+        if (state.defer or state.defer is None and active()) and (
+                (gate := next(deferral.gate)) or type(x._buf) is Pending):
+            d = defer((x,), x, unary_now, (x,), gate)
             if d is not None:
                 return d
         return Array(unary_now(x), x._shape, x._strides, 0, out_dtype, device)
@@ -333,8 +335,9 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         return run(x, (x._buf.ptr + x._offset * size, *_pair(params)))
 
     def with_params(x: Array, params: tuple[float, ...]) -> Array:  # (a ParamUfunc's lane)
-        if active():
-            d = defer((x,), x, params_now, (x, params), params)
+        if (state.defer or state.defer is None and active()) and (
+                (gate := next(deferral.gate)) or type(x._buf) is Pending):
+            d = defer((x,), x, params_now, (x, params), gate, params)
             if d is not None:
                 return d
         return Array(params_now(x, params), x._shape, x._strides, 0, out_dtype, device)
@@ -345,9 +348,10 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         return run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))
 
     def binary(x1: Array, x2: Array) -> Array:
-        if active():
+        if (state.defer or state.defer is None and active()) and (
+                (gate := next(deferral.gate)) or type(x1._buf) is Pending or type(x2._buf) is Pending):
             args = (x1, x2)
-            d = defer(args, x1, binary_now, args)
+            d = defer(args, x1, binary_now, args, gate)
             if d is not None:
                 return d
         return Array(binary_now(x1, x2), x1._shape, x1._strides, 0, out_dtype, device)
@@ -361,8 +365,9 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
 
     def scalar_first(v: Any, x: Array) -> Array:
-        if active():
-            d = defer((Scalar(v, dtype, device, fn.name), x), x, scalar_first_now, (v, x))
+        if (state.defer or state.defer is None and active()) and (
+                (gate := next(deferral.gate)) or type(x._buf) is Pending):
+            d = defer((Scalar(v, dtype, device, fn.name), x), x, scalar_first_now, (v, x), gate)
             if d is not None:
                 return d
         return Array(scalar_first_now(v, x), x._shape, x._strides, 0, out_dtype, device)
@@ -371,8 +376,9 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
 
     def scalar_second(x: Array, v: Any) -> Array:
-        if active():
-            d = defer((x, Scalar(v, dtype, device, fn.name)), x, scalar_second_now, (x, v))
+        if (state.defer or state.defer is None and active()) and (
+                (gate := next(deferral.gate)) or type(x._buf) is Pending):
+            d = defer((x, Scalar(v, dtype, device, fn.name)), x, scalar_second_now, (x, v), gate)
             if d is not None:
                 return d
         return Array(scalar_second_now(x, v), x._shape, x._strides, 0, out_dtype, device)
