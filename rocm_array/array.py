@@ -383,21 +383,34 @@ def expose_method(name: str) -> None:
         setattr(Array, name, _PluginMethod(name))
 
 
+def _operator(last: list[tuple[Any, Any]], impl: Any) -> Callable[..., Any]:
+    """What an operator calls for the table's function ``impl``: its ``operator`` (a method: calling
+    a row object costs CPython's ``__call__`` protocol, about 1,000 instructions, ``Ufunc.operator``),
+    else ``impl``; kept in ``last`` as ``(impl, it)``, for as long as the table holds ``impl``."""
+    call = getattr(impl, "operator", impl)
+    last[0] = (impl, call)
+    return cast("Callable[..., Any]", call)
+
+
 def _binary(fn: str) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
+    last: list[tuple[Any, Any]] = [(None, None)]  # (TABLE[fn], what the operators call for it)
+
     # A NumPy scalar operand goes in as the Python scalar it holds (``python_scalar``).
     def forward(self: Array, other: Any, /) -> Any:
         if not isinstance(other, _OPERANDS):
             other = python_scalar(other)
             if not isinstance(other, _OPERANDS):
                 return NotImplemented
-        return TABLE[fn](self, other)
+        impl, pair = TABLE[fn], last[0]
+        return (pair[1] if pair[0] is impl else _operator(last, impl))(self, other)
 
     def reflected(self: Array, other: Any, /) -> Any:
         if not isinstance(other, _SCALARS):
             other = python_scalar(other)
             if not isinstance(other, _SCALARS):
                 return NotImplemented
-        return TABLE[fn](other, self)
+        impl, pair = TABLE[fn], last[0]
+        return (pair[1] if pair[0] is impl else _operator(last, impl))(other, self)
 
     def inplace(self: Array, other: Any, /) -> Any:
         if not isinstance(other, _OPERANDS):
@@ -410,8 +423,11 @@ def _binary(fn: str) -> tuple[Callable[..., Any], Callable[..., Any], Callable[.
 
 
 def _unary(fn: str) -> Callable[[Array], Array]:
+    last: list[tuple[Any, Any]] = [(None, None)]  # (TABLE[fn], what the operator calls for it)
+
     def method(self: Array, /) -> Array:
-        return cast("Array", TABLE[fn](self))
+        impl, pair = TABLE[fn], last[0]
+        return (pair[1] if pair[0] is impl else _operator(last, impl))(self)  # type: ignore[no-any-return]
 
     return method
 
