@@ -152,3 +152,21 @@ def test_inplace_must_keep_dtype_and_shape(device: str) -> None:
         b += 1
     np.testing.assert_array_equal(host(x8), [1, 2])  # failed operators leave self as it was
     np.testing.assert_array_equal(host(f), [1.0, 2.0])
+
+
+def test_an_operator_calls_what_the_table_holds_now(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``a + b`` calls the row's ``operator`` (a method, cheaper than calling the row), and follows the
+    table when it holds another function: one without ``operator`` is called itself."""
+    from rocm_array.namespace import TABLE
+
+    a = xp.asarray([1.0, 2.0], device=device)
+    assert host(a + a).tolist() == [2.0, 4.0] and host(-a).tolist() == [-1.0, -2.0]
+    calls: list[str] = []
+    monkeypatch.setitem(TABLE, "add", lambda x, y: calls.append("add") or x)
+    monkeypatch.setitem(TABLE, "negative", lambda x: calls.append("negative") or x)
+    two = 2.0
+    assert (a + a) is a and (two + a) is two and (-a) is a
+    assert calls == ["add", "add", "negative"]
+    monkeypatch.undo()
+    assert host(a + a).tolist() == [2.0, 4.0] and host(-a).tolist() == [-1.0, -2.0]
+

@@ -342,17 +342,18 @@ def test_the_switch() -> None:
     was = fusion.enabled()
     try:
         fusion.set_enabled(True)
-        assert fusion.active()
+        assert fusion.active() and fusion.state.defer is True
         with fusion.eager():
             assert fusion.enabled() and not fusion.active()
+            assert fusion.state.defer is None  # (a block is open somewhere: the lanes ask active())
             other: list[bool] = []
             t = threading.Thread(target=lambda: other.append(fusion.active()))
             t.start()
             t.join()
             assert other == [True]  # eager() is this thread's
-        assert fusion.active()
+        assert fusion.active() and fusion.state.defer is True
         fusion.set_enabled(False)
-        assert not fusion.active()
+        assert not fusion.active() and fusion.state.defer is False
     finally:
         fusion.set_enabled(was)
 

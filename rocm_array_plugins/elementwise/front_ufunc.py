@@ -225,6 +225,8 @@ class ParamUfunc(Ufunc):
             self._make_lane(key, arrays[0]._device, dtype, out_dtype)
         return cast("Array", UFUNC[arrays[0]._device.kind](self, arrays, dtype, out_dtype, shape, params=params))
 
+    operator = __call__  # (Ufunc's takes a lane's operands only; a parameter is none)
+
     def into(self, out: Array, *args: Any) -> Array:
         raise TypeError(f"{self.name}() has no in-place form")
 
