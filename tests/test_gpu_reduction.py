@@ -324,34 +324,37 @@ def test_nonzero_look_back_whichever_block_order(gpu: str, block_orders: Callabl
             assert np.array_equal(host(g), e), order
 
 
-def test_scan_state_is_reset_for_each_launch(gpu: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Consecutive scans of several tiles (the pool hands back the same state buffer): each launch finds
-    its counter and flags zeroed and leaves the counter at the tiles (a block takes one) and the flag
-    of every tile's aggregate and every full window's total set."""
-    states: list[tuple[xp.Array, int]] = []
-    made = reduction_gpu._scan_state
-    wave = devices.parse(gpu).runtime.properties.wave_size
-
-    def spied(dev: Any, rows: int, tiles: int, c: Any) -> Any:
-        state, pointers = made(dev, rows, tiles, c)
-        states.append((state, tiles))
-        return state, pointers
-
-    monkeypatch.setattr(reduction_gpu, "_scan_state", spied)
+def test_scan_state_is_marked_by_each_launch(gpu: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Consecutive scans of several tiles share one state, which nothing clears between them: each
+    launch takes the next mark, finds its turn's counter at zero (the launch before cleared it) and
+    leaves it at the tiles (a block takes one) and the other at zero, and sets the flag of every
+    tile's aggregate and every full window's total to its mark. A state that reaches the last mark
+    is zeroed and starts again at 1; a longer scan grows it."""
+    device = devices.parse(gpu)
+    wave = device.runtime.properties.wave_size
+    monkeypatch.setattr(reduction_gpu, "_SCAN_STATES", {})
     slot = reduction_gpu._scan_slot_bytes(xp.int64)
-    for k, n in enumerate([_tiles(gpu, "int64", wave + 12, 5)] * 3 + [_tiles(gpu, "int64", 5, 0),
-                                                                     _tiles(gpu, "int64", wave + 12, 5)]):
+    at = reduction_gpu._SCAN_SLOTS_AT
+    lengths = [_tiles(gpu, "int64", wave + 12, 5)] * 3 + [_tiles(gpu, "int64", 5, 0),
+                                                         _tiles(gpu, "int64", 2 * wave, 1)]
+    for k, n in enumerate(lengths):
+        if k == 2:  # (from the third launch, a state past mark 2 starts again: marks 1, 2, 1, 2, 1)
+            monkeypatch.setattr(reduction_gpu, "_SCAN_LAST_MARK", 2)
         a = np.random.default_rng(k).integers(-9, 10, n)
         assert np.array_equal(host(xp.cumulative_sum(put(a, gpu))), np.cumsum(a)), k
-        state, tiles = states[-1]
-        raw = host(state)
-        assert int(raw[:8].view(np.uint64)[0]) == tiles, k
-        at = reduction_gpu._SCAN_SLOTS_AT
+        state = reduction_gpu._scan_state(device, xp.int64)
+        mark = state.mark
+        assert mark == [1, 2, 1, 2, 1][k], k
+        tiles = -(-n // reduction_gpu._scan_tile(device, xp.int64))
+        raw = host(state.memory)
+        counters = raw[:16].view(np.uint64)
+        assert int(counters[mark & 1]) == tiles and int(counters[(mark + 1) & 1]) == 0, k
         flags = raw[at:].reshape(-1, slot)[:, 8:12].copy().view(np.uint32)[:, 0]  # (value, then its flag)
         windows = -(-tiles // wave)
-        assert np.all(flags[:tiles] == 1), k
-        assert list(flags[tiles:tiles + windows]) == [1] * (tiles // wave) + [0] * (windows - tiles // wave), k
-    assert len(states) == 5
+        assert np.all(flags[:tiles] == mark), k
+        full = tiles // wave
+        assert list(flags[tiles:tiles + windows] == mark) == [True] * full + [False] * (windows - full), k
+    assert len(reduction_gpu._SCAN_STATES) == 1
 
 
 def _fold_cases(a: np.ndarray) -> list[np.floating | np.bool_ | np.intp]:

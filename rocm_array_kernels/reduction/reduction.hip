@@ -663,8 +663,11 @@ template <typename C> struct RaScanItems {
                                : RA_SCAN_ITEMS * 4 / (int)sizeof(C) > 0 ? RA_SCAN_ITEMS * 4 / (int)sizeof(C) : 1;
 };
 
-// A published value and its flag (0 before the launch, 1 once written): 8 bytes for accumulators of
-// up to 4, 16 for 8, 32 for 16 (gpu.py's _scan_slot_bytes makes the same sizes).
+// A published value and its flag: the launch's mark once written (gpu.py numbers the launches that
+// share a state 1, 2, 3...: a flag left by an earlier launch is another number, so no launch clears
+// the state first): 8 bytes for accumulators of up to 4, 16 for 8, 32 for 16 (gpu.py's
+// _scan_slot_bytes makes the same sizes; each size has a state of its own, so a flag's word never
+// held a value).
 // Packed slots are one word that one store writes and one load reads whole, so a reader that sees
 // the flag sees the value with no fence on either side (CUB's and rocPRIM's look-back likewise):
 // 8-byte words everywhere (an aligned 8-byte access is single-copy atomic on both platforms), 16-byte
@@ -686,15 +689,15 @@ template <typename C> struct RA_ALIGN(RaScanSlotBytes<C>::value < 16 ? RaScanSlo
   unsigned int ready;
 };
 
-template <typename C> RA_DEVICE void ra_scan_put(RaScanSlot<C>* s, C v) {
+template <typename C> RA_DEVICE void ra_scan_put(RaScanSlot<C>* s, C v, unsigned int mark) {
   static_assert(sizeof(RaScanSlot<C>) == RaScanSlotBytes<C>::value, "a slot of another size than gpu.py's");
   RaScanSlot<C> w;
   w.value = v;
-  w.ready = 1;
+  w.ready = mark;
   if constexpr (!RaScanPacks<C>::value) {
     s->value = v;
     RA_GRID_FENCE();
-    *(volatile unsigned int*)&s->ready = 1;
+    *(volatile unsigned int*)&s->ready = mark;
   } else if constexpr (sizeof(w) == 8) {
     *(volatile unsigned long long*)s = ra_bit_cast<unsigned long long>(w);
   } else {
@@ -706,11 +709,11 @@ template <typename C> RA_DEVICE void ra_scan_put(RaScanSlot<C>* s, C v) {
   }
 }
 
-// Whether slot s is published; if so, its value in *v.
-template <typename C> RA_DEVICE bool ra_scan_get(const RaScanSlot<C>* s, C* v) {
+// Whether slot s is published by this launch (its flag is the launch's mark); if so, its value in *v.
+template <typename C> RA_DEVICE bool ra_scan_get(const RaScanSlot<C>* s, C* v, unsigned int mark) {
   RaScanSlot<C> w;
   if constexpr (!RaScanPacks<C>::value) {
-    if (!*(const volatile unsigned int*)&s->ready) return false;
+    if (*(const volatile unsigned int*)&s->ready != mark) return false;
     RA_GRID_FENCE();
     *v = ra_load_coherent(&s->value);
     return true;
@@ -724,19 +727,20 @@ template <typename C> RA_DEVICE bool ra_scan_get(const RaScanSlot<C>* s, C* v) {
 #endif
   }
   *v = w.value;
-  return w.ready != 0;
+  return w.ready == mark;
 }
 
 // Each lane's slots s and u (the wave's lanes together; identity where null) into *a and *b, once all
 // are published (two at once: one round of waiting where two levels are read).
 template <typename C>
-RA_DEVICE void ra_scan_wait(const RaScanSlot<C>* s, const RaScanSlot<C>* u, C identity, C* a, C* b) {
+RA_DEVICE void ra_scan_wait(const RaScanSlot<C>* s, const RaScanSlot<C>* u, C identity, C* a, C* b,
+                            unsigned int mark) {
   *a = *b = identity;
-  bool got_a = !s || ra_scan_get(s, a), got_b = !u || ra_scan_get(u, b);
+  bool got_a = !s || ra_scan_get(s, a, mark), got_b = !u || ra_scan_get(u, b, mark);
   while (ra_any(!(got_a && got_b))) {
     ra_spin_turn();
-    if (!got_a) got_a = ra_scan_get(s, a);
-    if (!got_b) got_b = ra_scan_get(u, b);
+    if (!got_a) got_a = ra_scan_get(s, a, mark);
+    if (!got_b) got_b = ra_scan_get(u, b, mark);
   }
 }
 
@@ -755,7 +759,8 @@ template <typename T> RA_DEVICE T ra_scan_lane(T v, int src) {
 // groups' totals (row * windows + window, row * groups + group).
 template <typename C, typename Combine>
 RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaScanSlot<C>* level2, ra_index_t g,
-                              ra_index_t row, ra_index_t tile, ra_index_t tiles, C total, Combine op, C identity) {
+                              ra_index_t row, ra_index_t tile, ra_index_t tiles, C total, Combine op, C identity,
+                              unsigned int mark) {
   constexpr int W = RA_WAVE_SIZE;
   const int lane = ra_lane();
   const ra_index_t windows = (tiles + W - 1) / W, groups = (windows + W - 1) / W;
@@ -764,29 +769,29 @@ RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaSc
   RaScanSlot<C>* const totals = level2 + row * groups;  // the row's groups' totals
   // The window's aggregates, this tile's own in lane p0.
   C a, unused;
-  ra_scan_wait<C>(lane < p0 ? level0 + g - p0 + lane : nullptr, nullptr, identity, &a, &unused);
+  ra_scan_wait<C>(lane < p0 ? level0 + g - p0 + lane : nullptr, nullptr, identity, &a, &unused, mark);
   if (lane == p0) a = total;
   a = ra_wave_scan(a, op);
   C before = p0 > 0 ? ra_scan_lane(a, p0 - 1) : identity;
   const bool window_end = p0 == W - 1, group_end = window_end && p1 == W - 1;
   const C window_total = ra_scan_lane(a, W - 1);
-  if (window_end && lane == 0) ra_scan_put(level1 + row * windows + window, window_total);
+  if (window_end && lane == 0) ra_scan_put(level1 + row * windows + window, window_total, mark);
   if (p1 == 0 && group == 0) return before;
   // The group's earlier windows' totals, this window's in lane p1 (where this tile ends it), read
   // together with the first wave of earlier groups' totals; but a group's last tile publishes its
   // group's total before it waits for any other group's, so that no group's total waits on another.
   C b, c;
   ra_scan_wait(lane < p1 ? level1 + row * windows + window - p1 + lane : nullptr,
-               !group_end && lane < group ? totals + lane : nullptr, identity, &b, &c);
+               !group_end && lane < group ? totals + lane : nullptr, identity, &b, &c, mark);
   b = lane < p1 ? b : lane == p1 && window_end ? window_total : identity;
   b = ra_wave_scan(b, op);
   const C group_total = ra_scan_lane(b, W - 1);
-  if (group_end && lane == 0) ra_scan_put(totals + group, group_total);
+  if (group_end && lane == 0) ra_scan_put(totals + group, group_total, mark);
   // The earlier groups' totals a wave at a time, each wave's combined as a tree, the waves' in order.
   C prefix = identity;
   for (ra_index_t first = 0; first < group; first += W) {
     if (group_end || first > 0) ra_scan_wait<C>(lane < group - first ? totals + first + lane : nullptr, nullptr,
-                                                 identity, &c, &unused);
+                                                 identity, &c, &unused, mark);
     prefix = op(prefix, ra_scan_lane(ra_wave_reduce(c, op), 0));
   }
   return op(op(prefix, p1 > 0 ? ra_scan_lane(b, p1 - 1) : identity), before);
@@ -796,7 +801,8 @@ RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaSc
 // run of RA_WAVE_SIZE * items (read and written a wave-wide row at a time, coalesced, and turned
 // through the wave's part of shared memory into a run of items a lane, so only the waves' totals and
 // the tile's prefix cross waves: two barriers a tile).
-// taken: the tile counter, slots its state: a block a tile. Null (rows of one tile, or rows enough
+// taken: the two tile counters, slots the look-back's slots, mark the launch's number (the state's
+// flags from earlier launches are other numbers): a block a tile. Null (rows of one tile, or rows enough
 // to fill the GPU without cutting them: see gpu.py): a block takes whole rows, blockIdx.x then every
 // gridDim.x-th, each row's tiles in order, carrying the row's combination so far (no look-back).
 // On NVIDIA ptxas plans registers for blocks enough to hold RA_SCAN_SM_THREADS threads an SM (gpu.py):
@@ -808,7 +814,7 @@ RA_DEVICE C ra_scan_look_back(RaScanSlot<C>* level0, RaScanSlot<C>* level1, RaSc
 #endif
 template <typename In, typename C, typename Out, typename Map, typename Combine>
 __global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t rows, ra_index_t len,
-                                                            unsigned long long* taken, RaScanSlot<C>* slots) {
+                                          unsigned long long* taken, RaScanSlot<C>* slots, unsigned int mark) {
   constexpr int ITEMS = RaScanItems<C>::value, TILE = RA_SCAN_BLOCK * ITEMS, W = RA_WAVE_SIZE;
   constexpr int WAVES = RA_SCAN_BLOCK / W, RUN = W * ITEMS, CHUNK = ITEMS < RA_SCAN_CHUNK ? ITEMS : RA_SCAN_CHUNK;
   RA_SHARED_ARRAY(C, buf, RA_SCAN_AT(TILE));
@@ -822,7 +828,12 @@ __global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t row
   const ra_index_t tiles = (len + TILE - 1) / TILE, count = rows * tiles;
   ra_index_t g = blockIdx.x * tiles;
   if (taken) {
-    if (t == 0) first = (ra_index_t)atomicAdd(taken, 1ull);
+    // Two counters, used in turn by the launches that share a state (by the mark's parity); the one
+    // that takes tile 0 clears the other for the next launch, which the stream runs after this one.
+    if (t == 0) {
+      first = (ra_index_t)atomicAdd(taken + (mark & 1), 1ull);
+      if (first == 0) taken[(mark + 1) & 1] = 0;
+    }
     __syncthreads();
     g = first;
   }
@@ -864,13 +875,13 @@ __global__ void RA_SCAN_BOUNDS scan_tiles(Out* out, const In* in, ra_index_t row
       if (tile > 0) before = op(carried, before);
       carried = tile > 0 ? op(carried, total) : total;
     } else {
-      if (t == 0) ra_scan_put(slots + g, total);
+      if (t == 0) ra_scan_put(slots + g, total, mark);
       if (tile > 0) {
         if (wave == 0) {
           const ra_index_t windows = (tiles + W - 1) / W;
           RaScanSlot<C>* level1 = slots + count;
           const C prefix = ra_scan_look_back(slots, level1, level1 + rows * windows, g, row, tile, tiles, total, op,
-                                             identity);
+                                             identity, mark);
           if (t == 0) carry[0] = prefix;
         }
         __syncthreads();

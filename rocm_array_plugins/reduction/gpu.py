@@ -14,9 +14,10 @@ pass would, so the bits are the same. Each layout and pass is a kernel of its ow
 call compiles only what it runs; a two-pass call compiles both at once.
 
 Scans (cumulative_sum, cumulative_prod, nonzero's positions, unique's groups) are one launch of
-``scan_tiles`` over contiguous rows: one pass with decoupled look-back, its per-tile state from the
-pool, zeroed on the stream before each launch (``_scan_state``); rows of one tile, or enough rows to
-fill the GPU (``_SCAN_ROWS_PER_CU``), a block whole rows, with no look-back and no state.
+``scan_tiles`` over contiguous rows: one pass with decoupled look-back, its per-tile state kept by
+the device and marked by each launch with its own number, so nothing clears it between launches
+(``_ScanState``); rows of one tile, or enough rows to fill the GPU (``_SCAN_ROWS_PER_CU``), a block
+whole rows, with no look-back and no state.
 
 Kernels are instantiated per (input, compute, output) dtype triple a row uses by
 default, plus (d, accumulator(d), d) for the rows whose ``dtype=`` may ask for
@@ -28,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import threading
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
@@ -82,8 +84,8 @@ _SCAN_SM_THREADS = 640
 #: past 132 SMs x 16) took 86.4 us so on an H200 against 147.9 by look-back; PyTorch 183.2 and 188.8.
 #: Not timed again with the 33 KiB tiles (5 blocks an SM).
 _SCAN_ROWS_PER_CU = 16
-#: Where the look-back's slots start in its state: the tile counter has its own 128-byte cache line,
-#: which every block's atomic takes, apart from the slots the look-backs poll.
+#: Where the look-back's slots start in its state: the two tile counters (used in turn) have their own
+#: 128-byte cache line, which every block's atomic takes, apart from the slots the look-backs poll.
 _SCAN_SLOTS_AT = 128
 _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 in double: 24)
 #: The column reductions' blocks (a wave wide, BLOCK // wave rows of threads) combine their rows of
@@ -520,19 +522,50 @@ def _scan_slot_bytes(c: DType) -> int:
     return 8 if c.itemsize <= 4 else 16 if c.itemsize <= 8 else 32
 
 
-def _scan_state(device: Device, rows: int, tiles: int, c: DType) -> tuple[Array, list[ctypes.c_void_p]]:
-    """The look-back's state of ``rows`` rows of ``tiles`` tiles from the pool, zeroed on the stream
-    (every launch: the counter ends past the tiles, and the flags are set), and its two pointer
-    arguments: the tile counter, and the slots of the tiles' aggregates, then of the windows' totals
-    (a window a wave of tiles), then of the groups' totals (a group a wave of windows)."""
-    wave = device.runtime.properties.wave_size
-    windows = -(-tiles // wave)
-    slots = rows * (tiles + windows + -(-windows // wave))
-    size = _SCAN_SLOTS_AT + slots * _scan_slot_bytes(c)
-    state = memory.empty((size,), dtypes.uint8, device)
-    base = address(state)
-    device.runtime.memset(base, 0, size)
-    return state, [ctypes.c_void_p(base), ctypes.c_void_p(base + _SCAN_SLOTS_AT)]
+class _ScanState:
+    """scan_tiles's look-back state on one device for one slot size, kept between launches: the two
+    tile counters, then the slots, zeroed once when made. Each launch takes the next ``mark`` (1, 2,
+    3...) and publishes with it, so flags left by earlier launches read as unpublished and no launch
+    clears the state first. A memset had cost each scan a call and a node on the stream: on an H200,
+    PyTorch's time over ours went from 0.49 to 0.67 for a cumulative_sum of 2^22 float32 (30.2 to
+    22.4 us, bound by the host), from 1.04 to 1.06 for 2^24 float64 and from 1.01 to 1.05 for int64;
+    2^26 float32 stayed at 0.98 in that run (.diag/scan_ab.py against 1fd1239). Slots of one size put
+    their flags at one offset, so a flag's word never held a value. A launch takes its mark and is
+    queued under ``lock``: the stream runs the launches in mark order, which the counters' turns rely
+    on (see reduction.hip). The state stays for the process, as the pool's blocks do (grown by halves:
+    a 2^26-element float32 scan's is 68 KB)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.memory: Array | None = None
+        self.mark = 0
+
+    def marked(self, device: Device, nbytes: int) -> tuple[int, int]:
+        """The state's address, at least ``nbytes`` long, and the next launch's mark (under ``lock``)."""
+        memory_ = self.memory
+        if memory_ is None or memory_.size < nbytes or self.mark >= _SCAN_LAST_MARK:
+            if memory_ is None or memory_.size < nbytes:
+                size = max(nbytes, 0 if memory_ is None else memory_.size * 3 // 2)
+                memory_ = self.memory = memory.empty((size,), dtypes.uint8, device)
+            device.runtime.memset(address(memory_), 0, memory_.size)
+            self.mark = 0
+        self.mark += 1
+        return address(memory_), self.mark
+
+
+#: The last mark before a state is zeroed again (a flag is 32 bits).
+_SCAN_LAST_MARK = 2**32 - 1
+#: (runtime, slot bytes) -> its state.
+_SCAN_STATES: dict[tuple[Any, int], _ScanState] = {}
+
+
+def _scan_state(device: Device, c: DType) -> _ScanState:
+    """The look-back's state on ``device`` for slots of the accumulator ``c``."""
+    key = (device.runtime, _scan_slot_bytes(c))
+    state = _SCAN_STATES.get(key)
+    if state is None:
+        state = _SCAN_STATES.setdefault(key, _ScanState())
+    return state
 
 
 def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
@@ -547,14 +580,23 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     block = (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
     args = [ptr(out), ptr(x), *i64(rows, length)]
     if tiles == 1 or rows >= device.runtime.properties.compute_units * _SCAN_ROWS_PER_CU:
-        # (no look-back: no state, no memset; a block whole rows, see reduction.hip)
-        REDUCTION.launch(device, name, group, (min(rows, MAX_GRID_X), 1, 1), block, [*args, ptr(None), ptr(None)])
+        # (no look-back: no state; a block whole rows, see reduction.hip)
+        REDUCTION.launch(device, name, group, (min(rows, MAX_GRID_X), 1, 1), block,
+                         [*args, ptr(None), ptr(None), ctypes.c_uint(0)])
         return
-    # A block a tile (the look-back's blocks each take one from the counter); rows of several tiles of
-    # 512 or more elements (16-byte accumulators) fill no memory with 2^31 tiles.
+    # A block a tile (the look-back's blocks each take one from a counter); rows of several tiles of
+    # 512 or more elements (16-byte accumulators) fill no memory with 2^31 tiles. The state holds the
+    # slots of the tiles' aggregates, then of the windows' totals (a window a wave of tiles), then of
+    # the groups' totals (a group a wave of windows).
     assert count <= MAX_GRID_X, count
-    state, pointers = _scan_state(device, rows, tiles, c)  # (held until the launch is queued, see _done)
-    REDUCTION.launch(device, name, group, (count, 1, 1), block, [*args, *pointers])
+    wave = device.runtime.properties.wave_size
+    windows = -(-tiles // wave)
+    slots = rows * (tiles + windows + -(-windows // wave))
+    state = _scan_state(device, c)
+    with state.lock:
+        base, mark = state.marked(device, _SCAN_SLOTS_AT + slots * _scan_slot_bytes(c))
+        REDUCTION.launch(device, name, group, (count, 1, 1), block,
+                         [*args, ctypes.c_void_p(base), ctypes.c_void_p(base + _SCAN_SLOTS_AT), ctypes.c_uint(mark)])
 
 
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
