@@ -40,6 +40,7 @@ from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
 from rocm_array.runtime.compiler import kernel_source
+from rocm_array.runtime.launcher import Launcher
 from rocm_array.runtime.layout import MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, geometry, merge_dims, vector_width
 from rocm_array.views import moved_back, moved_last
 from rocm_array_plugins.elementwise import own as elementwise
@@ -568,45 +569,73 @@ def _scan_state(device: Device, c: DType) -> _ScanState:
     return state
 
 
+class _ScanPlan(NamedTuple):
+    """What a scan_tiles kernel's launches on one device share, resolved once (``_scan_plan``): its
+    launcher (arguments packed in place, the block checked once), its tile's elements, the rows from
+    which a block takes whole rows (no look-back), the wave, and a look-back slot's bytes."""
+
+    launch: Launcher
+    tile: int
+    whole_rows: int  # (_SCAN_ROWS_PER_CU a compute unit)
+    wave: int
+    slot: int  # bytes of a slot of the look-back's state
+
+
+#: (runtime, kernel name, group) -> its plan.
+_SCAN_PLANS: dict[tuple[Any, str, tuple[str, ...]], _ScanPlan] = {}
+
+
+def _scan_plan(device: Device, name: str, group: tuple[str, ...], c: DType) -> _ScanPlan:
+    """The plan of the scan_tiles kernel ``name`` (of ``group``, with the accumulator ``c``) on ``device``.
+    A small scan's host time is its launch's: a cumulative_sum of 2^22 float32 is bound by it."""
+    key = (device.runtime, name, group)
+    plan = _SCAN_PLANS.get(key)
+    if plan is None:
+        block = (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
+        argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
+                    ctypes.c_void_p, ctypes.c_uint]
+        p = device.runtime.properties
+        plan = _SCAN_PLANS[key] = _ScanPlan(REDUCTION.launcher(device, name, group, argtypes, block),
+                                            _scan_tile(device, c), p.compute_units * _SCAN_ROWS_PER_CU,
+                                            p.wave_size, _scan_slot_bytes(c))
+    return plan
+
+
 def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
               map_: str = _IDENTITY, combine: str = _ADD, group: tuple[str, ...] | None = None) -> None:
     """The inclusive scan of each contiguous row of ``x`` into ``out`` (which may be ``x``): one launch
     of scan_tiles, which reads ``x`` once (see reduction.hip)."""
     device = x.device
     name = _scan_name((x.dtype, c, out.dtype), map_, combine)
-    group = group or (name,)
-    tiles = -(-length // _scan_tile(device, c))
+    plan = _scan_plan(device, name, group or (name,), c)
+    tiles = -(-length // plan.tile)
     count = rows * tiles
-    block = (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
-    args = [ptr(out), ptr(x), *i64(rows, length)]
-    if tiles == 1 or rows >= device.runtime.properties.compute_units * _SCAN_ROWS_PER_CU:
+    if tiles == 1 or rows >= plan.whole_rows:
         # (no look-back: no state; a block whole rows, see reduction.hip)
-        REDUCTION.launch(device, name, group, (min(rows, MAX_GRID_X), 1, 1), block,
-                         [*args, ptr(None), ptr(None), ctypes.c_uint(0)])
+        plan.launch((min(rows, MAX_GRID_X), 1, 1), [address(out), address(x), rows, length, 0, 0, 0])
         return
     # A block a tile (the look-back's blocks each take one from a counter); rows of several tiles of
     # 512 or more elements (16-byte accumulators) fill no memory with 2^31 tiles. The state holds the
     # slots of the tiles' aggregates, then of the windows' totals (a window a wave of tiles), then of
     # the groups' totals (a group a wave of windows).
     assert count <= MAX_GRID_X, count
-    wave = device.runtime.properties.wave_size
-    windows = -(-tiles // wave)
-    slots = rows * (tiles + windows + -(-windows // wave))
+    windows = -(-tiles // plan.wave)
+    slots = rows * (tiles + windows + -(-windows // plan.wave))
     state = _scan_state(device, c)
     with state.lock:
-        base, mark = state.marked(device, _SCAN_SLOTS_AT + slots * _scan_slot_bytes(c))
-        REDUCTION.launch(device, name, group, (count, 1, 1), block,
-                         [*args, ctypes.c_void_p(base), ctypes.c_void_p(base + _SCAN_SLOTS_AT), ctypes.c_uint(mark)])
+        base, mark = state.marked(device, _SCAN_SLOTS_AT + slots * plan.slot)
+        plan.launch((count, 1, 1), [address(out), address(x), rows, length, base, base + _SCAN_SLOTS_AT, mark])
 
 
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
     if (x.dtype, compute, out_dtype) not in _scan_triples(row.combine):
         x = memory.contiguous(x, out_dtype)
-    xt, order = moved_last(x, axis)
+    # (the common case, a contiguous array along its last axis, makes no views to move the axis and back)
+    xt, order = (x, None) if axis == x.ndim - 1 and x.is_contiguous else moved_last(x, axis)
     out = memory.empty(xt.shape, out_dtype, x.device)
     length = x.shape[axis]
     scan_rows(out, xt, x.size // length, length, compute, _IDENTITY, row.combine, _scan_group(row.combine))
-    return moved_back(out, order)
+    return out if order is None else moved_back(out, order)
 
 
 # -- nonzero and diff ---------------------------------------------------------------------------------
