@@ -172,9 +172,8 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
         ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
     ptrs += pair
     ptrs.append(n)
-    launcher, per_block, most = _contiguous(device, fn, dtype, out_dtype, s)
-    blocks = -(-n // per_block)
-    launcher((blocks if blocks < most else most, 1, 1), ptrs)
+    launcher = _contiguous(device, fn, dtype, out_dtype, s)[0]
+    launcher(grid_1d(n, device, 2 * _width(dtype, out_dtype)), ptrs)
     return out
 
 
@@ -185,9 +184,10 @@ def _pair(params: tuple[float, ...]) -> tuple[float, ...]:
 
 def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> tuple[Launcher, int, int]:
     """Row ``fn``'s contiguous kernel for ``dtype`` with the scalar at position ``s``, resolved once:
-    ``(launcher, per_block, most)``. ``launcher((blocks, 1, 1), [out, *operands, (scalar bytes,) n])``
-    runs it over ``n`` elements, in ``min(ceil(n / per_block), most)`` blocks (layout.grid_1d's rule,
-    its terms computed once: the caller's launch is the hot path of a + b, with no call of its own)."""
+    ``(launcher, per_block, most)``. ``launcher(grid_1d(n, device, 2 * _width(dtype, out_dtype)),
+    [out, *operands, (scalar bytes,) n])`` runs it over ``n`` elements; ``per_block`` and ``most`` are
+    that grid's terms computed once, for the lane's launch (the hot path of a + b), which applies
+    grid_1d's rule in line, with no call of its own."""
     key = (device._runtime, fn.functor, dtype, s)  # the runtime: Devices compare by kind and index only
     launch = _CONTIGUOUS.get(key)
     if launch is None:
