@@ -332,7 +332,8 @@ def test_scan_state_is_marked_by_each_launch(gpu: str, monkeypatch: pytest.Monke
     is zeroed and starts again at 1; a longer scan grows it."""
     device = devices.parse(gpu)
     wave = device.runtime.properties.wave_size
-    monkeypatch.setattr(reduction_gpu, "_SCAN_STATES", {})
+    monkeypatch.setattr(reduction_gpu, "_SCAN_STATES", {})  # (a new state, and plans that hold it)
+    monkeypatch.setattr(reduction_gpu, "_SCAN_PLANS", {})
     slot = reduction_gpu._scan_slot_bytes(xp.int64)
     at = reduction_gpu._SCAN_SLOTS_AT
     lengths = [_tiles(gpu, "int64", wave + 12, 5)] * 3 + [_tiles(gpu, "int64", 5, 0),

@@ -536,7 +536,8 @@ class _ScanState:
     on (see reduction.hip). The state stays for the process, as the pool's blocks do (grown by halves:
     a 2^26-element float32 scan's is 68 KB)."""
 
-    def __init__(self) -> None:
+    def __init__(self, slot: int) -> None:
+        self.slot = slot  # (bytes of a slot)
         self.lock = threading.Lock()
         self.memory: Array | None = None
         self.mark = 0
@@ -565,20 +566,20 @@ def _scan_state(device: Device, c: DType) -> _ScanState:
     key = (device.runtime, _scan_slot_bytes(c))
     state = _SCAN_STATES.get(key)
     if state is None:
-        state = _SCAN_STATES.setdefault(key, _ScanState())
+        state = _SCAN_STATES.setdefault(key, _ScanState(key[1]))
     return state
 
 
 class _ScanPlan(NamedTuple):
     """What a scan_tiles kernel's launches on one device share, resolved once (``_scan_plan``): its
     launcher (arguments packed in place, the block checked once), its tile's elements, the rows from
-    which a block takes whole rows (no look-back), the wave, and a look-back slot's bytes."""
+    which a block takes whole rows (no look-back), the wave, and the look-back's state."""
 
     launch: Launcher
     tile: int
     whole_rows: int  # (_SCAN_ROWS_PER_CU a compute unit)
     wave: int
-    slot: int  # bytes of a slot of the look-back's state
+    state: _ScanState
 
 
 #: (runtime, kernel name, group) -> its plan.
@@ -599,7 +600,7 @@ def _scan_plan(device: Device, name: str, group: tuple[str, ...], c: DType) -> _
         p = device.runtime.properties
         plan = _SCAN_PLANS[key] = _ScanPlan(REDUCTION.launcher(device, name, group, argtypes, block),
                                             _scan_tile(device, c), p.compute_units * _SCAN_ROWS_PER_CU,
-                                            p.wave_size, _scan_slot_bytes(c))
+                                            p.wave_size, _scan_state(device, c))
     return plan
 
 
@@ -623,9 +624,9 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     assert count <= MAX_GRID_X, count
     windows = -(-tiles // plan.wave)
     slots = rows * (tiles + windows + -(-windows // plan.wave))
-    state = _scan_state(device, c)
+    state = plan.state
     with state.lock:
-        base, mark = state.marked(device, _SCAN_SLOTS_AT + slots * plan.slot)
+        base, mark = state.marked(device, _SCAN_SLOTS_AT + slots * state.slot)
         plan.launch((count, 1, 1), [address(out), address(x), rows, length, base, base + _SCAN_SLOTS_AT, mark])
 
 
