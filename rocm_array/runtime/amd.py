@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import ctypes
 import inspect
-import threading
 from typing import Any, Callable
 
 from hip import hip, hiprtc
 
-from .bindings import BindingsRtc, checker, in_context, text
+from .bindings import BindingsRtc, Current, checker, in_context, text
 from .protocol import DeviceProperties, DriverError
 from .targets import hiprtc_name, hiprtc_options
 
@@ -71,7 +70,7 @@ class AmdDriver:
     platform = PLATFORM
     dlpack_device_type = DLPACK_DEVICE_TYPE
     dlpack_default_stream = 0  # ROCm's default stream, as DLPack numbers it
-    _current = threading.local()  # the device made current on each thread
+    _current = Current()  # the device made current on each thread
 
     def __init__(self, index: int) -> None:
         self._index = index
@@ -94,9 +93,9 @@ class AmdDriver:
                                           ctypes.addressof(threshold)), "hipMemPoolSetAttribute")
 
     def activate(self) -> None:
-        if getattr(self._current, "device", None) != self._index:
+        if self._current.made != self._index:
             _check(hip.hipSetDevice(self._index), "hipSetDevice")
-            self._current.device = self._index
+            self._current.made = self._index
 
     def rtc(self) -> HiprtcRtc:
         return HiprtcRtc()
@@ -227,7 +226,7 @@ class AmdDriver:
         stream, index, current, activate = self._stream, self._index, self._current, self.activate
 
         def send(grid: tuple[int, int, int], params: int) -> None:
-            if getattr(current, "device", None) != index:
+            if current.made != index:
                 activate()
             status, = _LAUNCH(function, grid[0], grid[1], grid[2], bx, by, bz, shared, stream, params, None)
             if status:  # hipError_t is an int enum; hipSuccess is 0

@@ -9,6 +9,7 @@ written once here, and each platform module configures them with its bindings.
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, Callable, cast
 
 from .protocol import DriverError, DriverOutOfMemory
@@ -54,6 +55,15 @@ def checker(success: Any, out_of_memory: Any,
         return values[0] if len(values) == 1 else tuple(values)
 
     return check
+
+
+class Current(threading.local):
+    """What a platform's drivers made current on each thread (a context, a device index), None on a
+    thread where they made nothing current. The class default makes each read a plain attribute
+    read, where ``getattr(local, name, None)`` is a builtin call: about 550 of the instructions
+    every launch spends checking it (callgrind, CPython 3.11)."""
+
+    made: Any = None
 
 
 def in_context(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -8,13 +8,12 @@ module imports cuda-bindings.
 from __future__ import annotations
 
 import ctypes
-import threading
 from typing import Any, Callable
 
 from cuda.bindings import driver as cu
 from cuda.bindings import nvrtc
 
-from .bindings import BindingsRtc, checker, in_context, text
+from .bindings import BindingsRtc, Current, checker, in_context, text
 from .protocol import DeviceProperties, DriverError
 from .targets import nvrtc_options
 
@@ -64,7 +63,7 @@ class NvidiaDriver:
     platform = PLATFORM
     dlpack_device_type = DLPACK_DEVICE_TYPE
     dlpack_default_stream = 1  # CUDA's legacy default stream, as DLPack numbers it (2: per-thread)
-    _current = threading.local()  # the context made current on each thread
+    _current = Current()  # the context made current on each thread
 
     def __init__(self, index: int) -> None:
         self._device = _check(cu.cuDeviceGet(index), "cuDeviceGet")
@@ -90,9 +89,9 @@ class NvidiaDriver:
                                         cu.cuuint64_t(RELEASE_THRESHOLD)), "cuMemPoolSetAttribute")
 
     def activate(self) -> None:
-        if getattr(self._current, "context", None) is not self._context:
+        if self._current.made is not self._context:
             _check(cu.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")
-            self._current.context = self._context
+            self._current.made = self._context
 
     def rtc(self) -> NvrtcRtc:
         return NvrtcRtc()
@@ -223,7 +222,7 @@ class NvidiaDriver:
         stream, context, current, activate = self._stream, self._context, self._current, self.activate
 
         def send(grid: tuple[int, int, int], params: int) -> None:
-            if getattr(current, "context", None) is not context:
+            if current.made is not context:
                 activate()
             status, = _LAUNCH(function, grid[0], grid[1], grid[2], bx, by, bz, shared, stream, params, 0)
             if status:  # CUresult is an int enum; CUDA_SUCCESS is 0
