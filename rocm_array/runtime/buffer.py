@@ -15,7 +15,6 @@ plugin's deferral is known here.
 from __future__ import annotations
 
 import atexit
-import sys
 from typing import Any, Callable
 
 __all__ = ["Buffer", "DeviceBuffer", "LazyBuffer", "SHARED"]
@@ -66,13 +65,15 @@ class DeviceBuffer(Buffer):
         self.readers: Any = None  # (Buffer's fields set here: a buffer per result makes a call count)
         self._release = release
 
-    def __del__(self, _finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
+    def __del__(self) -> None:
         # __del__, not weakref.finalize: a buffer per elementwise result makes its cost count
         # (about 3 us against 0.6). At interpreter exit the process's memory goes with it, and the
-        # driver may be gone first: nothing is released then. (Once modules are torn down their
-        # globals read None, ``_exiting`` too: sys.is_finalizing is bound here, where that cannot
-        # reach it; a Dask worker's chunks freed then had raised in every worker's exit.)
-        if self._release is not None and not _exiting and not _finalizing():
+        # driver may be gone first: nothing is released then. ``_exiting`` is False until the exit
+        # handlers run, which is before the interpreter's finalization; once modules are torn down
+        # their globals read None, ``_exiting`` too, and ``is False`` still says so (a Dask worker's
+        # chunks freed then had raised in every worker's exit). A call of sys.is_finalizing had said
+        # the same, for about 400 of the instructions of each result's release.
+        if self._release is not None and _exiting is False:
             self._release(self.ptr)
 
     def __reduce__(self) -> Any:
