@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, TYPE_CHECKING, cast
 
 from rocm_array import dtypes
-from rocm_array.array import Array, contiguous_strides
+from rocm_array.array import Array
 from rocm_array.broadcast import broadcast_shapes
 from rocm_array.devices import check_same
 from rocm_array.dtypes import CATEGORIES, SCALARS, DType
@@ -23,6 +23,7 @@ from rocm_array.dtypes import CATEGORIES, SCALARS, DType
 from rocm_array.docstrings import RowDoc, Routine
 from rocm_array.namespace import by_name
 from rocm_array.operands import Scalar, promote, scalar_operands
+from rocm_array.runtime.layout import ROW_MAJOR
 
 from . import docs
 from .backs import LANES, UFUNC
@@ -245,18 +246,18 @@ def _lane_key(args: tuple[Any, ...], arity: int, scalars: bool = True) -> tuple[
         return None
     a0 = args[0]
     if arity == 1:
-        if type(a0) is Array and a0._strides == contiguous_strides(a0._shape):
+        if type(a0) is Array and a0._strides == ROW_MAJOR[a0._shape]:
             return (a0._device._runtime, a0._dtype)
         return None
     a1 = args[1]
     if type(a0) is Array:
-        if a0._strides != contiguous_strides(a0._shape):
+        if a0._strides != ROW_MAJOR[a0._shape]:
             return None
         if type(a1) is Array:
             if a1._device is a0._device and a1._shape == a0._shape and a1._strides == a0._strides:
                 return (a0._device._runtime, a0._dtype, a1._dtype)
             return None
         return (a0._device._runtime, a0._dtype, type(a1)) if scalars and type(a1) in SCALARS else None
-    if scalars and type(a1) is Array and type(a0) in SCALARS and a1._strides == contiguous_strides(a1._shape):
+    if scalars and type(a1) is Array and type(a0) in SCALARS and a1._strides == ROW_MAJOR[a1._shape]:
         return (a1._device._runtime, type(a0), a1._dtype)
     return None
