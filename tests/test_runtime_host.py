@@ -1,5 +1,6 @@
 """The GPU runtime's host-side machinery, over a recording driver (no GPU needed): the free lists
-that make a small allocation cost no driver call, and the launcher's argument block."""
+that make a small allocation cost no driver call, a buffer's release at exit, row-major strides,
+the launcher's argument block, and what a driver made current on each thread."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from helpers import RecordingDriver, read_argument
 
 from rocm_array import dtypes
-from rocm_array.runtime import gpu
+from rocm_array.runtime import buffer, gpu, layout
+from rocm_array.runtime.bindings import Current
 from rocm_array.runtime.gpu import GpuRuntime
 from rocm_array.runtime.launcher import launcher
 from rocm_array.runtime.layout import ctype_of
@@ -154,3 +156,34 @@ def test_launcher_packs_and_launches_as_one_step_across_threads() -> None:
     for t in threads:
         t.join()
     assert len(seen) == 8000 and all(seen)
+
+
+@pytest.mark.parametrize("exiting, released", [(False, True), (True, False), (None, False)])
+def test_a_buffer_is_released_until_the_interpreter_exits(monkeypatch: pytest.MonkeyPatch, exiting: Any,
+                                                          released: bool) -> None:
+    # True: the exit handlers ran; None: the module was torn down (its globals read None).
+    monkeypatch.setattr(buffer, "_exiting", exiting)
+    freed: list[int] = []
+    b = buffer.DeviceBuffer(0x1000, 64, 0, freed.append)
+    del b
+    assert freed == ([0x1000] if released else [])
+
+
+def test_row_major_strides_are_computed_once_per_shape_and_kept_for_few_shapes() -> None:
+    assert layout.ROW_MAJOR[(2, 3, 4)] == (12, 4, 1)
+    assert layout.contiguous_strides((2, 0, 4)) == (4, 4, 1)  # (an empty dimension steps as one)
+    assert layout.contiguous_strides(()) == ()
+    assert layout.contiguous_strides((5, 7)) is layout.contiguous_strides((5, 7))
+    for n in range(layout.ROW_MAJOR.KEEP + 10):
+        assert layout.ROW_MAJOR[(n, 3)] == (3, 1)
+    assert len(layout.ROW_MAJOR) <= layout.ROW_MAJOR.KEEP
+
+
+def test_what_a_driver_made_current_is_the_calling_threads_own() -> None:
+    current = Current()
+    current.made = "context 0"
+    seen: list[Any] = []
+    thread = threading.Thread(target=lambda: seen.append(current.made))
+    thread.start()
+    thread.join()
+    assert seen == [None] and current.made == "context 0"
