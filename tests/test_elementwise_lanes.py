@@ -17,7 +17,7 @@ from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 from rocm_array.runtime.gpu import GpuRuntime
-from rocm_array_plugins.elementwise import front_ufunc, gpu
+from rocm_array_plugins.elementwise import front_ufunc, gpu, gpu_lanes
 from rocm_array_plugins.elementwise.table import UFUNCS
 
 ROWS = {u.name: u for u in UFUNCS}
@@ -126,8 +126,8 @@ def test_other_operands_take_the_full_path(dev: Device, operands: Any) -> None:
 def test_operands_that_need_a_cast_get_no_lane(dev: Device) -> None:
     x, y = new(dev, (3,), xp.int8), new(dev, (3,), xp.int16)
     assert front_ufunc._lane_key((x, y), 2) == (dev.runtime, xp.int8, xp.int16)
-    assert gpu.lane(ROWS["add"], dev, (xp.int8, xp.int16), xp.int16, xp.int16) is None
-    assert gpu.lane(ROWS["add"], dev, (xp.int16, int), xp.int16, xp.int16) is not None
+    assert gpu_lanes.lane(ROWS["add"], dev, (xp.int8, xp.int16), xp.int16, xp.int16) is None
+    assert gpu_lanes.lane(ROWS["add"], dev, (xp.int16, int), xp.int16, xp.int16) is not None
 
 
 def test_what_the_front_refuses_it_refuses_every_time(dev: Device) -> None:
@@ -153,3 +153,42 @@ def test_lanes_launch_on_their_own_runtime(dev: Device) -> None:
         new(dev, (4,), xp.float32) + new(dev, (4,), xp.float32)
         new(other, (4,), xp.float32) + new(other, (4,), xp.float32)
     assert len(dev.runtime.driver.launches) == len(other.runtime.driver.launches) == 2  # type: ignore[attr-defined]
+
+
+def test_the_last_lane_taken_hands_other_operands_to_theirs(dev: Device) -> None:
+    """A row calls the lane its last call took (``Ufunc.hot``) for any operands; a lane made for
+    other kinds sends them on, and each call launches what its own operands need."""
+    add = ROWS["add"]
+    f, i = new(dev, (4,), xp.float32), new(dev, (4,), xp.int8)
+    calls = [((f, f), xp.float32, 0), ((i, i), xp.int8, 0), ((f, 1.5), xp.float32, 2), ((2, i), xp.int8, 1)]
+    for operands, _, _ in calls:  # (each kind's first call goes through the front, which makes its lane)
+        operands[0] + operands[1]
+    for _ in range(2):
+        for operands, dtype, s in calls:
+            out = operands[0] + operands[1]
+            assert out.dtype == dtype and out.shape == (4,)
+            assert dev.runtime.driver.launches[-1][0] == _contiguous("add", dtype, s)  # type: ignore[attr-defined]
+            assert add.hot[0] is add._lanes[front_ufunc._lane_key(operands, 2)]
+            assert xp.add(*operands).dtype == dtype  # (the function's call takes the same lane)
+
+
+def test_an_operand_of_known_shape_but_other_strides_is_no_lanes(dev: Device) -> None:
+    """The lane knows the shape and strides tuples of the last row-major operand; an operand that
+    holds the same shape tuple with other strides (a transposed view) still takes the full path."""
+    x = new(dev, (3, 3), xp.float32)
+    for _ in range(2):
+        x + x
+    t = Array(x._buf, x._shape, (1, 3), 0, x._dtype, x._device)  # (x's own shape tuple, transposed)
+    out = t + t
+    assert dev.runtime.driver.launches[-1][0] != _contiguous("add", xp.float32, 0)  # type: ignore[attr-defined]
+    assert out.shape == (3, 3)
+
+
+def test_a_wrong_count_of_operands_is_the_fronts_error_with_a_lane_hot(dev: Device) -> None:
+    x = new(dev, (3,), xp.float32)
+    for _ in range(2):
+        xp.add(x, x)
+    with pytest.raises(TypeError, match=r"add\(\) takes 2 positional argument\(s\), got 3"):
+        xp.add(x, x, x)
+    with pytest.raises(TypeError, match=r"add\(\) takes 2 positional argument\(s\), got 1"):
+        xp.add(x)

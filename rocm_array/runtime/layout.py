@@ -55,8 +55,8 @@ def vector_width(itemsize: int) -> int:
 class _RowMajor(dict[tuple[int, ...], tuple[int, ...]]):
     """Row-major strides, in elements, by shape: computed once per shape, at most ``KEEP`` shapes kept
     (every new array asks; most programs use few shapes). A subscript is the cheapest lookup there
-    is: about 440 instructions below the ``functools.lru_cache`` call it replaces, and a lane's key
-    (``front_ufunc._lane_key``) asks on every ``a + b``."""
+    is: about 440 instructions below the ``functools.lru_cache`` call it replaces, and a lane asks
+    whenever an operand's shape and strides are not the tuples it last found row-major (``gpu_lanes``)."""
 
     KEEP = 1024
 

@@ -2,7 +2,7 @@
 manipulation, indexing, where/clip and the data type functions.
 
 Each front module (``front_*``: the user-facing functions) lists what it provides in ``IMPLS``;
-the hook gathers them, after ``cpu``, ``gpu`` and ``gpu_indexing`` fill the tables of ``backs`` and
+the hook gathers them, after ``cpu``, ``gpu``, ``gpu_indexing`` and ``gpu_lanes`` fill the tables of ``backs`` and
 ``deferred`` registers the plugin's deferred expressions with the core (``rocm_array.fusion``), where
 other plugins' kernels fuse them (no GPU is touched until a gpu back is called).
 """
@@ -13,10 +13,10 @@ from rocm_array.backs import register_once
 from rocm_array.hookspecs import Impl, KernelSource, Own, hookimpl
 
 from . import (cpu, deferred, front_creation, front_data_types, front_indexing, front_manipulation, front_operators,
-               front_where, fused, gpu, gpu_indexing, table)
+               front_where, fused, gpu, gpu_indexing, gpu_lanes, table)
 
 
-_register = register_once(cpu, gpu, gpu_indexing, deferred)
+_register = register_once(cpu, gpu, gpu_indexing, gpu_lanes, deferred)
 
 
 @hookimpl

@@ -91,7 +91,7 @@ LONE_SAMPLE = 64
 
 
 class Deferral:
-    """How one lane (``gpu.lane``: a function on operands of fixed kinds) defers its results, made
+    """How one lane (``gpu_lanes.lane``: a function on operands of fixed kinds) defers its results, made
     once a lane: the lane's constants, and what its lone deferred results became (see LONE_STREAK):
     ``streak``, how many in a row were computed alone; one that another operation extends (or a
     reduction reads as an expression) sets it back to 0. ``gate``: ``next(gate)`` says whether the

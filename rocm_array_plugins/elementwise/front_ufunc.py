@@ -70,8 +70,10 @@ class Ufunc(Routine):
     _types: dict[tuple[DType, ...], tuple[DType, DType]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
     if TYPE_CHECKING:  # (per instance, set by __post_init__; ClassVar keeps it out of the fields)
-        # (device runtime, operand kinds) -> the back's lane for them, or None (see ``__call__``)
+        # (device runtime, operand kinds) -> the back's lane for them, or None (see ``_dispatch``)
         _lanes: ClassVar[dict[tuple[Any, ...] | None, Callable[..., Array] | None]]
+        # [the lane the last call took, or ``_dispatch``]: what the next call tries first (``__call__``)
+        hot: ClassVar[list[Callable[..., Array]]]
 
     __doc__ = RowDoc(__doc__, docs.ufunc_doc)
 
@@ -81,9 +83,10 @@ class Ufunc(Routine):
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES or self.result not in RESULT_RULES:
             raise ValueError(f"row {self.name!r}: unknown category or result rule")
-        # Not a field: dataclasses.asdict (array-api-tests' reporting calls it on the rows it is
+        # Not fields: dataclasses.asdict (array-api-tests' reporting calls it on the rows it is
         # given as parameters) deep-copies every field, and runtimes do not copy.
         object.__setattr__(self, "_lanes", {})
+        object.__setattr__(self, "hot", [self._dispatch])
 
     # Introspection (inspect.signature, help) sees the standard's positional-only parameters.
     @property
@@ -141,24 +144,28 @@ class Ufunc(Routine):
         return arrays, types[0], types[1], shape
 
     def __call__(self, *args: Any, **kwargs: Any) -> Array:
+        """The row's function. It tries the lane the last call took first (``hot``: an inline cache,
+        as a JIT keeps at a call site), which the Array operators call in its place
+        (``rocm_array.array._operator``): a lane checks in line that its operands are of the kinds
+        it was made for, and hands any others to ``_dispatch``. A loop's calls are of one kind: the
+        check costs a few comparisons, where finding the lane (``_lane_key`` and a lookup) costs
+        about 3,000 instructions of the 26,000 an ``a + b`` is allowed (tests/test_host_budget.py)."""
         if kwargs:  # (NumPy habits: out=, dtype=; about 17 ns a call to say so by name)
             raise TypeError(f"{self.name}() takes no keyword arguments, got {', '.join(kwargs)}" + "".join(
                 hint.format(self.name) for word, hint in _KEYWORD_HINTS.items() if word in kwargs))
-        # Operands of a kind the back has a lane for (see ``_lane_key``) skip the front's work,
-        # done once for their dtypes by the first call, and go straight to the lane. (The key is
-        # None for other operands: no lane is kept under None.)
-        key = _lane_key(args, self.arity, self.scalar_check is None)
-        lane = self._lanes.get(key)
-        return lane(*args) if lane is not None else self._general(args, key)
+        # (a lane takes the row's arity of operands; the front says what is wrong with others)
+        return (self.hot[0] if len(args) == self.arity else self._dispatch)(*args)
 
-    def operator(self, *args: Any) -> Array:
-        """``self(*args)`` as the Array operators call it (``a + b`` calls ``add.operator(a, b)``):
-        a method call, where calling the row costs CPython's ``__call__`` lookup, an argument tuple
-        and a keyword dict, about 1,000 instructions of the 26,000 an ``a + b`` is allowed
-        (tests/test_host_budget.py). The same three lines as ``__call__``'s, without its keyword check."""
+    def _dispatch(self, *args: Any) -> Array:
+        """The call through the lane for the operands' kinds, which the next call then tries first;
+        through the front when there is none (see ``_lane_key``). A lane hands here only operands
+        it was not made for: their key is another lane's, so the call never comes back to it."""
         key = _lane_key(args, self.arity, self.scalar_check is None)
         lane = self._lanes.get(key)
-        return lane(*args) if lane is not None else self._general(args, key)
+        if lane is None:
+            return self._general(args, key)
+        self.hot[0] = lane
+        return lane(*args)
 
     def _general(self, args: tuple[Any, ...], key: tuple[Any, ...] | None) -> Array:
         """The call through the front, whose operands took no lane (``key``: their lane's key, or None)."""
@@ -204,6 +211,7 @@ class ParamUfunc(Ufunc):
         super().__post_init__()
         if self.arity != 1 or not 1 <= len(self.params) <= 2 or not self.widen_half:
             raise ValueError(f"row {self.name!r}: one operand, one or two parameters, computed widened")
+        object.__setattr__(self, "hot", [self.__call__])  # (its lanes take the parameters too: its own call)
 
     @property
     def __signature__(self) -> inspect.Signature:
@@ -225,8 +233,6 @@ class ParamUfunc(Ufunc):
         if key is not None and key not in self._lanes:
             self._make_lane(key, arrays[0]._device, dtype, out_dtype)
         return cast("Array", UFUNC[arrays[0]._device.kind](self, arrays, dtype, out_dtype, shape, params=params))
-
-    operator = __call__  # (Ufunc's takes a lane's operands only; a parameter is none)
 
     def into(self, out: Array, *args: Any) -> Array:
         raise TypeError(f"{self.name}() has no in-place form")

@@ -7,8 +7,8 @@ broadcasting: ``contiguous`` (every operand row-major and of the result's shape:
 vector accesses) or ``strided`` (any strides, dimensions merged first), and passes a
 Python scalar operand (and a ``ParamUfunc``'s parameters, as doubles) to the kernel by value.
 Resolved kernels are cached per (device, row, dtype, layout), as CuPy's loop table does; a
-repeated contiguous call takes the ``lane`` made for its operand kinds, which holds all of
-that already.
+repeated contiguous call takes the lane made for its operand kinds (``gpu_lanes``), which holds
+all of that already.
 """
 
 from __future__ import annotations
@@ -26,17 +26,16 @@ from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
 from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
 from rocm_array.memory.gpu import import_dlpack
-from rocm_array.runtime.buffer import DeviceBuffer
 from rocm_array.runtime.launcher import Launcher
-from rocm_array.fusion import active, state
-from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS, TILE_THREADS,
-                                      crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value,
+from rocm_array.fusion import active
+from rocm_array.runtime.layout import (BLOCKS_PER_CU, MAX_DIMS, MAX_GRID_X, MAX_GRID_Y, TILE, TILE_ROWS,
+                                      TILE_THREADS, crosses, ctype_of, geometry, merge_dims, scalar_arg, scalar_value,
                                       vector_width)
 
 from . import backs
-from .deferred import Deferral, Pending, defer
+from .deferred import defer
 from .table import ROWS
-from rocm_array.operands import Scalar, check_bounds
+from rocm_array.operands import Scalar
 
 from .front_ufunc import RESULT_RULES, ParamUfunc, Ufunc
 
@@ -98,7 +97,7 @@ def narrow(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> ctypes.c_i
 
 
 _ZEROS = {d.name: scalar_arg(d, 0) for d in ALL}
-_ZERO_BYTES = {name: bytes(v) for name, v in _ZEROS.items()}
+ZERO_BYTES = {name: bytes(v) for name, v in _ZEROS.items()}
 
 
 def _overlaps(out: Array, a: Array) -> bool:
@@ -162,32 +161,32 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
         if contiguous and (a._shape != shape or (a._strides != strides and not a.is_contiguous)):
             contiguous = False
         ptrs.append(a._buf.ptr + a._offset * itemsize)
-    pair = _pair(params) if params else ()
+    doubles = pair(params) if params else ()
     if not contiguous:
         ops = [None if isinstance(a, Scalar) else broadcast_view(a, shape) for a in arrays]
         _strided(fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value,
-                 [ctypes.c_double(p) for p in pair])
+                 [ctypes.c_double(p) for p in doubles])
         return out
     if fn.arity == 2:
-        ptrs.append(_ZERO_BYTES[dtype.name] if value is None else bytes(value))
-    ptrs += pair
+        ptrs.append(ZERO_BYTES[dtype.name] if value is None else bytes(value))
+    ptrs += doubles
     ptrs.append(n)
-    launcher = _contiguous(device, fn, dtype, out_dtype, s)[0]
+    launcher = contiguous_kernel(device, fn, dtype, out_dtype, s)[0]
     launcher(grid_1d(n, device, 2 * _width(dtype, out_dtype)), ptrs)
     return out
 
 
-def _pair(params: tuple[float, ...]) -> tuple[float, ...]:
+def pair(params: tuple[float, ...]) -> tuple[float, ...]:
     """A ParamUfunc's parameters as its kernels take them: two (the second 0 for a row of one)."""
     return (*params, 0.0)[:2]
 
 
-def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> tuple[Launcher, int, int]:
+def contiguous_kernel(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: int) -> tuple[Launcher, int, int]:
     """Row ``fn``'s contiguous kernel for ``dtype`` with the scalar at position ``s``, resolved once:
     ``(launcher, per_block, most)``. ``launcher(grid_1d(n, device, 2 * _width(dtype, out_dtype)),
-    [out, *operands, (scalar bytes,) n])`` runs it over ``n`` elements; ``per_block`` and ``most`` are
-    that grid's terms computed once, for the lane's launch (the hot path of a + b), which applies
-    grid_1d's rule in line, with no call of its own."""
+    (out, *operands, (scalar bytes,) n))`` runs it over ``n`` elements; ``per_block`` and ``most`` are
+    that grid's terms computed once, for a lane's launch (``gpu_lanes``: the hot path of a + b), which
+    applies grid_1d's rule in line, with no call of its own."""
     key = (device._runtime, fn.functor, dtype, s)  # the runtime: Devices compare by kind and index only
     launch = _CONTIGUOUS.get(key)
     if launch is None:
@@ -206,7 +205,7 @@ def _contiguous(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType, s: in
     return launch
 
 
-#: (runtime, functor, dtype, scalar position) -> what ``_contiguous`` resolves.
+#: (runtime, functor, dtype, scalar position) -> what ``contiguous_kernel`` resolves.
 _CONTIGUOUS: dict[tuple[Any, ...], tuple[Launcher, int, int]] = {}
 
 
@@ -290,104 +289,6 @@ def _tiles(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int,
 _ROW_KINDS: dict[tuple[int, ...], int] = {(0, 1): 1, (1, 0): 2}
 
 
-def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
-         out_dtype: DType) -> Callable[..., Array] | None:
-    """``backs.LANES``: ``ufunc`` for operands of ``kinds`` that need no cast, resolved now:
-    the result is new and contiguous, the operands are too, so the kernel is the contiguous one
-    with the scalar's position (if any) known."""
-    if any(k is not dtype for k in kinds if isinstance(k, DType)):
-        return None  # an operand is cast first: the general path
-    s = next((i + 1 for i, k in enumerate(kinds) if not isinstance(k, DType)), 0)
-    launcher, per_block, most = _contiguous(device, fn, dtype, out_dtype, s)
-    allocate, prod, size, out_size = device.runtime.allocate, math.prod, dtype.itemsize, out_dtype.itemsize
-
-    def run(x: Array, operands: tuple[Any, ...]) -> DeviceBuffer:
-        """The memory of a new result of ``x``'s shape, computed from the kernel's ``operands``."""
-        n = prod(x._shape)
-        buf = allocate(n * out_size)
-        if n:
-            blocks = -(-n // per_block)  # (_contiguous's grid, in line)
-            launcher((blocks if blocks < most else most, 1, 1), [buf.ptr, *operands, n])
-        return buf
-
-    # With fusion on, the result is deferred (None: an operand's memory is shared through DLPack;
-    # or this lane's results were lately computed alone, and its gate is shut): each form's ``*_now``
-    # computes it with this lane's kernel if no other operation extends it. ``*_now`` reads the
-    # operands' addresses, which for a deferred operand means computing it: ``Deferral.defer`` calls
-    # it only when none is. (Each form is written out, where one generic form taking its ``*_now``
-    # would add a call and an argument tuple to every ``a + b``: the host's cost of a small op,
-    # tests/test_host_budget.py.)
-    deferral = Deferral(fn, dtype, out_dtype, device)
-    defer = deferral.defer
-
-    def unary_now(x: Array) -> DeviceBuffer:
-        return run(x, (x._buf.ptr + x._offset * size,))
-
-    def unary(x: Array) -> Array:
-        if (state.defer or state.defer is None and active()) and (
-                (gate := next(deferral.gate)) or type(x._buf) is Pending):
-            d = defer((x,), x, unary_now, (x,), gate)
-            if d is not None:
-                return d
-        return Array(unary_now(x), x._shape, x._strides, 0, out_dtype, device)
-
-    def params_now(x: Array, params: tuple[float, ...]) -> DeviceBuffer:
-        return run(x, (x._buf.ptr + x._offset * size, *_pair(params)))
-
-    def with_params(x: Array, params: tuple[float, ...]) -> Array:  # (a ParamUfunc's lane)
-        if (state.defer or state.defer is None and active()) and (
-                (gate := next(deferral.gate)) or type(x._buf) is Pending):
-            d = defer((x,), x, params_now, (x, params), gate, params)
-            if d is not None:
-                return d
-        return Array(params_now(x, params), x._shape, x._strides, 0, out_dtype, device)
-
-    zero = _ZERO_BYTES[dtype.name]
-
-    def binary_now(x1: Array, x2: Array) -> DeviceBuffer:
-        return run(x1, (x1._buf.ptr + x1._offset * size, x2._buf.ptr + x2._offset * size, zero))
-
-    def binary(x1: Array, x2: Array) -> Array:
-        if (state.defer or state.defer is None and active()) and (
-                (gate := next(deferral.gate)) or type(x1._buf) is Pending or type(x2._buf) is Pending):
-            args = (x1, x2)
-            d = defer(args, x1, binary_now, args, gate)
-            if d is not None:
-                return d
-        return Array(binary_now(x1, x2), x1._shape, x1._strides, 0, out_dtype, device)
-
-    def value(v: Any) -> bytes:
-        check_bounds(v, dtype, fn.name)
-        return bytes(scalar_value(dtype, v))
-
-    # (A deferred result's Scalar checks v's bounds at once; an eager one's value(v) does.)
-    def scalar_first_now(v: Any, x: Array) -> DeviceBuffer:
-        return run(x, (0, x._buf.ptr + x._offset * size, value(v)))
-
-    def scalar_first(v: Any, x: Array) -> Array:
-        if (state.defer or state.defer is None and active()) and (
-                (gate := next(deferral.gate)) or type(x._buf) is Pending):
-            d = defer((Scalar(v, dtype, device, fn.name), x), x, scalar_first_now, (v, x), gate)
-            if d is not None:
-                return d
-        return Array(scalar_first_now(v, x), x._shape, x._strides, 0, out_dtype, device)
-
-    def scalar_second_now(x: Array, v: Any) -> DeviceBuffer:
-        return run(x, (x._buf.ptr + x._offset * size, 0, value(v)))
-
-    def scalar_second(x: Array, v: Any) -> Array:
-        if (state.defer or state.defer is None and active()) and (
-                (gate := next(deferral.gate)) or type(x._buf) is Pending):
-            d = defer((x, Scalar(v, dtype, device, fn.name)), x, scalar_second_now, (x, v), gate)
-            if d is not None:
-                return d
-        return Array(scalar_second_now(x, v), x._shape, x._strides, 0, out_dtype, device)
-
-    if isinstance(fn, ParamUfunc):
-        return with_params
-    return unary if fn.arity == 1 else (binary, scalar_first, scalar_second)[s]
-
-
 # -- where, arange/linspace, tril/triu ----------------------------------------------------------------------
 def _fill(device: Device, name: str, n: int, args: list[Any]) -> None:
     ELEMENTWISE.launch(device, name, FILL_NAMES, grid_1d(n, device), _THREADS, args)
@@ -455,5 +356,5 @@ def triangle(x: Array, k: int, upper: bool) -> Array:
 
 def register() -> None:
     """Fill the ``gpu`` column of the plugin's tables (indexing's is ``gpu_indexing.register``)."""
-    backs.UFUNC["gpu"], backs.LANES["gpu"], backs.WHERE["gpu"] = ufunc, lane, where
+    backs.UFUNC["gpu"], backs.WHERE["gpu"] = ufunc, where
     backs.SEQUENCE["gpu"], backs.TRIANGLE["gpu"], backs.FROM_DLPACK["gpu"] = sequence, triangle, import_dlpack

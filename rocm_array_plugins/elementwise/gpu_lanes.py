@@ -1,0 +1,144 @@
+"""The gpu back's lanes (``backs.LANES``): an elementwise row on operands of fixed kinds, resolved once.
+
+A lane is the call a repeated ``a + b`` makes: the front's work (promotion, broadcasting, the
+kernel's choice) was done by the first call of its operand kinds, and the lane only checks that
+its operands are of those kinds, allocates the result and launches the row's contiguous kernel,
+or defers the result (``deferred.Deferral``). Its whole cost is host work, counted in
+instructions by tests/test_host_budget.py: a Python call costs about 800 of the 26,000 an ``a + b``
+is allowed, so a lane's code is one frame for the checks and one that launches (``now``), nothing
+between them and the runtime's calls.
+
+Each form of operands (``FORMS``: an array, two arrays, a Python scalar on either side, an array
+and a ParamUfunc's parameters) is a row of text put into one template (``_TEMPLATE``) and compiled
+once; a lane is that code run with its constants (``lane``), as ``dataclasses`` makes its methods.
+Written out by hand, the forms repeated the same dozen lines five times; a generic form taking its
+operands as a tuple cost an argument tuple and a call more on every ``a + b``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable, NamedTuple, cast
+
+from rocm_array.array import Array
+from rocm_array.devices import Device
+from rocm_array.dtypes import DType
+from rocm_array.fusion import active, state
+from rocm_array.operands import Scalar, check_bounds
+from rocm_array.runtime.layout import ROW_MAJOR, scalar_value
+
+from . import backs
+from .deferred import Deferral, Pending
+from .front_ufunc import ParamUfunc, Ufunc
+from .gpu import ZERO_BYTES, contiguous_kernel, pair
+
+
+class Form(NamedTuple):
+    """One form of a lane's operands, as Python text over the template's names (``_TEMPLATE``).
+
+    ``params``: the lane's parameters; ``x``: the array operand whose shape the result takes;
+    ``check``: that the operands are of the lane's kinds (``row_major(x)`` last: see ``_TEMPLATE``);
+    ``args``: the kernel's arguments between the result's address and the count; ``pending``:
+    that an operand is a deferred result; ``operands``: the operands a deferred result keeps."""
+
+    params: str
+    x: str
+    check: str
+    args: str
+    pending: str
+    operands: str
+
+
+_ARRAY = "type({0}) is Array and {0}._dtype is dtype and {0}._device._runtime is runtime"
+_AT = "{0}._buf.ptr + {0}._offset * size"
+
+#: The forms, by the scalar's position (0: none) for the rows of two operands, ``unary`` and
+#: ``params`` for the others. A ParamUfunc's lane is only called through its key (``ParamUfunc.__call__``
+#: finds it itself), so it checks nothing.
+FORMS = {
+    "unary": Form("x", "x", _ARRAY.format("x"), _AT.format("x"), "type(x._buf) is Pending", "(x,)"),
+    "params": Form("x, params", "x", "True", f"{_AT.format('x')}, *pair(params)", "type(x._buf) is Pending", "(x,)"),
+    0: Form("x1, x2", "x1", f"{_ARRAY.format('x1')} and type(x2) is Array and x2._dtype is dtype and "
+                            "x2._device is x1._device and x2._shape == x1._shape and x2._strides == x1._strides",
+            f"{_AT.format('x1')}, {_AT.format('x2')}, zero", "type(x1._buf) is Pending or type(x2._buf) is Pending",
+            "(x1, x2)"),
+    1: Form("v, x", "x", f"type(v) is kind and {_ARRAY.format('x')}", f"0, {_AT.format('x')}, value(v)",
+            "type(x._buf) is Pending", "(Scalar(v, dtype, device, name), x)"),
+    2: Form("x, v", "x", f"type(v) is kind and {_ARRAY.format('x')}", f"{_AT.format('x')}, 0, value(v)",
+            "type(x._buf) is Pending", "(x, Scalar(v, dtype, device, name))"),
+}
+
+# ``now`` computes a new result with the lane's kernel and gives its memory; reading the operands'
+# addresses computes a deferred operand, which ``Deferral.defer`` calls it only when none is.
+# ``lane`` checks its operands (a row calls its last lane for any: ``Ufunc.hot``), hands others to the
+# row's ``_dispatch``, and with fusion on defers the result (None: an operand's memory is shared
+# through DLPack, or the lane's results were lately computed alone and its gate is shut).
+# ``known``: the shape and strides of the last operand found row-major; an operand holding the same
+# two tuples is too, without the lookup (about 700 instructions): results pass their operands' on.
+# A ParamUfunc's deferred result keeps its parameters (``extra``).
+_TEMPLATE = """
+def row_major(x):
+    global known
+    if x._strides != ROW_MAJOR[x._shape]:
+        return False
+    known = (x._shape, x._strides)  # (one tuple: another thread sees both or neither)
+    return True
+
+def now({params}):
+    n = prod({x}._shape)
+    buf = allocate(n * out_size)
+    if n:
+        blocks = -(-n // per_block)  # (gpu.contiguous_kernel's grid, in line)
+        launcher((blocks if blocks < most else most, 1, 1), (buf.ptr, {args}, n))
+    return buf
+
+def lane({params}):
+    k = known
+    if not ({check} and (k[0] is {x}._shape and k[1] is {x}._strides or row_major({x}))):
+        return dispatch({params})
+    if (state.defer or state.defer is None and active()) and ((gate := next(deferral.gate)) or {pending}):
+        d = deferral.defer({operands}, {x}, now, ({params},), gate{extra})
+        if d is not None:
+            return d
+    return Array(now({params}), {x}._shape, {x}._strides, 0, out_dtype, device)
+"""
+
+
+@functools.cache
+def _code(form: Any) -> Any:
+    """The form's code, compiled at its first lane (its name in tracebacks: ``<lane FORM>``)."""
+    f = FORMS[form]
+    source = _TEMPLATE.format(**f._asdict(), extra=", params" if form == "params" else "")
+    return compile(source, f"<lane {form}>", "exec")
+
+
+def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
+         out_dtype: DType) -> Callable[..., Array] | None:
+    """``backs.LANES``: ``ufunc`` for operands of ``kinds`` that need no cast, resolved now: the
+    result is new and contiguous, the operands are too, so the kernel is the contiguous one with the
+    scalar's position (if any) known. None when an operand needs a cast (the general path)."""
+    if any(k is not dtype for k in kinds if isinstance(k, DType)):
+        return None
+    s = next((i + 1 for i, k in enumerate(kinds) if not isinstance(k, DType)), 0)
+    launcher, per_block, most = contiguous_kernel(device, fn, dtype, out_dtype, s)
+
+    def value(v: Any) -> bytes:  # (a deferred result's Scalar checks v's bounds at once; value(v) an eager one's)
+        check_bounds(v, dtype, fn.name)
+        return bytes(scalar_value(dtype, v))
+
+    names = {
+        "Array": Array, "Pending": Pending, "Scalar": Scalar, "ROW_MAJOR": ROW_MAJOR, "state": state,
+        "active": active, "prod": math.prod, "pair": pair, "value": value, "known": (None, None),
+        "allocate": device.runtime.allocate, "launcher": launcher, "per_block": per_block, "most": most,
+        "size": dtype.itemsize, "out_size": out_dtype.itemsize, "dtype": dtype, "out_dtype": out_dtype,
+        "device": device, "runtime": device._runtime, "kind": kinds[s - 1] if s else None, "name": fn.name,
+        "zero": ZERO_BYTES[dtype.name], "dispatch": fn._dispatch, "deferral": Deferral(fn, dtype, out_dtype, device),
+    }
+    exec(_code("params" if isinstance(fn, ParamUfunc) else "unary" if fn.arity == 1 else s), names)
+    return cast("Callable[..., Array]", names["lane"])
+
+
+def register() -> None:
+    """Fill the ``gpu`` column of ``backs.LANES``."""
+    backs.LANES["gpu"] = lane
