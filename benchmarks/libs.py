@@ -263,9 +263,12 @@ class RocmArray(Library):
             from rocm_array import Array, fusion
 
             self._array_type, self._compute = Array, fusion.compute
-        for x in result if type(result) is tuple else (result,):
-            if isinstance(x, self._array_type):
-                self._compute(x)
+        if type(result) is self._array_type:  # (the common case first: tiny_add's loop times this call)
+            self._compute(result)
+        elif type(result) is tuple:
+            for x in result:
+                if isinstance(x, self._array_type):
+                    self._compute(x)
         return result
 
     def to_device(self, host: np.ndarray, dtype: str) -> Any:
