@@ -69,14 +69,21 @@ FORMS = {
             "type(x._buf) is Pending", "(x, Scalar(v, dtype, device, name))"),
 }
 
-# ``now`` computes a new result with the lane's kernel and gives its memory; reading the operands'
-# addresses computes a deferred operand, which ``Deferral.defer`` calls it only when none is.
+# ``now`` computes a new result with the lane's kernel and gives its memory (``_COMPUTE``, which the
+# eager end of ``lane`` runs in line: a call less); reading the operands' addresses computes a
+# deferred operand, which ``Deferral.defer`` calls it only when none is.
 # ``lane`` checks its operands (a row calls its last lane for any: ``Ufunc.hot``), hands others to the
 # row's ``_dispatch``, and with fusion on defers the result (None: an operand's memory is shared
 # through DLPack, or the lane's results were lately computed alone and its gate is shut).
 # ``known``: the shape and strides of the last operand found row-major; an operand holding the same
 # two tuples is too, without the lookup (about 700 instructions): results pass their operands' on.
 # A ParamUfunc's deferred result keeps its parameters (``extra``).
+_COMPUTE = """
+    n = prod({x}._shape)
+    buf = allocate(n * out_size)
+    if n:
+        blocks = -(-n // per_block)  # (gpu.contiguous_kernel's grid, in line)
+        launcher((blocks if blocks < most else most, 1, 1), (buf.ptr, {args}, n))"""
 _TEMPLATE = """
 def row_major(x):
     global known
@@ -85,12 +92,7 @@ def row_major(x):
     known = (x._shape, x._strides)  # (one tuple: another thread sees both or neither)
     return True
 
-def now({params}):
-    n = prod({x}._shape)
-    buf = allocate(n * out_size)
-    if n:
-        blocks = -(-n // per_block)  # (gpu.contiguous_kernel's grid, in line)
-        launcher((blocks if blocks < most else most, 1, 1), (buf.ptr, {args}, n))
+def now({params}):{compute}
     return buf
 
 def lane({params}):
@@ -100,8 +102,8 @@ def lane({params}):
     if (state.defer or state.defer is None and active()) and ((gate := next(deferral.gate)) or {pending}):
         d = deferral.defer({operands}, {x}, now, ({params},), gate{extra})
         if d is not None:
-            return d
-    return Array(now({params}), {x}._shape, {x}._strides, 0, out_dtype, device)
+            return d{compute}
+    return Array(buf, {x}._shape, {x}._strides, 0, out_dtype, device)
 """
 
 
@@ -109,7 +111,8 @@ def lane({params}):
 def _code(form: Any) -> Any:
     """The form's code, compiled at its first lane (its name in tracebacks: ``<lane FORM>``)."""
     f = FORMS[form]
-    source = _TEMPLATE.format(**f._asdict(), extra=", params" if form == "params" else "")
+    source = _TEMPLATE.format(**f._asdict(), compute=_COMPUTE.format(**f._asdict()),
+                              extra=", params" if form == "params" else "")
     return compile(source, f"<lane {form}>", "exec")
 
 
