@@ -155,8 +155,8 @@ def test_inplace_must_keep_dtype_and_shape(device: str) -> None:
 
 
 def test_an_operator_calls_what_the_table_holds_now(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``a + b`` calls the row's ``operator`` (a method, cheaper than calling the row), and follows the
-    table when it holds another function: one without ``operator`` is called itself."""
+    """``a + b`` calls the row's ``hot`` item (its last lane, cheaper than calling the row), and follows
+    the table when it holds another function: one without ``hot`` is called itself."""
     from rocm_array.namespace import TABLE
 
     a = xp.asarray([1.0, 2.0], device=device)
