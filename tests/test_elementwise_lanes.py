@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import traceback
 from typing import Any
 
 import pytest
@@ -192,3 +193,16 @@ def test_a_wrong_count_of_operands_is_the_fronts_error_with_a_lane_hot(dev: Devi
         xp.add(x, x, x)
     with pytest.raises(TypeError, match=r"add\(\) takes 2 positional argument\(s\), got 1"):
         xp.add(x)
+
+
+def test_a_lanes_traceback_shows_its_lines(dev: Device, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lane's code is generated (``gpu_lanes``); an error raised in it shows the line it ran."""
+    x = new(dev, (3,), xp.float32)
+    for _ in range(2):
+        x * x
+    lane = ROWS["multiply"].hot[0]
+    monkeypatch.setitem(lane.__globals__, "per_block", 0)  # (a lane's constants are its globals)
+    with pytest.raises(ZeroDivisionError) as raised:
+        x * x
+    frame = traceback.extract_tb(raised.value.__traceback__)[-1]
+    assert frame.filename == "<lane 0>" and "per_block" in (frame.line or "")

@@ -18,6 +18,7 @@ operands as a tuple cost an argument tuple and a call more on every ``a + b``.
 from __future__ import annotations
 
 import functools
+import linecache
 import math
 from typing import Any, Callable, NamedTuple, cast
 
@@ -109,11 +110,14 @@ def lane({params}):
 
 @functools.cache
 def _code(form: Any) -> Any:
-    """The form's code, compiled at its first lane (its name in tracebacks: ``<lane FORM>``)."""
+    """The form's code, compiled at its first lane. Tracebacks name it ``<lane FORM>`` and show its
+    lines (its text is put in ``linecache``, as ``dataclasses`` does for the methods it makes)."""
     f = FORMS[form]
     source = _TEMPLATE.format(**f._asdict(), compute=_COMPUTE.format(**f._asdict()),
                               extra=", params" if form == "params" else "")
-    return compile(source, f"<lane {form}>", "exec")
+    name = f"<lane {form}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    return compile(source, name, "exec")
 
 
 def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
