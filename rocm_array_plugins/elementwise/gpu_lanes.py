@@ -4,9 +4,9 @@ A lane is the call a repeated ``a + b`` makes: the front's work (promotion, broa
 kernel's choice) was done by the first call of its operand kinds, and the lane only checks that
 its operands are of those kinds, allocates the result and launches the row's contiguous kernel,
 or defers the result (``deferred.Deferral``). Its whole cost is host work, counted in
-instructions by tests/test_host_budget.py: a Python call costs about 800 of the 26,000 an ``a + b``
-is allowed, so a lane's code is one frame for the checks and one that launches (``now``), nothing
-between them and the runtime's calls.
+instructions by tests/test_host_budget.py: a Python call costs about 800 of an ``a + b``'s 21,500,
+so a lane's code is one frame that checks, defers or launches, and calls nothing of its own but
+``now`` (a deferred result's launch) and the runtime's calls.
 
 Each form of operands (``FORMS``: an array, two arrays, a Python scalar on either side, an array
 and a ParamUfunc's parameters) is a row of text put into one template (``_TEMPLATE``) and compiled
@@ -56,7 +56,7 @@ _AT = "{0}._buf.ptr + {0}._offset * size"
 
 #: The forms, by the scalar's position (0: none) for the rows of two operands, ``unary`` and
 #: ``params`` for the others. A ParamUfunc's lane is only called through its key (``ParamUfunc.__call__``
-#: finds it itself), so it checks nothing.
+#: finds it itself), so it checks only what the template checks of every form: x is row-major.
 FORMS = {
     "unary": Form("x", "x", _ARRAY.format("x"), _AT.format("x"), "type(x._buf) is Pending", "(x,)"),
     "params": Form("x, params", "x", "True", f"{_AT.format('x')}, *pair(params)", "type(x._buf) is Pending", "(x,)"),
