@@ -390,7 +390,7 @@ def _launch(ready: tuple[Any, fused.Kernel, int], rt: Runtime, n: int, arrays: S
     launch, k, most = ready
     buf = rt.allocate(n * k.out_dtype.itemsize)
     blocks = -(-n // (BLOCK * 2 * k.width))  # (layout.grid_1d's rule, its cap kept: the hot path)
-    launch((blocks if blocks < most else most, 1, 1), [fused.arguments(k, buf.ptr, arrays, divisors, scalars), n])
+    launch((blocks if blocks < most else most, 1, 1), (fused.arguments(k, buf.ptr, arrays, divisors, scalars), n))
     return buf
 
 

@@ -393,7 +393,7 @@ def evaluate(node: Node, device: Device, resolve: Resolve, generated: Callable[.
     values = walk.values
     values[0] = buf.ptr
     launch((min(-(-rows // per), MAX_GRID_X), 1, 1),
-           [pack(*[address(v) if type(v) is Array else v for v in values], 0), rows, length, group, threads])
+           (pack(*[address(v) if type(v) is Array else v for v in values], 0), rows, length, group, threads))
     return buf
 
 

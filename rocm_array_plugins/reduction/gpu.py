@@ -615,7 +615,7 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     count = rows * tiles
     if tiles == 1 or rows >= plan.whole_rows:
         # (no look-back: no state; a block whole rows, see reduction.hip)
-        plan.launch((min(rows, MAX_GRID_X), 1, 1), [address(out), address(x), rows, length, 0, 0, 0])
+        plan.launch((min(rows, MAX_GRID_X), 1, 1), (address(out), address(x), rows, length, 0, 0, 0))
         return
     # A block a tile (the look-back's blocks each take one from a counter); rows of several tiles of
     # 512 or more elements (16-byte accumulators) fill no memory with 2^31 tiles. The state holds the
@@ -627,7 +627,7 @@ def scan_rows(out: Array, x: Array, rows: int, length: int, c: DType,
     state = plan.state
     with state.lock:
         base, mark = state.marked(device, _SCAN_SLOTS_AT + slots * state.slot)
-        plan.launch((count, 1, 1), [address(out), address(x), rows, length, base, base + _SCAN_SLOTS_AT, mark])
+        plan.launch((count, 1, 1), (address(out), address(x), rows, length, base, base + _SCAN_SLOTS_AT, mark))
 
 
 def scan(row: Scan, x: Array, axis: int, compute: DType, out_dtype: DType) -> Array:
