@@ -24,6 +24,8 @@ from .launcher import Launcher, launcher
 from .protocol import DeviceProperties, Driver, DriverError, DriverOutOfMemory
 from .staging import SMALL, STAGING_MIN, Staging
 
+_new = object.__new__
+
 __all__ = ["GpuRuntime", "Event", "PeerRoute", "PEER_VAR"]
 
 #: Set to 0: copies between GPUs go through the host even where peer access is possible (to
@@ -136,7 +138,15 @@ class GpuRuntime:
                 ptr = free.pop()
             except IndexError:
                 ptr = self._malloc(size)
-            return DeviceBuffer(ptr, nbytes, index, free.append)
+            # DeviceBuffer's fields stored here, not by its __init__: a small op's buffer is built on
+            # its hot path, and the __init__ frame cost about 850 of its 21,000 instructions.
+            buf = _new(DeviceBuffer)
+            buf.ptr = ptr
+            buf.nbytes = nbytes
+            buf.device_index = index
+            buf.owner = buf.readers = None
+            buf._release = free.append
+            return buf
         if nbytes <= MID_LIMIT:
             step = 1 << (nbytes.bit_length() - 4)  # an eighth of the power of two below
             size = -(-nbytes // step) * step

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Pending", "Deferral", "RowPending", "defer", "defer_contiguous", "reduce_rows", "expression",
            "generated", "Expressions", "register", "MAX_NODES", "MAX_READS", "COMPILE_IN_BACKGROUND", "LONE_STREAK",
-           "LONE_SAMPLE"]
+           "LONE_SAMPLE", "PRUNE", "add_reader", "crowded"]
 
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
 #: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
@@ -74,10 +74,9 @@ COMPILE_IN_BACKGROUND = True
 #: A buffer's list of readers is pruned of computed ones when it reaches this length, and again at
 #: each power of two past it (a bound on the list's growth in a loop; doubling keeps a list of many
 #: live readers, ``[x + i for i in range(n)]``, linear, not quadratic; not a measured optimum).
-_PRUNE = 32
+PRUNE = 32
 
 _registry_lock = threading.Lock()
-_registry_acquire, _registry_release = _registry_lock.acquire, _registry_lock.release
 
 #: A lane whose deferred results were computed alone (never extended, never read by a reduction)
 #: this many times in a row runs eagerly: a graph that is only ever one operation gains nothing
@@ -93,11 +92,16 @@ LONE_SAMPLE = 64
 class Deferral:
     """How one lane (``gpu_lanes.lane``: a function on operands of fixed kinds) defers its results, made
     once a lane: the lane's constants, and what its lone deferred results became (see LONE_STREAK):
-    ``streak``, how many in a row were computed alone; one that another operation extends (or a
-    reduction reads as an expression) sets it back to 0. ``gate``: ``next(gate)`` says whether the
-    lane's next operation defers though no operand is deferred: always, until the streak reaches
-    LONE_STREAK; then one call in LONE_SAMPLE. (An iterator, read inline by the lane: a lone lane's
-    operation then costs no call more than an eager one.) Races between threads only blur the count."""
+    ``streak``, how many in a row were computed alone (``Pending.force`` counts them); one that
+    another operation extends (or a reduction reads as an expression) sets it back to 0. ``gate``:
+    ``next(gate)`` says whether the lane's next operation defers though no operand is deferred:
+    always, until the streak reaches LONE_STREAK; then one call in LONE_SAMPLE. (An iterator, read
+    inline by the lane: a lone lane's operation then costs no call more than an eager one.) Races
+    between threads only blur the count.
+
+    The lane builds a lone deferred result itself (its fields in line, as ``Pending.__init__`` sets
+    them, and its registration as a reader as ``_register`` makes it); ``extend`` defers one that
+    extends a deferred operand."""
 
     __slots__ = ("fn", "dtype", "out_dtype", "device", "streak", "gate")
 
@@ -106,43 +110,27 @@ class Deferral:
         self.streak = 0
         self.gate: Iterator[bool] = _ALWAYS
 
-    def computed_alone(self) -> None:
-        """One of the lane's lone results was computed without being extended."""
-        self.streak += 1
-        if self.streak >= LONE_STREAK:
-            self.gate = itertools.cycle((False,) * (LONE_SAMPLE - 1) + (True,))
+    def shut(self) -> None:
+        """The lane's streak of results computed alone reached LONE_STREAK: it defers one call in
+        LONE_SAMPLE from now on."""
+        self.gate = itertools.cycle((False,) * (LONE_SAMPLE - 1) + (True,))
 
     def extended(self) -> None:
         """One of the lane's lone results was extended (or read by a reduction as an expression)."""
         self.streak = 0
         self.gate = _ALWAYS
 
-    def defer(self, args: tuple[Array | Scalar, ...], x: Array, now: Callable[..., DeviceBuffer],
-              now_args: tuple[Any, ...], sampled: bool, params: tuple[float, ...] = ()) -> Array | None:
-        """``defer`` for a lane's operands ``args``, or None (compute it now): contiguous arrays of
-        x's shape on the lane's device and Python scalars. The lane calls it when ``next(gate)``
-        (``sampled``) or an operand is a deferred result. ``now(*now_args)`` launches the lane's
-        kernel and gives the result's memory, which is how a lone operation (no deferred operand) is
-        computed if nothing extends it. An operation with a deferred operand always extends it: a
-        lane gone eager would otherwise force each chain it ends and never see one extended again."""
-        reads = 0
+    def extend(self, args: tuple[Array | Scalar, ...], x: Array, params: tuple[float, ...] = ()) -> Array | None:
+        """The deferred result of the lane's function on ``args`` (contiguous arrays of x's shape on
+        the lane's device, and Python scalars), one of which is a deferred result, when one still is
+        (not computed since): the result extends it. Else None: compute it now. An operation with a
+        deferred operand always extends it: a lane gone eager would otherwise force each chain it
+        ends and never see one extended again."""
         for a in args:
-            if type(a) is Array:
-                buf = a._buf
-                if type(buf) is Pending and buf._real is None:  # (an operand to extend)
-                    return defer_contiguous(self.fn, args, self.dtype, self.out_dtype, x._shape, x._strides,
-                                            self.device, params)
-                if buf.readers is SHARED:  # (memory shared through DLPack is never read lazily)
-                    return None
-                reads += 1
-        shape = x._shape
-        n = math.prod(shape)
-        if not sampled or not n:  # (an operand computed since it was deferred, on a lone lane; or empty)
-            return None
-        pending = Pending(self.device, n * self.out_dtype.itemsize,
-                          (self.fn, self.dtype, self.out_dtype, args, shape, params), 1, reads, now, now_args, self)
-        _register(pending, args)
-        return Array(pending, shape, x._strides, 0, self.out_dtype, self.device)
+            if type(a) is Array and type(a._buf) is Pending and a._buf._real is None:
+                return defer_contiguous(self.fn, args, self.dtype, self.out_dtype, x._shape, x._strides,
+                                        self.device, params)
+        return None
 
 
 #: A lane's gate while it defers every operation.
@@ -165,7 +153,9 @@ class Pending(LazyBuffer):
 
     A lone operation (no deferred operand) also keeps its lane's launch (``eager(*eager_args)``,
     which gives the result's memory): computing it alone is that launch, and its lane learns from
-    ``lone`` (its ``Deferral``) whether deferring pays."""
+    ``lone`` (its ``Deferral``) whether deferring pays. Its lane builds it without this __init__
+    (``gpu_lanes._TEMPLATE`` stores the same fields in line, a frame less), so a field added here
+    is added there too (tests/test_fusion.py compares the two)."""
 
     __slots__ = ("_parts", "count", "reads", "eager", "eager_args", "lone", "device", "_real")
 
@@ -222,8 +212,11 @@ class Pending(LazyBuffer):
             if self._real is None:
                 if self.eager is not None:
                     self._real = self.eager(*self.eager_args)
-                    if self.lone is not None:  # (a lane's result, computed alone)
-                        self.lone.computed_alone()
+                    lone = self.lone
+                    if lone is not None:  # (a lane's result, computed alone: its streak, in line)
+                        lone.streak += 1
+                        if lone.streak >= LONE_STREAK and lone.gate is _ALWAYS:
+                            lone.shut()
                 else:
                     real = _fused(self)
                     if real is None:
@@ -330,29 +323,43 @@ def _sizes(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[int, int] | No
 
 def _register(pending: Pending, operands: Sequence[Any]) -> None:
     """Record ``pending`` as a reader of the memory of each array among its ``operands`` (arrays,
-    Broadcast arrays, scalars): ``memory.before_write`` computes it before any is written in place."""
+    Broadcast arrays, scalars): ``memory.before_write`` computes it before any is written in place.
+    A lane registers its lone results in line, as this does: an append to the buffer's list of
+    readers while it has one and it needs no pruning (``crowded``), else ``add_reader``."""
     ref = weakref.ref(pending)
-    # The lock's own calls, not a with-statement: its __enter__ and __exit__ lookups and calls cost
-    # about 900 instructions more (callgrind, CPython 3.11), of each deferred operation's.
-    _registry_acquire()
-    try:
-        for a in operands:
-            if type(a) is Array:
-                buf = a._buf
-            elif type(a) is Broadcast:
-                buf = a.array._buf
-            else:
-                continue
-            readers = buf.readers
-            if readers is None:
-                buf.readers = [ref]
-            else:
-                n = len(readers)
-                if n >= _PRUNE and not n & (n - 1):
-                    readers[:] = [r for r in readers if (p := r()) is not None and p._real is None]
-                readers.append(ref)
-    finally:
-        _registry_release()
+    for a in operands:
+        if type(a) is Array:
+            buf = a._buf
+        elif type(a) is Broadcast:
+            buf = a.array._buf
+        else:
+            continue
+        readers = buf.readers
+        if readers is None or crowded(len(readers)):
+            add_reader(buf, ref)
+        else:
+            readers.append(ref)
+
+
+def crowded(n: int) -> bool:
+    """Whether a list of ``n`` readers is pruned before its next one is added (``PRUNE``)."""
+    return n >= PRUNE and not n & (n - 1)
+
+
+def add_reader(buf: Any, ref: weakref.ref[Pending]) -> None:
+    """Add ``ref`` to ``buf``'s readers: the list made if it has none, pruned of computed readers
+    when ``crowded``. Under a lock: two threads must not both make the list, nor prune it at once.
+    Appends need none (a list's append is atomic), and a prune rewrites only the part of the list
+    it read, so a reader appended meanwhile stays."""
+    with _registry_lock:
+        readers = buf.readers
+        if readers is None:
+            buf.readers = [ref]
+            return
+        n = len(readers)
+        if crowded(n):
+            readers[:n] = [r for r in readers[:n] if (p := r()) is not None and p._real is None]
+        readers.append(ref)
 
 
 # -- evaluation ----------------------------------------------------------------------------------

@@ -4,9 +4,10 @@ A lane is the call a repeated ``a + b`` makes: the front's work (promotion, broa
 kernel's choice) was done by the first call of its operand kinds, and the lane only checks that
 its operands are of those kinds, allocates the result and launches the row's contiguous kernel,
 or defers the result (``deferred.Deferral``). Its whole cost is host work, counted in
-instructions by tests/test_host_budget.py: a Python call costs about 800 of an ``a + b``'s 21,500,
+instructions by tests/test_host_budget.py: a Python call costs about 600 of an ``a + b``'s 19,000,
 so a lane's code is one frame that checks, defers or launches, and calls nothing of its own but
-``now`` (a deferred result's launch) and the runtime's calls.
+``now`` (a deferred result's launch), the runtime's calls and, for a result over a deferred
+operand, ``Deferral.extend``.
 
 Each form of operands (``FORMS``: an array, two arrays, a Python scalar on either side, an array
 and a ParamUfunc's parameters) is a row of text put into one template (``_TEMPLATE``) and compiled
@@ -20,6 +21,8 @@ from __future__ import annotations
 import functools
 import linecache
 import math
+import textwrap
+import weakref
 from typing import Any, Callable, NamedTuple, cast
 
 from rocm_array.array import Array
@@ -27,10 +30,11 @@ from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 from rocm_array.fusion import active, state
 from rocm_array.operands import Scalar, check_bounds
+from rocm_array.runtime.buffer import SHARED
 from rocm_array.runtime.layout import ROW_MAJOR, scalar_value
 
 from . import backs
-from .deferred import Deferral, Pending
+from .deferred import PRUNE, Deferral, Pending, add_reader
 from .front_ufunc import ParamUfunc, Ufunc
 from .gpu import ZERO_BYTES, contiguous_kernel, pair
 
@@ -40,15 +44,17 @@ class Form(NamedTuple):
 
     ``params``: the lane's parameters; ``x``: the array operand whose shape the result takes;
     ``check``: that the operands are of the lane's kinds (``row_major(x)`` last: see ``_TEMPLATE``);
-    ``args``: the kernel's arguments between the result's address and the count; ``pending``:
-    that an operand is a deferred result; ``operands``: the operands a deferred result keeps."""
+    ``args``: the kernel's arguments between the result's address and the count; ``arrays``: the
+    array operands; ``operands``: the operands a deferred result keeps; ``extra``: a deferred
+    result's parameters."""
 
     params: str
     x: str
     check: str
     args: str
-    pending: str
+    arrays: tuple[str, ...]
     operands: str
+    extra: str = "()"
 
 
 _ARRAY = "type({0}) is Array and {0}._dtype is dtype and {0}._device._runtime is runtime"
@@ -58,33 +64,42 @@ _AT = "{0}._buf.ptr + {0}._offset * size"
 #: ``params`` for the others. A ParamUfunc's lane is only called through its key (``ParamUfunc.__call__``
 #: finds it itself), so it checks only what the template checks of every form: x is row-major.
 FORMS = {
-    "unary": Form("x", "x", _ARRAY.format("x"), _AT.format("x"), "type(x._buf) is Pending", "(x,)"),
-    "params": Form("x, params", "x", "True", f"{_AT.format('x')}, *pair(params)", "type(x._buf) is Pending", "(x,)"),
+    "unary": Form("x", "x", _ARRAY.format("x"), _AT.format("x"), ("x",), "(x,)"),
+    "params": Form("x, params", "x", "True", f"{_AT.format('x')}, *pair(params)", ("x",), "(x,)", "params"),
     0: Form("x1, x2", "x1", f"{_ARRAY.format('x1')} and type(x2) is Array and x2._dtype is dtype and "
                             "x2._device is x1._device and x2._shape == x1._shape and x2._strides == x1._strides",
-            f"{_AT.format('x1')}, {_AT.format('x2')}, zero", "type(x1._buf) is Pending or type(x2._buf) is Pending",
-            "(x1, x2)"),
+            f"{_AT.format('x1')}, {_AT.format('x2')}, zero", ("x1", "x2"), "(x1, x2)"),
     1: Form("v, x", "x", f"type(v) is kind and {_ARRAY.format('x')}", f"0, {_AT.format('x')}, value(v)",
-            "type(x._buf) is Pending", "(Scalar(v, dtype, device, name), x)"),
+            ("x",), "(Scalar(v, dtype, device, name), x)"),
     2: Form("x, v", "x", f"type(v) is kind and {_ARRAY.format('x')}", f"{_AT.format('x')}, 0, value(v)",
-            "type(x._buf) is Pending", "(x, Scalar(v, dtype, device, name))"),
+            ("x",), "(x, Scalar(v, dtype, device, name))"),
 }
 
 # ``now`` computes a new result with the lane's kernel and gives its memory (``_COMPUTE``, which the
 # eager end of ``lane`` runs in line: a call less); reading the operands' addresses computes a
-# deferred operand, which ``Deferral.defer`` calls it only when none is.
-# ``lane`` checks its operands (a row calls its last lane for any: ``Ufunc.hot``), hands others to the
-# row's ``_dispatch``, and with fusion on defers the result (None: an operand's memory is shared
-# through DLPack, or the lane's results were lately computed alone and its gate is shut).
+# deferred operand, which a lone deferred result has none of.
+# ``lane`` checks its operands (a row calls its last lane for any: ``Ufunc.hot``) and hands others to
+# the row's ``_dispatch``. With fusion on, a result over a deferred operand extends it
+# (``Deferral.extend``), and any other is deferred alone (a ``Pending`` holding ``now`` and its
+# operands, built in line as ``Pending.__init__`` would, and registered as a reader of their memory
+# as ``deferred._register`` would: the calls cost about 3,000 of its instructions), unless an
+# operand's memory is shared through DLPack or the lane's gate is shut (its results were lately
+# computed alone: ``Deferral``). Else the result is computed now.
 # ``known``: the shape and strides of the last operand found row-major; an operand holding the same
 # two tuples is too, without the lookup (about 700 instructions): results pass their operands' on.
-# A ParamUfunc's deferred result keeps its parameters (``extra``).
+# Array's and Pending's fields are stored in line: an __init__ frame cost about 850 instructions.
 _COMPUTE = """
     n = prod({x}._shape)
     buf = allocate(n * out_size)
     if n:
         blocks = -(-n // per_block)  # (gpu.contiguous_kernel's grid, in line)
         launcher((blocks if blocks < most else most, 1, 1), (buf.ptr, {args}, n))"""
+_REGISTER = """
+            readers = {0}._buf.readers
+            if readers is None or (k := len(readers)) >= PRUNE and not k & (k - 1):  # (deferred.crowded)
+                add_reader({0}._buf, ref)
+            else:
+                readers.append(ref)"""
 _TEMPLATE = """
 def row_major(x):
     global known
@@ -100,11 +115,36 @@ def lane({params}):
     k = known
     if not ({check} and (k[0] is {x}._shape and k[1] is {x}._strides or row_major({x}))):
         return dispatch({params})
-    if (state.defer or state.defer is None and active()) and ((gate := next(deferral.gate)) or {pending}):
-        d = deferral.defer({operands}, {x}, now, ({params},), gate{extra})
-        if d is not None:
-            return d{compute}
-    return Array(buf, {x}._shape, {x}._strides, 0, out_dtype, device)
+    buf = None
+    if state.defer or state.defer is None and active():
+        if {pending}:
+            d = deferral.extend({operands}, {x}, {extra})
+            if d is not None:
+                return d
+        elif next(deferral.gate) and {shareable} and (n := prod({x}._shape)):
+            buf = new(Pending)
+            buf._parts = (fn, dtype, out_dtype, {operands}, {x}._shape, {extra})
+            buf.count = 1
+            buf.reads = {reads}
+            buf.eager = now
+            buf.eager_args = ({params},)
+            buf.lone = deferral
+            buf.device = device
+            buf._real = None
+            buf.nbytes = n * out_size
+            buf.device_index = index
+            buf.owner = buf.readers = None
+            ref = weak(buf){register}
+    if buf is None:{compute_here}
+    r = new(Array)
+    r._buf = buf
+    r._shape = {x}._shape
+    r._strides = {x}._strides
+    r._offset = 0
+    r._dtype = out_dtype
+    r._device = device
+    r._npv = None
+    return r
 """
 
 
@@ -113,8 +153,13 @@ def _code(form: Any) -> Any:
     """The form's code, compiled at its first lane. Tracebacks name it ``<lane FORM>`` and show its
     lines (its text is put in ``linecache``, as ``dataclasses`` does for the methods it makes)."""
     f = FORMS[form]
-    source = _TEMPLATE.format(**f._asdict(), compute=_COMPUTE.format(**f._asdict()),
-                              extra=", params" if form == "params" else "")
+    compute = _COMPUTE.format(x=f.x, args=f.args)
+    source = _TEMPLATE.format(
+        params=f.params, x=f.x, check=f.check, operands=f.operands, extra=f.extra, reads=len(f.arrays),
+        compute=compute, compute_here=textwrap.indent(compute, "    "),
+        pending=" or ".join(f"type({a}._buf) is Pending" for a in f.arrays),
+        shareable=" and ".join(f"{a}._buf.readers is not SHARED" for a in f.arrays),
+        register="".join(_REGISTER.format(a) for a in f.arrays))
     name = f"<lane {form}>"
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     return compile(source, name, "exec")
@@ -135,12 +180,14 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         return bytes(scalar_value(dtype, v))
 
     names = {
-        "Array": Array, "Pending": Pending, "Scalar": Scalar, "ROW_MAJOR": ROW_MAJOR, "state": state,
+        "Array": Array, "new": object.__new__, "Pending": Pending, "Scalar": Scalar, "ROW_MAJOR": ROW_MAJOR, "state": state,
         "active": active, "prod": math.prod, "pair": pair, "value": value, "known": (None, None),
         "allocate": device.runtime.allocate, "launcher": launcher, "per_block": per_block, "most": most,
         "size": dtype.itemsize, "out_size": out_dtype.itemsize, "dtype": dtype, "out_dtype": out_dtype,
         "device": device, "runtime": device._runtime, "kind": kinds[s - 1] if s else None, "name": fn.name,
         "zero": ZERO_BYTES[dtype.name], "dispatch": fn._dispatch, "deferral": Deferral(fn, dtype, out_dtype, device),
+        "fn": fn, "index": device.index, "weak": weakref.ref, "SHARED": SHARED, "PRUNE": PRUNE,
+        "add_reader": add_reader,
     }
     exec(_code("params" if isinstance(fn, ParamUfunc) else "unary" if fn.arity == 1 else s), names)
     return cast("Callable[..., Array]", names["lane"])
