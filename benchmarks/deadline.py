@@ -10,7 +10,7 @@ each timing gets ``FLOOR_MS``, and the run says by how much it went over.
 
 from __future__ import annotations
 
-__all__ = ["TOTAL_S", "FLOOR_MS", "Deadline"]
+__all__ = ["TOTAL_S", "AIM", "FLOOR_MS", "Deadline"]
 
 #: A full run on one GPU, every case on every library: at most 300 s (#37).
 TOTAL_S = 300.0
@@ -18,6 +18,10 @@ TOTAL_S = 300.0
 #: ``Settings.min_reps`` (10) anyway; 50 ms gives an op of 1 ms fifty, of 0.1 ms five hundred
 #: (``max_reps``, 200, caps them), enough for a median (the default budget, 300 ms, is six times it).
 FLOOR_MS = 50.0
+#: The share of the budget the timings aim to end within. The pairs' cost besides their timing is
+#: estimated by the mean so far, and the last ones (the host loops, tiny_add's among them) cost more:
+#: with all of it shared, full runs on one GPU ended at 290, 297 and 301 s of 300.
+AIM = 0.97
 
 
 class Deadline:
@@ -25,7 +29,7 @@ class Deadline:
 
     def __init__(self, total_s: float, start: float, timed: list[bool]) -> None:
         """``timed``: for each pair to come, in order, whether it is a device timing (with a budget)."""
-        self.end = start + total_s
+        self.end = start + total_s * AIM
         self._timed = timed
         self._done = 0
         self._fixed_s = 0.0  # what the pairs done took besides their timing

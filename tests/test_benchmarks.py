@@ -450,14 +450,15 @@ def test_run_jobs_runs_each_job_through_its_launcher(monkeypatch: pytest.MonkeyP
 
 
 def test_the_deadline_shares_the_time_left_among_the_timings_to_come() -> None:
-    from benchmarks.deadline import FLOOR_MS, Deadline
+    from benchmarks.deadline import AIM, FLOOR_MS, Deadline
 
     deadline = Deadline(100.0, start=0.0, timed=[True, False, True, True])
     assert deadline.budget_ms(now=0.0, cap_ms=300.0) == 300.0  # nothing spent yet: the cap
     deadline.spent(wall_s=10.0, timing_s=0.3)  # 9.7 s besides its timing
     deadline.spent(wall_s=20.0, timing_s=0.0)  # an untimed kind: all of it
-    # 70 s left; the two pairs to come are expected to take 14.85 s each besides their timing.
-    assert deadline.budget_ms(now=30.0, cap_ms=1e6) == pytest.approx((70 - 2 * 14.85) / 2 * 1e3)
+    # 70 s left, less the margin (AIM); the two pairs to come are expected to take 14.85 s each
+    # besides their timing.
+    assert deadline.budget_ms(now=30.0, cap_ms=1e6) == pytest.approx((100 * AIM - 30 - 2 * 14.85) / 2 * 1e3)
     assert deadline.budget_ms(now=30.0, cap_ms=300.0) == 300.0
     assert deadline.budget_ms(now=95.0, cap_ms=300.0) == FLOOR_MS  # late: the floor, never less
 
