@@ -26,8 +26,8 @@ FEW, MANY = 200, 5_200
 #: Instructions per computed ``a + b``, at most (CPython 3.11, x86-64, callgrind), and what they were:
 #:
 #: - ``eager``, fusion off (each operation launched at once): 19,219. A lane stores its result's Array
-#:   fields in line, and the runtime its small buffer's, where their __init__ frames cost about 800
-#:   each (20,528 before; 25,609 before the row called the lane its last call took, ``Ufunc.hot``,
+#:   fields in line, and the runtime its small buffer's, where their __init__ frames cost about 770
+#:   and 600 (20,528 before; 25,609 before the row called the lane its last call took, ``Ufunc.hot``,
 #:   which the Array operators call in the row's place, the lane checked its operands' kinds in line,
 #:   where a key was built and looked up, a lane's code became one template (``gpu_lanes``) whose
 #:   eager end launches in line, and the launcher's packing was bound to its block; 28,123 before the

@@ -87,7 +87,7 @@ FORMS = {
 # computed alone: ``Deferral``). Else the result is computed now.
 # ``known``: the shape and strides of the last operand found row-major; an operand holding the same
 # two tuples is too, without the lookup (about 700 instructions): results pass their operands' on.
-# Array's and Pending's fields are stored in line: an __init__ frame cost about 850 instructions.
+# Array's and Pending's fields are stored in line: an __init__ frame cost about 800 instructions.
 _COMPUTE = """
     n = prod({x}._shape)
     buf = allocate(n * out_size)
