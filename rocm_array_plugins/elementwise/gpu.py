@@ -16,7 +16,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from rocm_array import memory
 from rocm_array.array import Array
