@@ -31,14 +31,18 @@ What keeps the figures honest:
 - Host load: at most ``AT_ONCE`` processes are alive (``--at-once``), so the timed one shares the
   host with at most three other processes' imports on the GPU machine. The most that were alive
   during each kept call is in the Result (``at_once``). The cases whose timed span is the import itself (``import``, ``*_from_start``) run
-  with no other process alive.
+  with no other process alive. The parent makes the in-process cases' host data on one thread
+  meanwhile, at a lower priority (``HostData.prefetch``); the import-timed processes, which run
+  last, find it done.
 
 Fewer processes, same medians: cases that time the same child command in the same kernel-cache
 state share its processes and report the median of all of them (``first_call_cold`` and
 ``first_add_cold`` are both a first ``a + b``: three processes, not three and one); PyTorch keeps no
 disk kernel cache, so its cold and warm cases are one measurement; and the first process of a cold
 measurement leaves the cache that its warm measurement reads, where a separate process filled it
-before. A full run (80 cases) starts 121 processes: 49 rocm_array, 41 CuPy, 31 PyTorch.
+before; and a library's import is timed in its ``from_start`` processes, which import it first and
+alone, as an import process does. A full run (80 cases) starts 115 processes: 46 rocm_array, 41
+CuPy, 28 PyTorch.
 """
 
 from __future__ import annotations
@@ -187,6 +191,20 @@ class Run:
         call = self.out.get("call")
         return (call[0], call[1]) if call else None
 
+    def to_json(self, origin: float) -> dict[str, Any]:
+        """What ``results.json`` keeps of it (``processes``), in seconds from ``origin``: enough to see
+        why a sample was taken again, and how the processes were packed."""
+        def at(t: float) -> float:
+            return round(t - origin, 3)
+
+        call = self.call
+        return {"argv": self.job.key.argv(), "state": self.job.key.state, "timed": self.job.timed,
+                "alone": self.job.alone, "tries": self.job.tries, "kept": self.kept,
+                "start": at(self.start), "gpu_from": at(self.gpu[0]), "call": call and [at(call[0]), at(call[1])],
+                "end": at(self.end), "figure": self.out.get(FIGURE[self.job.key.command]),
+                **({"failed": (self.out.get("na") or self.out["error"])[:200]}
+                   if "na" in self.out or "error" in self.out else {})}
+
     def alive_with(self, runs: Iterable[Run]) -> int:
         """How many processes were alive during its call (its whole life if none): itself and those of ``runs``."""
         a, b = self.call or (self.start, self.end)
@@ -325,8 +343,10 @@ class Plan:
 
     def __init__(self, pairs: Iterable[tuple[Case, str]], settings: Settings, folder: Path) -> None:
         self.keys: dict[tuple[str, str], Key] = {}
+        self.figures: dict[tuple[str, str], str] = {}  # what each pair reads of its key's processes' output
         self.missing: dict[tuple[str, str], str] = {}
         counts: dict[Key, int] = {}
+        pairs = list(pairs)
         for case, lib in pairs:
             key = Key.of(case, lib)
             reason = (f"{LIBRARIES[lib].module} is not installed" if not LIBRARIES[lib].installed()
@@ -334,7 +354,15 @@ class Plan:
             if reason:
                 self.missing[(case.name, lib)] = reason
                 continue
+            figure = FIGURE[key.command]
+            if key.command == "import":
+                # A from_start process times its import as an import process does, alone too: the
+                # import reads theirs where the run has them (3.7 s a PyTorch process, three a run).
+                starts = [Key.of(c, lib) for c, other in pairs if other == lib and c.kind == "from_start"
+                          and not unavailable(c.family, lib)]
+                key, figure = (starts[0], "import_ms") if starts else (key, figure)
             self.keys[(case.name, lib)] = key
+            self.figures[(case.name, lib)] = figure
             counts[key] = max(counts.get(key, 0), case.processes or settings.process_repeats)
         self.jobs: list[Job] = []
         self.sources: dict[Key, Job] = {}  # the job that fills each warm measurement's cache
@@ -359,20 +387,26 @@ class Plan:
 
     def results(self, runs: list[Run]) -> dict[tuple[str, str], Result]:
         """Each pair's Result: the median of its measurement's kept samples."""
-        by_key = {key: self._result(key, runs) for key in set(self.keys.values())}
+        measured = {(key, self.figures[pair]) for pair, key in self.keys.items()}
+        by_key = {m: self._result(*m, runs) for m in measured}
         return {**{pair: Result("n/a", reason) for pair, reason in self.missing.items()},
-                **{pair: by_key[key] for pair, key in self.keys.items()}}
+                **{pair: by_key[(key, self.figures[pair])] for pair, key in self.keys.items()}}
 
-    def _result(self, key: Key, runs: list[Run]) -> Result:
+    def _result(self, key: Key, figure: str, runs: list[Run]) -> Result:
         mine = [r for r in runs if r.job.key == key and r.job.timed]
-        source = self.sources.get(key)
+        # Its own processes' failure, or its cache filler's, is its own; an import read from
+        # from_start processes counts where they imported, though their op was n/a or failed.
+        borrowed = figure != FIGURE[key.command]
+        source = None if borrowed else self.sources.get(key)
         for r in [*(r for r in runs if r.job is source), *mine]:
+            if borrowed and figure in r.out:
+                continue
             if "na" in r.out:
                 return Result("n/a", r.out["na"])
             if "error" in r.out:
                 return Result("error", r.out["error"])
         kept = [r for r in mine if r.kept]
-        times = [r.out[FIGURE[key.command]] for r in kept]
+        times = [r.out[figure] for r in kept]
         return Result("ok", NO_CACHE if key.command == "first_call" and not key.state else "",
                       median_ms=statistics.median(times), times_ms=times, reps=len(times),
                       at_once=max(r.alive_with(runs) for r in kept), discarded=len(mine) - len(kept))

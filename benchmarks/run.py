@@ -93,15 +93,16 @@ def _properties(loaded: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fresh(cases: list[Case], libs: dict[str, Library], settings: Settings, at_once: int,
-           t_start: float) -> dict[tuple[str, str], dict[str, Any]]:
-    """The fresh-process cases, all their processes run together (processes.py), each result as JSON."""
+           t_start: float) -> tuple[dict[tuple[str, str], dict[str, Any]], list[dict[str, Any]]]:
+    """The fresh-process cases, all their processes run together (processes.py): each result as JSON,
+    and each process's record (``Run.to_json``)."""
     if not cases:
-        return {}
-    count = 0
+        return {}, []
+    runs: list[processes.Run] = []
 
     def progress(run: processes.Run) -> None:
-        nonlocal count
-        count += 1
+        runs.append(run)
+        count = len(runs)
         k, out = run.job.key, run.out
         figure = out.get(processes.FIGURE[k.command])
         what = f"{figure:.4g} ms" if figure is not None else out.get("na") or out.get("error", "")[:120]
@@ -113,15 +114,15 @@ def _fresh(cases: list[Case], libs: dict[str, Library], settings: Settings, at_o
     for case in cases:
         print(f"[{time.monotonic() - t_start:.0f}s] {case.name}: "
               + _summary({n: results[(case.name, n)].to_json() for n in libs}), file=sys.stderr)
-    return {pair: r.to_json() for pair, r in results.items()}
+    return {pair: r.to_json() for pair, r in results.items()}, [r.to_json(t_start) for r in runs]
 
 
 def _in_process(cases: list[Case], libs: dict[str, Library], on_gpu: dict[str, Library], settings: Settings,
-                total_s: float, t_start: float, results: dict[tuple[str, str], dict[str, Any]]) -> dict[str, float]:
+                data: HostData, total_s: float, t_start: float,
+                results: dict[tuple[str, str], dict[str, Any]]) -> dict[str, float]:
     """The in-process cases one after another, each device timing given the device time that the
     run's deadline allows (deadline.py); their results go into ``results``; returns each case's wall
     time (s)."""
-    data = HostData()
     deadline = Deadline(total_s, t_start, [c.kind == "device" for c in cases for n in libs if n in on_gpu]) \
         if total_s else None
     walls = {}
@@ -189,9 +190,12 @@ def main(argv: list[str] | None = None) -> int:
     ceiling_cases = cases_mod.ceilings_for(selected) if on_gpu else []
     todo = [c for c in cases_mod.CASES if c in ceiling_cases or c in selected]
     # The fresh processes first: what they leave of --total-s is the in-process timings' to share.
-    results = _fresh([c for c in todo if c.kind in processes.KINDS], libs, settings, args.at_once, t_start)
-    walls = _in_process([c for c in todo if c.kind in IN_PROCESS], libs, on_gpu, settings, args.total_s, t_start,
-                        results)
+    # The in-process cases' host data is made meanwhile, on a thread (HostData.prefetch).
+    in_process = [c for c in todo if c.kind in IN_PROCESS]
+    data = HostData()
+    data.prefetch(in_process, settings)
+    results, runs = _fresh([c for c in todo if c.kind in processes.KINDS], libs, settings, args.at_once, t_start)
+    walls = _in_process(in_process, libs, on_gpu, settings, data, args.total_s, t_start, results)
     records = [{"name": c.name, "kind": c.kind, "note": c.note, "wall_s": walls.get(c.name),
                 "work": {"bytes": c.work.bytes, "flops": c.work.flops, "dtype": c.work.dtype},
                 "results": {n: results[(c.name, n)] for n in libs}} for c in todo]
@@ -201,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     env["l2_bytes"] = settings.l2_bytes
     # The measuring's wall time (the run's start to its last case), its budget, the processes at once.
     env.update(wall_s=round(time.monotonic() - t_start, 1), total_s=args.total_s, at_once=args.at_once)
-    run = {"env": env, "ceilings": report.ceilings(records, {c.name for c in ceiling_cases}), "cases": records}
+    run = {"env": env, "ceilings": report.ceilings(records, {c.name for c in ceiling_cases}), "cases": records,
+           "processes": runs}
     print(report.markdown_table(run))
     if on_gpu:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -311,14 +311,22 @@ def test_the_plan_shares_processes_between_cases_that_measure_the_same(monkeypat
     assert ("conv2d_small_from_start", "cupy") in plan.missing
     assert all(j.alone == (j.key.command in ("import", "from_start") and j.timed) for j in plan.jobs)
     assert len(jobs[(Key("from_start", "rocm_array", "conv2d_small", "warm"), True)]) == 3
-    assert len(jobs[(Key("import", "torch"), True)]) == 3
+    # An import is read from the from_start processes where the library has them (they import it
+    # first, alone): CuPy, without conv2d_small, keeps three import processes of its own.
+    assert plan.keys[("import", "torch")] == Key("from_start", "torch", "conv2d_small")
+    assert plan.figures[("import", "torch")] == "import_ms" and plan.figures[("conv2d_small_from_start", "torch")] == "first_ms"
+    assert not any(j.key.command == "import" and j.key.lib != "cupy" for j in plan.jobs)
+    assert len(jobs[(Key("import", "cupy"), True)]) == 3
+    # Without the from_start case, an import has processes of its own.
+    alone = _plan(monkeypatch, "import")
+    assert {j.key for j in alone.jobs} == {Key("import", lib) for lib in LIBRARIES} and len(alone.jobs) == 9
 
 
 def test_a_full_run_starts_the_processes_the_docstring_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """processes.py's docstring: 121 processes, 49 rocm_array, 41 CuPy, 31 PyTorch (with no retakes)."""
+    """processes.py's docstring: 115 processes, 46 rocm_array, 41 CuPy, 28 PyTorch (with no retakes)."""
     plan = _plan(monkeypatch)
     counts = {lib: sum(j.key.lib == lib for j in plan.jobs) for lib in LIBRARIES}
-    assert counts == {"rocm_array": 49, "cupy": 41, "torch": 31}
+    assert counts == {"rocm_array": 46, "cupy": 41, "torch": 28}
 
 
 def test_a_job_taken_again_gets_a_fresh_cache_and_at_last_runs_alone() -> None:
@@ -364,7 +372,7 @@ def _simulate(plan: Any, at_once: int, seed: int = 0) -> Any:
         k = job.key
         gpu_from = start + lead[k.lib] * rng.uniform(0.95, 1.05)
         if k.command != "first_call":  # the import-timed ones print no spans
-            return Run(job, start, gpu_from + 0.4, {"first_ms" if k.command == "from_start" else "import_ms": 1.0})
+            return Run(job, start, gpu_from + 0.4, {"import_ms": 1.0, **({"first_ms": 2.0} if k.command == "from_start" else {})})
         call = 3.0 if (k.family, k.state) == ("sort", "cold") else 0.3 if k.state == "cold" else 0.005
         c0 = gpu_from + 0.25 * rng.uniform(0.9, 1.1)
         return Run(job, start, c0 + call + 0.1, {"first_ms": call * 1e3, "gpu_from": gpu_from, "call": [c0, c0 + call]})
@@ -421,6 +429,23 @@ def test_scheduled_processes_keep_every_kept_call_clear_of_other_gpu_work(monkey
     assert all(r.at_once == 1 for r in results.values() if r.status == "ok") or at_once > 1
     assert results[("first_conv2d_warm", "cupy")].status == "n/a"
     assert results[("first_add_warm", "torch")].reason == "no disk kernel cache: cold and warm are the same"
+    assert (results[("import", "torch")].median_ms, results[("conv2d_small_from_start", "torch")].median_ms) == (1.0, 2.0)
+    assert results[("import", "cupy")].reps == 3 and results[("import", "rocm_array")].reps == 3
+
+
+def test_an_import_read_from_from_start_processes_counts_where_their_op_was_not_available(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.processes import Run
+
+    plan = _plan(monkeypatch, "import,conv2d_small_from_start")
+    runs = [Run(job, 0.0, 1.0, {"na": "no cuDNN", "import_ms": 4.0 + i} if job.key.lib == "torch" else
+                {"error": "it failed"} if job.key.lib == "rocm_array" else {"import_ms": 1.0}, kept=True)
+            for i, job in enumerate(plan.jobs)]
+    results = plan.results(runs)
+    assert results[("conv2d_small_from_start", "torch")].status == "n/a"
+    assert results[("import", "torch")].status == "ok" and results[("import", "torch")].reps == 3
+    # A process that failed before its import had ended says so for both.
+    assert results[("import", "rocm_array")].status == results[("conv2d_small_from_start", "rocm_array")].status == "error"
 
 
 def test_at_once_is_at_least_one() -> None:
