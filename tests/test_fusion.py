@@ -426,9 +426,9 @@ def test_a_lane_whose_results_are_computed_alone_runs_eagerly(recording: Device,
 
 
 @pytest.mark.parametrize("form", ["a + b", "a * 0.5", "0.5 * a", "-a", "affine"])
-def test_a_lanes_lone_result_is_the_pending_its_init_would_build(recording: Device, form: str) -> None:
+def test_a_lanes_lone_result_is_the_pending_fill_would_build(recording: Device, form: str) -> None:
     """A lane builds its lone deferred result in line (gpu_lanes._TEMPLATE): every field that
-    ``Pending.__init__`` sets is set, to what it would set, and the result reads as a reader of its
+    ``Pending.fill`` sets is set, to what it would set, and the result reads as a reader of its
     operands' memory (``memory.before_write`` finds it)."""
     a, b = (memory.empty((16,), dtypes.float32, recording) for _ in range(2))
     op = {"a + b": lambda: a + b, "a * 0.5": lambda: a * 0.5, "0.5 * a": lambda: 0.5 * a, "-a": lambda: -a,
@@ -437,8 +437,9 @@ def test_a_lanes_lone_result_is_the_pending_its_init_would_build(recording: Devi
     got = op()._buf
     assert type(got) is deferred.Pending
     fn, dtype, out_dtype, operands, shape, params = got._parts
-    built = deferred.Pending(recording, 64, got._parts, 1, sum(o is a or o is b for o in operands), got.eager,
-                             got.eager_args, got.lone)
+    built = deferred.Pending()
+    built.fill(recording, 64, got._parts, 1, sum(o is a or o is b for o in operands), got.eager, got.eager_args,
+               got.lone)
     slots = {s for t in type(got).__mro__ for s in getattr(t, "__slots__", ()) if s != "__weakref__"}
     assert {s: getattr(got, s) for s in slots} == {s: getattr(built, s) for s in slots}
     assert (shape, params) == ((16,), (1.5, -0.25) if form == "affine" else ())

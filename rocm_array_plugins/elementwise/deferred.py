@@ -99,7 +99,7 @@ class Deferral:
     inline by the lane: a lone lane's operation then costs no call more than an eager one.) Races
     between threads only blur the count.
 
-    The lane builds a lone deferred result itself (its fields in line, as ``Pending.__init__`` sets
+    The lane builds a lone deferred result itself (its fields in line, as ``Pending.fill`` sets
     them, and its registration as a reader as ``_register`` makes it); ``extend`` defers one that
     extends a deferred operand."""
 
@@ -153,15 +153,22 @@ class Pending(LazyBuffer):
 
     A lone operation (no deferred operand) also keeps its lane's launch (``eager(*eager_args)``,
     which gives the result's memory): computing it alone is that launch, and its lane learns from
-    ``lone`` (its ``Deferral``) whether deferring pays. Its lane builds it without this __init__
-    (``gpu_lanes._TEMPLATE`` stores the same fields in line, a frame less), so a field added here
-    is added there too (tests/test_fusion.py compares the two)."""
+    ``lone`` (its ``Deferral``) whether deferring pays.
+
+    ``Pending()`` makes one with no fields set (object's __init__: no frame), which ``fill`` sets; its
+    lane sets the same fields in line (``gpu_lanes._TEMPLATE``, a frame less), so a field added to
+    ``fill`` is added there too (tests/test_fusion.py compares the two). (A lane's ``new(Pending)``,
+    object.__new__, cost about 300 instructions more than ``Pending()``: its call builds argument
+    tuples.)"""
 
     __slots__ = ("_parts", "count", "reads", "eager", "eager_args", "lone", "device", "_real")
 
-    def __init__(self, device: Device, nbytes: int, parts: tuple[Any, ...] | None, count: int, reads: int,
-                 eager: Callable[..., DeviceBuffer] | None = None, eager_args: tuple[Any, ...] = (),
-                 lone: Deferral | None = None) -> None:
+    __init__ = object.__init__
+
+    def fill(self, device: Device, nbytes: int, parts: tuple[Any, ...] | None, count: int, reads: int,
+             eager: Callable[..., DeviceBuffer] | None = None, eager_args: tuple[Any, ...] = (),
+             lone: Deferral | None = None) -> None:
+        """Set every field of a new Pending (``Pending()``)."""
         self._parts = parts  # (fn, dtype, out_dtype, operands, shape, params)
         self.count = count
         self.reads = reads
@@ -283,7 +290,8 @@ def defer_contiguous(fn: Ufunc, arrays: Sequence[Array | Broadcast | Scalar], dt
         max(extended, key=lambda p: p.count).force()
         count, reads = cast("tuple[int, int]", _sizes(arrays))
     parts = (fn, dtype, out_dtype, tuple(arrays), shape, params)
-    pending = Pending(device, math.prod(shape) * out_dtype.itemsize, parts, count + 1, reads)
+    pending = Pending()
+    pending.fill(device, math.prod(shape) * out_dtype.itemsize, parts, count + 1, reads)
     _register(pending, arrays)
     return Array(pending, shape, strides, 0, out_dtype, device)
 
@@ -537,7 +545,7 @@ class RowPending(Pending):
     __slots__ = ("stage",)
 
     def __init__(self, stage: rows.Stage, device: Device, nbytes: int, eager: Callable[[], DeviceBuffer]) -> None:
-        super().__init__(device, nbytes, None, 1, 1, eager)
+        self.fill(device, nbytes, None, 1, 1, eager)
         self.stage: rows.Stage | None = stage
 
     def force(self) -> DeviceBuffer:

@@ -81,7 +81,7 @@ FORMS = {
 # ``lane`` checks its operands (a row calls its last lane for any: ``Ufunc.hot``) and hands others to
 # the row's ``_dispatch``. With fusion on, a result over a deferred operand extends it
 # (``Deferral.extend``), and any other is deferred alone (a ``Pending`` holding ``now`` and its
-# operands, built in line as ``Pending.__init__`` would, and registered as a reader of their memory
+# operands, built in line as ``Pending.fill`` would, and registered as a reader of their memory
 # as ``deferred._register`` would: the calls cost about 3,000 of its instructions), unless an
 # operand's memory is shared through DLPack or the lane's gate is shut (its results were lately
 # computed alone: ``Deferral``). Else the result is computed now.
@@ -122,7 +122,7 @@ def lane({params}):
             if d is not None:
                 return d
         elif next(deferral.gate) and {shareable} and (n := prod({x}._shape)):
-            buf = new(Pending)
+            buf = Pending()
             buf._parts = (fn, dtype, out_dtype, {operands}, {x}._shape, {extra})
             buf.count = 1
             buf.reads = {reads}
