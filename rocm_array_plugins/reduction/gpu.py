@@ -78,6 +78,12 @@ _SCAN_BLOCK, _SCAN_ITEMS = PerTarget(nvidia=128, cdna=256, rdna=256), PerTarget(
 #: Where the time went at 128x16 (.diag/scan_diag.py, 2^26 float32): 155 us with neither look-back
 #: nor tile counter (wrong sums), 237 without the look-back, 314 without the counter, 294-303 with both.
 _SCAN_SM_THREADS = 640
+#: How far scan_tiles unrolls the loops over a thread's items in shared memory (its run's sum, its
+#: scan, its writes). On an H200, PyTorch's time over ours for cumulative_sum of 2^26 float32 / 2^24
+#: float64, unrolled whole (64 on NVIDIA): 1.011 and 1.013 / 1.067 and 1.068 (two processes); by 16:
+#: 1.163 / 1.098; by 8: 1.156 / 1.097; at 512 threads an SM, whole 1.008 / 1.041 and by 16 1.159 /
+#: 1.101; at 768 by 8 1.156 / 1.117 (.diag/scan_var.py). AMD's 8 items a thread unroll whole.
+_SCAN_UNROLL = 16
 #: Rows of several tiles, this many a compute unit or more, are scanned a block a row, with no look-back
 #: (no state, no polling): chosen as twice the blocks an SM that scan_tiles's launch bounds planned for
 #: on NVIDIA with 8 KiB tiles (8), so each block takes two rows or more and an uneven last round idles at
@@ -94,7 +100,7 @@ _ACC_BYTES = 32  # room for the largest accumulator (Welford's count, mean, m2 i
 _OUTER_SHARED = BLOCK * _ACC_BYTES
 REDUCTION = Family("reduction/reduction.hip", {
     "RA_PARTIAL_OUT": _PARTIAL_OUT, "RA_SCAN_BLOCK": _SCAN_BLOCK, "RA_SCAN_ITEMS": _SCAN_ITEMS,
-    "RA_SCAN_SM_THREADS": _SCAN_SM_THREADS, "RA_BLOCK": BLOCK},
+    "RA_SCAN_SM_THREADS": _SCAN_SM_THREADS, "RA_SCAN_UNROLL": _SCAN_UNROLL, "RA_BLOCK": BLOCK},
     threads={"scan_tiles": "RA_SCAN_BLOCK"},
     shared=dict.fromkeys(("reduce_outer", "reduce_outer_vector", "reduce_partial_columns"), _OUTER_SHARED))
 #: Blocks a reduction aims for, per compute unit. Smaller chunks even out the blocks' finishing times:
