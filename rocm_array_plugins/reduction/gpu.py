@@ -82,8 +82,10 @@ _SCAN_SM_THREADS = 640
 #: scan, its writes). On an H200, PyTorch's time over ours for cumulative_sum of 2^26 float32 / 2^24
 #: float64, unrolled whole (64 on NVIDIA): 1.011 and 1.013 / 1.067 and 1.068 (two processes); by 16:
 #: 1.163 / 1.098; by 8: 1.156 / 1.097; at 512 threads an SM, whole 1.008 / 1.041 and by 16 1.159 /
-#: 1.101; at 768 by 8 1.156 / 1.117 (.diag/scan_var.py). AMD's 8 items a thread unroll whole.
-_SCAN_UNROLL = 16
+#: 1.101; at 768 by 8 1.156 / 1.117 (.diag/scan_var.py). By 8, not 16: a cold first scan compiles
+#: it, and NVRTC took 1,129 ms for scan_tiles<float> by 8, 1,365 by 16 (reduce_all<float> 609; medians
+#: of four, on a busy 2-core workstation: .diag/nvrtc_ab.py). AMD's 8 items a thread unroll whole.
+_SCAN_UNROLL = 8
 #: Rows of several tiles, this many a compute unit or more, are scanned a block a row, with no look-back
 #: (no state, no polling): chosen as twice the blocks an SM that scan_tiles's launch bounds planned for
 #: on NVIDIA with 8 KiB tiles (8), so each block takes two rows or more and an uneven last round idles at
