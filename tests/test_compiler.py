@@ -5,6 +5,7 @@ arguments, DLPack capsules (checked against NumPy's consumer), discovery."""
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from rocm_array import dtypes
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.runtime.compiler import (CompileError, Compiler, compile_program, included_headers, kernel_headers,
-                                         kernel_source, source_digest)
+                                         kernel_source, python_code, source_digest)
 from rocm_array.hookspecs import KernelSource
 from rocm_array.memory import copies
 from rocm_array.runtime import dlpack, layout
@@ -135,6 +136,37 @@ def test_unwritable_cache_still_compiles(rtc: CountingRtc, tmp_path: Path) -> No
     blocker.write_text("not a folder")
     prog = Compiler(rtc, "sm_90", 32, blocker / "cache").compile(SOURCE, FILL, OPTIONS)
     assert prog.lowered
+
+
+def test_python_code_is_compiled_once_a_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lane's generated Python (gpu_lanes) is kept as marshal bytes: a later process reads it back;
+    a damaged entry is compiled again and replaced; an unwritable folder still compiles."""
+    monkeypatch.setenv("ROCM_ARRAY_CACHE_DIR", str(tmp_path))
+    compiled = []
+    real = compile
+
+    def counting(*args: object, **kwargs: object) -> object:
+        compiled.append(args[1])
+        return real(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.compile", counting)
+    source = "k = 3\ndef f(x):\n    return x * k\n"
+    for _ in range(2):
+        names: dict[str, object] = {}
+        exec(python_code(source, "<lane test>"), names)
+        assert names["f"](2) == 6  # type: ignore[operator]
+    assert compiled == ["<lane test>"]
+    (entry,) = (tmp_path / "python").iterdir()
+    good = entry.read_bytes()
+    entry.write_bytes(good[:-5] + bytes([good[-5] ^ 0xFF]) + good[-4:])
+    assert python_code(source, "<lane test>").co_filename == "<lane test>" and len(compiled) == 2
+    again = entry.read_bytes()  # replaced by a good entry (marshal's bytes may differ in their refs)
+    assert again[:32] == hashlib.sha256(again[32:]).digest()
+    assert python_code(source + "\n", "<lane test>") is not None and len(compiled) == 3  # (another text: another entry)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("ROCM_ARRAY_CACHE_DIR", str(blocker))
+    assert python_code(source, "<lane test>").co_filename == "<lane test>"
 
 
 def test_compile_error_names_kernel_and_log(tmp_path: Path) -> None:

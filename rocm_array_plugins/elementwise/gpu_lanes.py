@@ -31,6 +31,7 @@ from rocm_array.dtypes import DType
 from rocm_array.fusion import active, state
 from rocm_array.operands import Scalar, check_bounds
 from rocm_array.runtime.buffer import SHARED
+from rocm_array.runtime.compiler import python_code
 from rocm_array.runtime.layout import ROW_MAJOR, scalar_value
 
 from . import backs
@@ -150,8 +151,9 @@ def lane({params}):
 
 @functools.cache
 def _code(form: Any) -> Any:
-    """The form's code, compiled at its first lane. Tracebacks name it ``<lane FORM>`` and show its
-    lines (its text is put in ``linecache``, as ``dataclasses`` does for the methods it makes)."""
+    """The form's code, compiled at its first lane, once a cache folder (``compiler.python_code``: a
+    warm process reads it). Tracebacks name it ``<lane FORM>`` and show its lines (its text is put in
+    ``linecache``, as ``dataclasses`` does for the methods it makes)."""
     f = FORMS[form]
     launch = _LAUNCH.format(args=f.args)
     source = _TEMPLATE.format(
@@ -162,7 +164,7 @@ def _code(form: Any) -> Any:
         register="".join(_REGISTER.format(a) for a in f.arrays))
     name = f"<lane {form}>"
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
-    return compile(source, name, "exec")
+    return python_code(source, name)
 
 
 def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DType,
