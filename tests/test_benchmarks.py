@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is a
 from benchmarks import cases, report  # noqa: E402
 from benchmarks.cases import NA, Case, Input, NotAvailable, Work  # noqa: E402
 from benchmarks.libs import LIBRARIES, Library  # noqa: E402
-from benchmarks.measure import HostData, Settings, measure, sets_needed  # noqa: E402
+from benchmarks.measure import HostData, Settings, measure, sets_needed, sets_of  # noqa: E402
 from benchmarks.run import main  # noqa: E402
 
 
@@ -106,6 +106,25 @@ def test_host_data_fresh_and_distinct() -> None:
     assert d.get(spec, 0, 0) is a
     spd = d.get(Input((8, 8), "float64", "spd"), 0, 0)
     assert np.array_equal(spd, spd.T) and np.all(np.linalg.eigvalsh(spd) > 0)
+
+
+def test_host_data_made_ahead_is_what_get_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HostData.prefetch makes every input of the cases on a thread (each device case's rotating sets,
+    one set of the others); get waits for it, then gives those arrays, making none again."""
+    s = Settings(l2_bytes=1 << 20)
+    chosen = [cases.BY_NAME["tiny_add"], Case("small", inputs=(Input((256, 256)), Input((256,))),
+                                              ops={"*": lambda L, x, y: x}, work=Work(bytes=1))]
+    d = HostData(seed=2)
+    made: list[tuple[int, ...]] = []
+    make = d._make
+    monkeypatch.setattr(d, "_make", lambda spec: made.append(spec.shape) or make(spec))
+    d.prefetch(chosen, s)
+    first = d.get(chosen[1].inputs[0], 0, 0)
+    sets = sets_of(chosen[1], s)
+    assert sets == sets_needed(chosen[1], s) > 1 and sets_of(chosen[0], s) == 1
+    assert len(made) == 2 + 2 * sets  # tiny_add's two, then the device case's sets
+    assert d.get(chosen[1].inputs[0], 0, 0) is first and len(made) == 2 + 2 * sets
+    assert not np.array_equal(first, d.get(chosen[1].inputs[0], 1, 0))
 
 
 class _Stamp:
