@@ -32,8 +32,9 @@ What keeps the figures honest:
   host with at most three other processes' imports on the GPU machine. The most that were alive
   during each kept call is in the Result (``at_once``). The cases whose timed span is the import itself (``import``, ``*_from_start``) run
   with no other process alive. The parent makes the in-process cases' host data on one thread
-  meanwhile, at a lower priority (``HostData.prefetch``); the import-timed processes, which run
-  last, find it done.
+  meanwhile, at a lower priority (``HostData.prefetch``: about 35 s of one core on a 2-core
+  workstation, where the fresh processes took over 100 s on the GPU machine), before the
+  import-timed processes, which run last.
 
 Fewer processes, same medians: cases that time the same child command in the same kernel-cache
 state share its processes and report the median of all of them (``first_call_cold`` and
