@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--processes", type=int, default=5, help="fresh processes per warm figure (default 5)")
     p.add_argument("--race", type=int, default=50, help="processes of the race check (default 50)")
     p.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families")
-    p.add_argument("--at-once", type=processes.at_once_arg, default=processes.AT_ONCE,
+    p.add_argument("--at-once", type=processes.processes_arg, default=processes.AT_ONCE,
                    help="fresh processes alive at once (default: a quarter of the cores, at most 4: %(default)s)")
     args = p.parse_args(argv)
     families = args.families.split(",")

@@ -59,6 +59,7 @@ class Settings:
     hold_ms: float = 20.0  # the host time one batch of reps may take to queue behind a spin kernel
     host_loop: int = 20_000
     process_repeats: int = 3
+    fresh_processes: int = 0  # at least this many fresh processes a measurement (0: each case's own count)
 
 
 class HostData:

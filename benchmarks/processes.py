@@ -67,7 +67,7 @@ from .first_calls import unavailable
 from .libs import LIBRARIES
 from .measure import REPO, Result, Settings
 
-__all__ = ["AT_ONCE", "KINDS", "Key", "Job", "Run", "Forecast", "Scheduler", "Plan", "at_once_arg", "earliest",
+__all__ = ["AT_ONCE", "KINDS", "Key", "Job", "Run", "Forecast", "Scheduler", "Plan", "processes_arg", "earliest",
            "run_jobs", "measure"]
 
 #: Processes alive at once: a quarter of the host's cores, at most 4. An import keeps about one
@@ -247,11 +247,11 @@ class Forecast:
         return [p for o, v in self.phases.items() if (o.command, o.lib) == (k.command, k.lib) and same(o) for p in v]
 
 
-def at_once_arg(text: str) -> int:
-    """``--at-once``'s value: a whole number of processes, at least 1."""
+def processes_arg(text: str) -> int:
+    """``--at-once``'s and ``--processes``'s value: a whole number of processes, at least 1."""
     n = int(text)
     if n < 1:
-        raise ValueError(f"at least one process at a time, not {n}")
+        raise ValueError(f"a number of processes is at least 1, not {n}")
     return n
 
 
@@ -364,7 +364,8 @@ class Plan:
                 key, figure = (starts[0], "import_ms") if starts else (key, figure)
             self.keys[(case.name, lib)] = key
             self.figures[(case.name, lib)] = figure
-            counts[key] = max(counts.get(key, 0), case.processes or settings.process_repeats)
+            n = max(case.processes or settings.process_repeats, settings.fresh_processes)
+            counts[key] = max(counts.get(key, 0), n)
         self.jobs: list[Job] = []
         self.sources: dict[Key, Job] = {}  # the job that fills each warm measurement's cache
         firsts: dict[Key, Job] = {}

@@ -45,9 +45,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="the whole run's wall-clock budget: the in-process timings share what the fresh "
                         "processes leave of it, none below %g ms (0: each gets --budget-ms) "
                         "(default: %%(default)s)" % FLOOR_MS)
-    p.add_argument("--at-once", type=processes.at_once_arg, default=processes.AT_ONCE,
+    p.add_argument("--at-once", type=processes.processes_arg, default=processes.AT_ONCE,
                    help="fresh processes alive at once, none on the GPU during another's timed call "
                         "(1: one at a time; default: a quarter of the cores, at most 4: %(default)s)")
+    p.add_argument("--processes", type=processes.processes_arg, default=0, metavar="N",
+                   help="at least N fresh processes a fresh-process measurement, where a case has fewer "
+                        "(its own count: 3, or 1 for most cold first calls): to compare first calls "
+                        "between versions, whose samples move by tens of percent between processes")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--report", type=Path, metavar="JSON",
                    help="measure nothing: print (and with --markdown write) the report of an earlier results.json")
@@ -186,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
 
     props = _properties(libs)
-    settings = Settings(l2_bytes=props.get("l2_bytes") or Settings.l2_bytes, budget_ms=args.budget_ms)
+    settings = Settings(l2_bytes=props.get("l2_bytes") or Settings.l2_bytes, budget_ms=args.budget_ms,
+                        fresh_processes=args.processes)
     ceiling_cases = cases_mod.ceilings_for(selected) if on_gpu else []
     todo = [c for c in cases_mod.CASES if c in ceiling_cases or c in selected]
     # The fresh processes first: what they leave of --total-s is the in-process timings' to share.

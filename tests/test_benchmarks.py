@@ -341,6 +341,25 @@ def test_the_plan_shares_processes_between_cases_that_measure_the_same(monkeypat
     assert {j.key for j in alone.jobs} == {Key("import", lib) for lib in LIBRARIES} and len(alone.jobs) == 9
 
 
+def test_processes_asks_each_measurement_for_at_least_that_many(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--processes 9``: nine processes a fresh-process measurement (a comparison of versions'
+    first calls), cold or warm, where a case asks fewer; the fill of a warm one's cache is still one."""
+    from benchmarks import processes
+
+    monkeypatch.setattr(Library, "installed", lambda self: True)
+    chosen = [c for c in cases.select("first_exp_cold,first_matmul_warm,import") if c.kind in processes.KINDS]
+    plan = processes.Plan([(c, lib) for c in chosen for lib in LIBRARIES], Settings(fresh_processes=9), Path("/c"))
+    timed: dict[Any, int] = {}
+    for job in plan.jobs:
+        timed[job.key] = timed.get(job.key, 0) + job.timed
+    assert all(n == 9 for n in timed.values() if n)
+    assert timed[processes.Key("first_call", "rocm_array", "exp", "cold")] == 9
+    assert timed[processes.Key("import", "torch")] == 9
+    assert sum(not j.timed for j in plan.jobs) == 2  # rocm_array's and CuPy's matmul cache fills
+    with pytest.raises(SystemExit):
+        main(["--processes", "0", "--list"])  # (no measurement has no process)
+
+
 def test_a_full_run_starts_the_processes_the_docstring_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     """processes.py's docstring: 115 processes, 46 rocm_array, 41 CuPy, 28 PyTorch (with no retakes)."""
     plan = _plan(monkeypatch)
@@ -468,11 +487,11 @@ def test_an_import_read_from_from_start_processes_counts_where_their_op_was_not_
 
 
 def test_at_once_is_at_least_one() -> None:
-    from benchmarks.processes import AT_ONCE, at_once_arg
+    from benchmarks.processes import AT_ONCE, processes_arg
 
-    assert at_once_arg("4") == 4 and 1 <= AT_ONCE <= 4
+    assert processes_arg("4") == 4 and 1 <= AT_ONCE <= 4
     with pytest.raises(ValueError):
-        at_once_arg("0")  # no process could ever start
+        processes_arg("0")  # no process could ever start
 
 
 def test_run_jobs_runs_each_job_through_its_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
