@@ -275,10 +275,10 @@ class Compiler:
     def _store(self, prog: Program) -> None:
         header = json.dumps({"key": prog.key, "sha256": hashlib.sha256(prog.code).hexdigest(),
                              "lowered": prog.lowered}).encode()
-        _store(self._file(prog.key), _MAGIC + struct.pack("<Q", len(header)) + header + prog.code)
+        _write_atomically(self._file(prog.key), _MAGIC + struct.pack("<Q", len(header)) + header + prog.code)
 
 
-def _store(path: Path, blob: bytes) -> None:
+def _write_atomically(path: Path, blob: bytes) -> None:
     """``blob`` written to ``path`` atomically (a temp file beside it, renamed)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -310,5 +310,5 @@ def python_code(source: str, filename: str) -> CodeType:
         pass
     code = compile(source, filename, "exec")
     blob = marshal.dumps(code)
-    _store(path, hashlib.sha256(blob).digest() + blob)
+    _write_atomically(path, hashlib.sha256(blob).digest() + blob)
     return code
