@@ -8,6 +8,7 @@ module imports cuda-bindings.
 from __future__ import annotations
 
 import ctypes
+import functools
 from typing import Any, Callable
 
 from cuda.bindings import driver as cu
@@ -15,7 +16,7 @@ from cuda.bindings import nvrtc
 
 from .bindings import BindingsRtc, Current, checker, in_context, text
 from .protocol import DeviceProperties, DriverError
-from .targets import nvrtc_options
+from .targets import NVRTC_MINIMAL_SINCE, nvrtc_options
 
 __all__ = ["NvrtcRtc", "NvidiaDriver", "count_devices", "open_devices"]
 
@@ -55,6 +56,14 @@ class NvrtcRtc(BindingsRtc):
     @staticmethod
     def buffer(size: int) -> bytes:
         return b" " * size  # cuda-bindings writes into a bytes object of the right size
+
+    def target_options(self, arch: str, wave_size: int) -> list[str]:
+        return nvrtc_options(arch, wave_size, minimal=self._minimal)
+
+    @functools.cached_property
+    def _minimal(self) -> bool:
+        """Whether this NVRTC has ``-minimal`` (asked once: a program's cache key reads the options)."""
+        return tuple(self._call("Version")) >= NVRTC_MINIMAL_SINCE
 
 
 class NvidiaDriver:

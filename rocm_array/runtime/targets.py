@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import cast
 
-__all__ = ["hiprtc_options", "nvrtc_options", "hiprtc_name", "KINDS", "kind", "PerTarget"]
+__all__ = ["hiprtc_options", "nvrtc_options", "NVRTC_MINIMAL_SINCE", "hiprtc_name", "KINDS", "kind", "PerTarget"]
 
 #: Options every kernel is compiled with, on both platforms.
 COMMON = ["-std=c++17"]
@@ -59,9 +59,20 @@ def hiprtc_options(arch: str, wave_size: int) -> list[str]:
     return opts
 
 
-def nvrtc_options(arch: str, wave_size: int) -> list[str]:
-    """NVRTC: a real architecture (``sm_90``), so the result is a cubin, not PTX."""
-    return [f"--gpu-architecture={arch}", *COMMON, f"-DRA_WAVE_SIZE={wave_size}"]
+#: NVRTC's ``-minimal`` (12.4 on) leaves out of every program the CUDA runtime's types, its device
+#: functions and textures, which no kernel here uses: the front end reads less of NVRTC's built-in
+#: header. The code is the same (scan_tiles<float> and <double> gave the same cubin bytes with it);
+#: the compile is shorter: on an H200's host (NVRTC 13.0, no compute cache), scan_tiles<float> took
+#: 265 to 403 ms with it against 296 to 418 without (eight each, in turn); on a 2-core workstation
+#: (NVRTC 13.5), a unary elementwise kernel 93 against 98 ms and reduce_inner 174 against 185 (the
+#: best of five).
+NVRTC_MINIMAL_SINCE = (12, 4)
+
+
+def nvrtc_options(arch: str, wave_size: int, minimal: bool = False) -> list[str]:
+    """NVRTC: a real architecture (``sm_90``), so the result is a cubin, not PTX; ``minimal`` where
+    the NVRTC has ``-minimal`` (``NVRTC_MINIMAL_SINCE``)."""
+    return [f"--gpu-architecture={arch}", *COMMON, f"-DRA_WAVE_SIZE={wave_size}", *(["-minimal"] if minimal else [])]
 
 
 # hiprtc 5 finds a name expression's lowered name by comparing it with demangled
