@@ -266,6 +266,15 @@ def test_nvidia_rtc_matches_cuda_bindings(nvidia: Any) -> None:
             "nvrtcDestroyProgram"} <= set(record.names())
 
 
+def test_nvrtc_leaves_the_cuda_runtime_out_of_programs_where_it_can(nvidia: Any) -> None:
+    """``-minimal`` (``targets.NVRTC_MINIMAL_SINCE``): from NVRTC 12.4 on, not before (the spy's is 12.0)."""
+    (platform, _), _, _ = nvidia
+    assert "-minimal" not in platform.NvrtcRtc().target_options("sm_90", 32)
+    rtc = platform.NvrtcRtc()
+    rtc._call = lambda fn, *args: (12, 4)  # (its version: the only call target_options makes)
+    assert rtc.target_options("sm_90", 32)[-1] == "-minimal"
+
+
 def test_nvidia_spy_refuses_what_the_binding_would(nvidia: Any) -> None:
     _, _, bindings = nvidia
     assert_refusals(bindings.driver, "cu", lambda: bindings.driver.cuMemsetD8Async(HANDLE, "0", 16, HANDLE))
@@ -460,3 +469,23 @@ def test_the_installed_cufft_opens_and_answers_its_version() -> None:
     _header("cufft.h")  # (skips, or fails under ROCM_ARRAY_REQUIRE_BINDINGS=nvidia, where cuFFT is missing)
     version = ctypes.c_int()
     assert fft_nvidia.open_cufft().handle.cufftGetVersion(ctypes.byref(version)) == 0 and version.value >= 11000
+
+
+def test_a_library_file_is_searched_for_once_a_sys_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``libfiles.locate``: a wheel's copy on ``sys.path``, found once (the preload's search serves the
+    library's first call), and found again where ``sys.path`` changed; else the bare soname."""
+    from rocm_array.runtime import libfiles
+
+    soname = "librocm_array_test_locate.so.1"
+    wheel = tmp_path / "site" / "nvidia" / "cu99" / "lib"
+    wheel.mkdir(parents=True)
+    (wheel / soname).write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "empty")])
+    assert libfiles.locate(soname) == soname
+    globbed: list[str] = []
+    real = glob.glob
+    monkeypatch.setattr(libfiles.glob, "glob", lambda pattern: globbed.append(pattern) or real(pattern))
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "empty"), str(tmp_path / "site")])
+    assert libfiles.locate(soname) == str(wheel / soname)
+    assert len(globbed) == 2
+    assert libfiles.locate(soname) == str(wheel / soname) and len(globbed) == 2  # (no search the second time)

@@ -12,6 +12,7 @@ long. A later open of the same file by the bindings finds it mapped and costs no
 from __future__ import annotations
 
 import ctypes
+import functools
 import glob
 import os
 import sys
@@ -26,8 +27,17 @@ CUFFT = ("libcufft.so.12", "libcufft.so.11")
 
 
 def locate(soname: str) -> str:
-    """The path of a pip wheel's ``soname`` on ``sys.path``, else ``soname`` (the loader's search)."""
-    for base in sys.path:
+    """The path of a pip wheel's ``soname`` on ``sys.path``, else ``soname`` (the loader's search).
+    Found once for a ``sys.path``: the preload looks first, on its thread, and a library's first call
+    then finds its answer (the search globs each folder of ``sys.path``: about 1 ms of an H200 host's
+    warm first rfft, which took 6.7 ms against 4.0 for 2e59180, whose preload thread imported its
+    FFT module and opened cuFFT)."""
+    return _locate(soname, tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=64)
+def _locate(soname: str, path: tuple[str, ...]) -> str:
+    for base in path:
         found = sorted(glob.glob(os.path.join(glob.escape(base or "."), "nvidia", "*", "lib", soname)))
         if found:
             return found[0]
