@@ -1,1 +1,1 @@
-"""HIP C++ kernel sources, shipped as package data and read with importlib.resources."""
+"""HIP C++ kernel sources, shipped as package data (read by rocm_array.runtime.compiler from this folder)."""

@@ -14,6 +14,7 @@ import pytest
 
 from rocm_array import dtypes
 from rocm_array.array import Array, contiguous_strides
+from rocm_array.runtime import compiler
 from rocm_array.runtime.compiler import (CompileError, Compiler, compile_program, included_headers, kernel_headers,
                                          kernel_source, python_code, source_digest)
 from rocm_array.hookspecs import KernelSource
@@ -105,13 +106,13 @@ def test_key_covers_the_headers_a_source_includes(rtc: CountingRtc, tmp_path: Pa
     an edit of the one changes its key, of the other not (only the programs using it compile again)."""
     c = Compiler(rtc, "sm_90", 32, tmp_path)
     base = c.key(SOURCE, FILL)
-    headers = kernel_headers()
+    real = compiler._header
     for name, changes in (("common/portability.h", True), ("elementwise/complex.h", False)):
-        edited = {**headers, name: headers[name] + "\n// edit"}
-        monkeypatch.setattr("rocm_array.runtime.compiler.kernel_headers", lambda: edited)
+        edited = real(name) + "\n// edit"
+        monkeypatch.setattr(compiler, "_header", lambda n, name=name, edited=edited: edited if n == name else real(n))
         source_digest.cache_clear()  # (a process's headers never change: the digest is kept per text)
         assert (c.key(SOURCE, FILL) != base) is changes, name
-    monkeypatch.setattr("rocm_array.runtime.compiler.kernel_headers", lambda: headers)
+    monkeypatch.setattr(compiler, "_header", real)
     source_digest.cache_clear()
     assert [n for n, _ in included_headers('#include "elementwise/ops.h"', ["-include", "sim/sim.h"])] == [
         "common/portability.h", "common/types.h", "elementwise/complex.h", "elementwise/math.h", "elementwise/ops.h",
@@ -335,3 +336,14 @@ def test_compile_check_batches_keep_every_instantiation_once() -> None:
     assert [(ks.path, ks.names, ks.options) for ks in out] == [
         ("a.hip", ("k<1>", "k<2>"), ()), ("a.hip", ("k<3>",), ()),
         ("a.hip", ("k<4>",), ("-DX",)), ("b.hip", ("j<1>",), ())]
+
+
+def test_the_headers_are_the_package_folders_h_files_and_includes_are_line_starts() -> None:
+    """``kernel_headers`` (what a compile passes) holds each ``.h`` of the kernels' folders, and
+    ``included_headers`` finds an include only where a line starts with it (blanks before the ``#``)."""
+    headers = kernel_headers()
+    assert "common/types.h" in headers and "elementwise/ops.h" in headers
+    assert all(n.endswith(".h") and not n.startswith("_") for n in headers)
+    assert [n for n, _ in included_headers('  #  include "common/types.h"\n// #include "nn/nn.h"\nx #include "sim/sim.h"')] \
+        == ["common/portability.h", "common/types.h"]
+    assert included_headers('#include "common/missing.h"\n#include "../common/types.h"') == []
