@@ -91,7 +91,8 @@ def _kernels_root() -> Path:
     kernel took about 1 ms more, of a first call of 3 to 5 ms."""
     spec = importlib.util.find_spec(KERNELS_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(f"{KERNELS_PACKAGE} is not installed: reinstall rocm_array (pip install rocm_array)")
+        raise FileNotFoundError(f"{KERNELS_PACKAGE} is not installed: reinstall rocm_array "
+                                "(python -m pip install . in its clone)")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
