@@ -18,7 +18,7 @@ from rocm_array.array import Array
 from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 from rocm_array.runtime.gpu import GpuRuntime
-from rocm_array_plugins.elementwise import front_ufunc, gpu, gpu_lanes
+from rocm_array_plugins.elementwise import front_ufunc, gpu, gpu_lanes, table
 from rocm_array_plugins.elementwise.table import UFUNCS
 
 ROWS = {u.name: u for u in UFUNCS}
@@ -171,6 +171,30 @@ def test_the_last_lane_taken_hands_other_operands_to_theirs(dev: Device) -> None
             assert dev.runtime.driver.launches[-1][0] == _contiguous("add", dtype, s)  # type: ignore[attr-defined]
             assert add.hot[0] is add._lanes[front_ufunc._lane_key(operands, 2)]
             assert xp.add(*operands).dtype == dtype  # (the function's call takes the same lane)
+
+
+def test_a_param_row_calls_its_last_lane_and_it_hands_other_operands_on(dev: Device) -> None:
+    """A ParamUfunc (elu's alpha) calls the lane its last call took (``ParamUfunc.last``) with x and the
+    parameters; a lane made for float32 sends a float64 x to its own, and an array of another layout or
+    device, or no array, to the front, whose errors stand."""
+    elu = table.BY_NAME["elu"]
+    f, d = new(dev, (4,), xp.float32), new(dev, (4,), xp.float64)
+    for round_ in range(3):  # (each kind's first call goes through the front, which makes its lane)
+        for x, dtype in ((f, xp.float32), (d, xp.float64)):
+            out = elu(x, 0.5)
+            function, args = _launch(dev, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_double, ctypes.c_double])
+            assert out.dtype == dtype and function == gpu.ufunc_names(elu, dtype, "contiguous")[0]
+            assert args[2:] == [0.5, 0.0]  # (a row of one parameter: the second is 0)
+            assert (elu.last[0] is elu._lanes[front_ufunc._lane_key((x,), 1)]) is (round_ > 0)
+    t = Array(new(dev, (2, 2), xp.float32)._buf, (2, 2), (1, 2), 0, xp.float32, dev)  # (transposed)
+    assert elu(t, 0.5).shape == (2, 2)
+    last = dev.runtime.driver.launches[-1][0]  # type: ignore[attr-defined]
+    assert last != gpu.ufunc_names(elu, xp.float32, "contiguous")[0]
+    assert elu(xp.ones((3,), dtype=xp.float32, device="cpu"), 0.5).device.kind == "cpu"
+    with pytest.raises(TypeError, match=r"elu\(\) takes x and alpha, positionally"):
+        elu(f)
+    with pytest.raises(TypeError, match="does not accept int8"):
+        elu(new(dev, (4,), xp.int8), 0.5)
 
 
 def test_an_operand_of_known_shape_but_other_strides_is_no_lanes(dev: Device) -> None:

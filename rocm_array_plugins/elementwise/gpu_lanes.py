@@ -62,11 +62,11 @@ _ARRAY = "type({0}) is Array and {0}._dtype is dtype and {0}._device._runtime is
 _AT = "{0}._buf.ptr + {0}._offset * size"
 
 #: The forms, by the scalar's position (0: none) for the rows of two operands, ``unary`` and
-#: ``params`` for the others. A ParamUfunc's lane is only called through its key (``ParamUfunc.__call__``
-#: finds it itself), so it checks only what the template checks of every form: x is row-major.
+#: ``params`` for the others (a ParamUfunc's lane: x and the parameters' tuple, ``ParamUfunc.last``).
 FORMS = {
     "unary": Form("x", "x", _ARRAY.format("x"), _AT.format("x"), ("x",), "(x,)"),
-    "params": Form("x, params", "x", "True", f"{_AT.format('x')}, *pair(params)", ("x",), "(x,)", "params"),
+    "params": Form("x, params", "x", _ARRAY.format("x"), f"{_AT.format('x')}, *pair(params)", ("x",), "(x,)",
+                   "params"),
     0: Form("x1, x2", "x1", f"{_ARRAY.format('x1')} and type(x2) is Array and x2._dtype is dtype and "
                             "x2._device is x1._device and x2._shape == x1._shape and x2._strides == x1._strides",
             f"{_AT.format('x1')}, {_AT.format('x2')}, zero", ("x1", "x2"), "(x1, x2)"),
@@ -187,7 +187,8 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         "allocate": device.runtime.allocate, "launcher": launcher, "per_block": per_block, "most": most,
         "size": dtype.itemsize, "out_size": out_dtype.itemsize, "dtype": dtype, "out_dtype": out_dtype,
         "device": device, "runtime": device._runtime, "kind": kinds[s - 1] if s else None, "name": fn.name,
-        "zero": ZERO_BYTES[dtype.name], "dispatch": fn._dispatch, "deferral": Deferral(fn, dtype, out_dtype, device),
+        "zero": ZERO_BYTES[dtype.name], "deferral": Deferral(fn, dtype, out_dtype, device),
+        "dispatch": fn._with_params if isinstance(fn, ParamUfunc) else fn._dispatch,
         "fn": fn, "index": device.index, "weak": weakref.ref, "SHARED": SHARED, "PRUNE": PRUNE,
         "add_reader": add_reader,
     }
