@@ -86,7 +86,9 @@ class BindingsRtc:
     success: Any  # the status of a successful call
     code_kind: str  # "CUBIN" (nvrtcGetCUBIN) or "Code" (hiprtcGetCode)
     check: Callable[[tuple[Any, ...], str], Any]  # a staticmethod: see ``checker``
-    options: Callable[[str, int], list[str]]  # a staticmethod: the target's compiler options
+    # a staticmethod: the target's compiler options (or ``target_options`` overridden, where they
+    # depend on the compiler's version: NVRTC's)
+    options: Callable[[str, int], list[str]]
 
     @staticmethod
     def spell(expr: str) -> str:

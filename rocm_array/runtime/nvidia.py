@@ -51,13 +51,13 @@ class NvrtcRtc(BindingsRtc):
     success = nvrtc.nvrtcResult.NVRTC_SUCCESS
     code_kind = "CUBIN"
     check = staticmethod(_check_rtc)
-    options = staticmethod(nvrtc_options)
 
     @staticmethod
     def buffer(size: int) -> bytes:
         return b" " * size  # cuda-bindings writes into a bytes object of the right size
 
     def target_options(self, arch: str, wave_size: int) -> list[str]:
+        # (in place of ``options``: one of them depends on this NVRTC's version)
         return nvrtc_options(arch, wave_size, minimal=self._minimal)
 
     @functools.cached_property
