@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import warnings
+import weakref
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,6 +23,7 @@ import pytest
 import rocm_array as xp
 from rocm_array import dtypes, fusion, memory
 from rocm_array.devices import Device
+from rocm_array.runtime import buffer
 from rocm_array.runtime.buffer import SHARED, DeviceBuffer
 from rocm_array.runtime.compiler import Compiler, kernel_headers
 from rocm_array_plugins.elementwise import deferred, fused
@@ -428,8 +430,9 @@ def test_a_lane_whose_results_are_computed_alone_runs_eagerly(recording: Device,
 @pytest.mark.parametrize("form", ["a + b", "a * 0.5", "0.5 * a", "-a", "affine"])
 def test_a_lanes_lone_result_is_the_pending_fill_would_build(recording: Device, form: str) -> None:
     """A lane builds its lone deferred result in line (gpu_lanes._TEMPLATE): every field that
-    ``Pending.fill`` sets is set, to what it would set, and the result reads as a reader of its
-    operands' memory (``memory.before_write`` finds it)."""
+    ``Pending.fill`` sets is set, to what it would set, and the result waits in ``buffer.UNSETTLED``
+    (``memory.before_write`` settles it, then finds it among its operands' readers)."""
+    buffer.settle()  # (earlier tests' results would fill it to SETTLE_AT, which settles this one too)
     a, b = (memory.empty((16,), dtypes.float32, recording) for _ in range(2))
     op = {"a + b": lambda: a + b, "a * 0.5": lambda: a * 0.5, "0.5 * a": lambda: 0.5 * a, "-a": lambda: -a,
           "affine": lambda: xp.nn.affine(a, 1.5, -0.25)}[form]
@@ -443,9 +446,75 @@ def test_a_lanes_lone_result_is_the_pending_fill_would_build(recording: Device, 
     slots = {s for t in type(got).__mro__ for s in getattr(t, "__slots__", ()) if s != "__weakref__"}
     assert {s: getattr(got, s) for s in slots} == {s: getattr(built, s) for s in slots}
     assert (shape, params) == ((16,), (1.5, -0.25) if form == "affine" else ())
-    assert any(ref() is got for ref in a._buf.readers)
+    assert got in buffer.UNSETTLED and not any(ref() is got for ref in a._buf.readers or ())
     memory.before_write(a)
-    assert got._real is not None and got._parts is None
+    assert got._real is not None and got._parts is None and not buffer.UNSETTLED
+
+
+def test_a_lone_result_computed_at_once_never_joins_its_operands_readers(recording: Device) -> None:
+    """The cheap path of a deferred ``a + b`` read at once: its lane puts it in ``buffer.UNSETTLED``
+    and computing it takes it out, with no weak reference and no reader list made."""
+    buffer.settle()
+    a, b = (memory.empty((16,), dtypes.float32, recording) for _ in range(2))
+    a + b  # (the lane; this first call, the front's, registers its result)
+    readers = [list(x._buf.readers or ()) for x in (a, b)]
+    for _ in range(3 * buffer.SETTLE_AT):
+        r = a + b
+        assert r._buf in buffer.UNSETTLED
+        fusion.compute(r)
+        assert not buffer.UNSETTLED
+    assert [list(x._buf.readers or ()) for x in (a, b)] == readers
+
+
+def test_unsettled_results_go_with_their_chain_or_are_settled_at_settle_at(recording: Device) -> None:
+    """A lone result waits in ``buffer.UNSETTLED``. Extended, it goes when the expression that extends
+    it is computed, unless something else holds it. ``SETTLE_AT`` of them settle: one still held joins
+    its operands' readers, and one nothing holds is dropped, letting the arrays it read go."""
+    a = memory.empty((16,), dtypes.float32, recording)
+    a * 0.5  # (the lane: this first call, the front's, registers its result)
+    buffer.settle()
+    chain = a * 0.5 + a
+    inner = weakref.ref(chain._buf._parts[3][0]._buf)
+    assert inner() in buffer.UNSETTLED
+    fusion.compute(chain)
+    assert inner() is None and not buffer.UNSETTLED
+    held = a * 3.0
+    fusion.compute(held + a)
+    dropped = memory.empty((16,), dtypes.float32, recording)
+    gone = weakref.ref(dropped._buf)
+    dropped * 2.0
+    del dropped
+    assert gone() is not None and list(buffer.UNSETTLED)[0] is held._buf and len(buffer.UNSETTLED) == 2
+    while buffer.UNSETTLED:
+        a * 4.0
+    assert gone() is None and any(ref() is held._buf for ref in a._buf.readers)
+    memory.before_write(a)  # (what reads a is computed before a is written)
+    assert held._buf._real is not None
+
+
+def test_an_allocation_that_finds_the_device_full_settles_first(recording: Device,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dropped deferred results hold the arrays they read until they are settled: a device found full
+    settles them before it collects garbage and tries again."""
+    from rocm_array.runtime.protocol import DriverOutOfMemory
+
+    x = memory.empty((1 << 16,), dtypes.float32, recording)
+    x * 2.0  # (the lane: this first call, the front's, registers its result)
+    buffer.settle()
+    gone = weakref.ref(x._buf)
+    x * 2.0
+    del x
+    rt = recording.runtime
+    malloc = rt.driver.malloc_async
+
+    def full_once(nbytes: int) -> int:
+        monkeypatch.setattr(rt.driver, "malloc_async", malloc)
+        raise DriverOutOfMemory("full")
+
+    monkeypatch.setattr(rt.driver, "malloc_async", full_once)
+    assert gone() is not None
+    memory.empty((1 << 20,), dtypes.float32, recording)
+    assert gone() is None and not buffer.UNSETTLED
 
 
 def test_an_array_read_several_times_is_loaded_once(recording: Device) -> None:

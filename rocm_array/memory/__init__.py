@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backs import Backs
-from ..runtime.buffer import SHARED, Buffer, DeviceBuffer
+from ..runtime.buffer import SHARED, UNSETTLED, Buffer, DeviceBuffer, settle
 
 if TYPE_CHECKING:
     from ..array import Array
@@ -165,6 +165,8 @@ def before_write(x: Array) -> None:
     buf = x._buf
     if not isinstance(buf, Buffer):  # (a cpu array's buffer is NumPy's: nothing deferred)
         return
+    if UNSETTLED:
+        settle()
     readers = buf.readers
     if readers and readers is not SHARED:
         buf.readers = None

@@ -20,7 +20,9 @@ Semantics are the eager ones:
 - the same bits (see fused.hip: each result rounded to its dtype, no contraction across operations);
 - no result sees a later write: an in-place write to an array (``memory.before_write``) first
   computes the results that read it (a result that reads it through a deferred operand then reads
-  that operand's memory), and memory shared through DLPack is never read lazily;
+  that operand's memory), and memory shared through DLPack is never read lazily. A lane's lone
+  result joins its operands' readers late (``buffer.UNSETTLED``; ``Pending.settle``), since most are
+  computed at once: the write settles them first;
 - an expression keeps the arrays it reads alive (at most ``MAX_READS`` reads), and its deferred
   operands, which hold memory only once computed; it holds at most ``MAX_NODES`` operations (past
   either, its largest deferred operand is computed and read as an array);
@@ -43,7 +45,7 @@ from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import DType
 from rocm_array.launch import BLOCK
 from rocm_array.operands import Scalar
-from rocm_array.runtime.buffer import SHARED, DeviceBuffer, LazyBuffer
+from rocm_array.runtime.buffer import SHARED, UNSETTLED, DeviceBuffer, LazyBuffer, sweep
 from rocm_array.runtime.compiler import CompileError
 from rocm_array.runtime.layout import BLOCKS_PER_CU
 
@@ -59,7 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Pending", "Deferral", "RowPending", "defer", "defer_contiguous", "reduce_rows", "expression",
            "generated", "Expressions", "register", "MAX_NODES", "MAX_READS", "COMPILE_IN_BACKGROUND", "LONE_STREAK",
-           "LONE_SAMPLE", "PRUNE", "add_reader", "crowded"]
+           "LONE_SAMPLE", "PRUNE"]
 
 #: Operations in one expression. A kernel's registers grow with it; 24 holds the chains the
 #: benchmarks run (a softmax's numerator, a polynomial) with room to spare.
@@ -100,8 +102,8 @@ class Deferral:
     between threads only blur the count.
 
     The lane builds a lone deferred result itself (its fields in line, as ``Pending.fill`` sets
-    them, and its registration as a reader as ``_register`` makes it); ``extend`` defers one that
-    extends a deferred operand."""
+    them) and puts it in ``buffer.UNSETTLED``; ``extend`` defers one that extends a deferred
+    operand."""
 
     __slots__ = ("fn", "dtype", "out_dtype", "device", "streak", "gate")
 
@@ -153,7 +155,9 @@ class Pending(LazyBuffer):
 
     A lone operation (no deferred operand) also keeps its lane's launch (``eager(*eager_args)``,
     which gives the result's memory): computing it alone is that launch, and its lane learns from
-    ``lone`` (its ``Deferral``) whether deferring pays.
+    ``lone`` (its ``Deferral``) whether deferring pays. Its lane puts it in ``buffer.UNSETTLED``, not
+    in its operands' readers: computing it takes it out, and a write in place registers it first
+    (``settle``).
 
     ``Pending()`` makes one with no fields set (object's __init__: no frame), which ``fill`` sets; its
     lane sets the same fields in line (``gpu_lanes._TEMPLATE``, a frame less), so a field added to
@@ -197,6 +201,8 @@ class Pending(LazyBuffer):
             node = Node(fn, dtype, out_dtype, tuple([_node_of(a) or a if type(a) is Array else a for a in args]),
                         shape, params)
             self.extended()
+            if _unsettle(self, _ABSENT) is None:  # (a reduction reads it as an expression: see settle)
+                self.settle()
         return node
 
     def extended(self) -> None:
@@ -212,13 +218,25 @@ class Pending(LazyBuffer):
         real = self._real
         return (real if real is not None else self.force()).ptr
 
+    def settle(self) -> None:
+        """``LazyBuffer.settle``: a lane's lone result, taken from ``buffer.UNSETTLED``, joins its
+        operands' readers, unless it is computed. One that another operation extends stays there
+        until that operation's expression is computed, which then drops it if nothing else holds it
+        (``buffer.sweep``, from ``force``). One whose tree is built (a reduction reads it as an
+        expression) is settled then (``node``): nothing computes it after that, and in UNSETTLED it
+        would keep the arrays it reads until ``buffer.SETTLE_AT``."""
+        parts = self._parts  # (read once: another thread may compute it)
+        if parts is not None:
+            _register(self, parts[3])
+
     def force(self) -> DeviceBuffer:
         """The result's memory, computed now if it is not yet."""
-        _compute_acquire()  # (a with-statement costs about 900 instructions more: see _register)
+        _compute_acquire()  # (a with-statement costs about 900 instructions more)
         try:
             if self._real is None:
                 if self.eager is not None:
                     self._real = self.eager(*self.eager_args)
+                    _unsettle(self, None)  # (a lane's lone result: it need not join any readers now)
                     lone = self.lone
                     if lone is not None:  # (a lane's result, computed alone: its streak, in line)
                         lone.streak += 1
@@ -231,6 +249,10 @@ class Pending(LazyBuffer):
                         assert node is not None
                         real = _evaluate(node, self.device)
                     self._real = real
+                    self._parts = self.lone = None  # the arrays and results it read may go,
+                    if UNSETTLED:
+                        sweep()  # and its inner lone results with them (see settle)
+                    return real
                 self._parts = self.eager = self.lone = None  # the arrays it read may go
                 self.eager_args = ()
         finally:
@@ -248,6 +270,8 @@ class Pending(LazyBuffer):
 #: One result is computed at a time (a lock per result would cost each deferred operation one).
 _compute_lock = threading.RLock()
 _compute_acquire, _compute_release = _compute_lock.acquire, _compute_lock.release
+_unsettle = UNSETTLED.pop
+_ABSENT = object()  # (``_unsettle``'s answer for a buffer not in UNSETTLED; one that is gives None)
 
 
 def defer(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DType,
@@ -332,8 +356,8 @@ def _sizes(arrays: Sequence[Array | Broadcast | Scalar]) -> tuple[int, int] | No
 def _register(pending: Pending, operands: Sequence[Any]) -> None:
     """Record ``pending`` as a reader of the memory of each array among its ``operands`` (arrays,
     Broadcast arrays, scalars): ``memory.before_write`` computes it before any is written in place.
-    A lane registers its lone results in line, as this does: an append to the buffer's list of
-    readers while it has one and it needs no pruning (``crowded``), else ``add_reader``."""
+    An append to the buffer's list of readers while it has one and it needs no pruning
+    (``_crowded``), else ``_add_reader``."""
     ref = weakref.ref(pending)
     for a in operands:
         if type(a) is Array:
@@ -343,20 +367,20 @@ def _register(pending: Pending, operands: Sequence[Any]) -> None:
         else:
             continue
         readers = buf.readers
-        if readers is None or crowded(len(readers)):
-            add_reader(buf, ref)
+        if readers is None or _crowded(len(readers)):
+            _add_reader(buf, ref)
         else:
             readers.append(ref)
 
 
-def crowded(n: int) -> bool:
+def _crowded(n: int) -> bool:
     """Whether a list of ``n`` readers is pruned before its next one is added (``PRUNE``)."""
     return n >= PRUNE and not n & (n - 1)
 
 
-def add_reader(buf: Any, ref: weakref.ref[Pending]) -> None:
+def _add_reader(buf: Any, ref: weakref.ref[Pending]) -> None:
     """Add ``ref`` to ``buf``'s readers: the list made if it has none, pruned of computed readers
-    when ``crowded``. Under a lock: two threads must not both make the list, nor prune it at once.
+    when ``_crowded``. Under a lock: two threads must not both make the list, nor prune it at once.
     Appends need none (a list's append is atomic), and a prune rewrites only the part of the list
     it read, so a reader appended meanwhile stays."""
     with _registry_lock:
@@ -365,7 +389,7 @@ def add_reader(buf: Any, ref: weakref.ref[Pending]) -> None:
             buf.readers = [ref]
             return
         n = len(readers)
-        if crowded(n):
+        if _crowded(n):
             readers[:n] = [r for r in readers[:n] if (p := r()) is not None and p._real is None]
         readers.append(ref)
 

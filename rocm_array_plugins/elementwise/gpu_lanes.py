@@ -22,7 +22,6 @@ import functools
 import linecache
 import math
 import textwrap
-import weakref
 from typing import Any, Callable, NamedTuple, cast
 
 from rocm_array.array import Array
@@ -30,12 +29,12 @@ from rocm_array.devices import Device
 from rocm_array.dtypes import DType
 from rocm_array.fusion import active, state
 from rocm_array.operands import Scalar, check_bounds
-from rocm_array.runtime.buffer import SHARED
+from rocm_array.runtime.buffer import SETTLE_AT, SHARED, UNSETTLED, settle
 from rocm_array.runtime.compiler import python_code
 from rocm_array.runtime.layout import ROW_MAJOR, scalar_value
 
 from . import backs
-from .deferred import PRUNE, Deferral, Pending, add_reader
+from .deferred import Deferral, Pending
 from .front_ufunc import ParamUfunc, Ufunc
 from .gpu import ZERO_BYTES, contiguous_kernel, pair
 
@@ -83,11 +82,11 @@ FORMS = {
 # ``lane`` checks its operands (a row calls its last lane for any: ``Ufunc.hot``) and hands others to
 # the row's ``_dispatch``. With fusion on, a result over a deferred operand extends it
 # (``Deferral.extend``), and any other is deferred alone (a ``Pending`` holding ``now`` and its
-# operands, built in line as ``Pending.fill`` would, and registered as a reader of their memory
-# as ``deferred._register`` would: the calls cost about 3,000 of its instructions), unless an
-# operand's memory is shared through DLPack or the lane's gate is shut (its results were lately
-# computed alone: ``Deferral``). Else the result is computed now. (Registering reads each operand's
-# readers as the check for DLPack read them: ``r_x``.) The two saved about 600 instructions.
+# operands, built in line as ``Pending.fill`` would: the calls cost about 3,000 of its instructions),
+# unless an operand's memory is shared through DLPack or the lane's gate is shut (its results were
+# lately computed alone: ``Deferral``). Else the result is computed now. A lone result goes into
+# ``buffer.UNSETTLED``, not into its operands' readers (``Pending.settle``): its weak reference and
+# the lists' entries cost about 3,000 instructions, and most lone results are computed at once.
 # ``known``: the shape and strides of the last operand found row-major; an operand holding the same
 # two tuples is too, without the lookup (about 700 instructions): results pass their operands' on.
 # Array's and Pending's fields are stored in line: an __init__ frame cost about 800 instructions.
@@ -96,11 +95,6 @@ _LAUNCH = """
     if n:
         blocks = -(-n // per_block)  # (gpu.contiguous_kernel's grid, in line)
         launcher((blocks if blocks < most else most, 1, 1), (buf.ptr, {args}, n))"""
-_REGISTER = """
-            if r_{0} is None or (k := len(r_{0})) >= PRUNE and not k & (k - 1):  # (deferred.crowded)
-                add_reader({0}._buf, ref)
-            else:
-                r_{0}.append(ref)"""
 _TEMPLATE = """
 def row_major(x):
     global known
@@ -135,7 +129,9 @@ def lane({params}):
             buf.nbytes = n * out_size
             buf.device_index = index
             buf.owner = buf.readers = None
-            ref = weak(buf){register}
+            unsettled[buf] = None
+            if len(unsettled) >= settle_at:
+                settle()
     if buf is None:{compute_here}
     r = new(Array)
     r._buf = buf
@@ -160,8 +156,7 @@ def _code(form: Any) -> Any:
         params=f.params, x=f.x, check=f.check, operands=f.operands, extra=f.extra, reads=len(f.arrays),
         launch=launch, compute_here=textwrap.indent(f"\n    n = prod({f.x}._shape){launch}", "    "),
         pending=" or ".join(f"type({a}._buf) is Pending" for a in f.arrays),
-        shareable=" and ".join(f"(r_{a} := {a}._buf.readers) is not SHARED" for a in f.arrays),
-        register="".join(_REGISTER.format(a) for a in f.arrays))
+        shareable=" and ".join(f"{a}._buf.readers is not SHARED" for a in f.arrays))
     name = f"<lane {form}>"
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     return python_code(source, name)
@@ -189,8 +184,8 @@ def lane(fn: Ufunc, device: Device, kinds: tuple[DType | type, ...], dtype: DTyp
         "device": device, "runtime": device._runtime, "kind": kinds[s - 1] if s else None, "name": fn.name,
         "zero": ZERO_BYTES[dtype.name], "deferral": Deferral(fn, dtype, out_dtype, device),
         "dispatch": fn._with_params if isinstance(fn, ParamUfunc) else fn._dispatch,
-        "fn": fn, "index": device.index, "weak": weakref.ref, "SHARED": SHARED, "PRUNE": PRUNE,
-        "add_reader": add_reader,
+        "fn": fn, "index": device.index, "SHARED": SHARED, "unsettled": UNSETTLED, "settle_at": SETTLE_AT,
+        "settle": settle,
     }
     exec(_code("params" if isinstance(fn, ParamUfunc) else "unary" if fn.arity == 1 else s), names)
     return cast("Callable[..., Array]", names["lane"])
