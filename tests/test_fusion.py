@@ -305,6 +305,28 @@ def test_threads_compute_a_result_once(gpu: str, fusing: None) -> None:
     assert all(same_bits(values, expected) for _, values in seen)
 
 
+def test_threads_writing_in_place_never_reach_lone_results(gpu: str, fusing: None) -> None:
+    """Lone results wait unregistered (``buffer.UNSETTLED``) while threads write arrays in place: a
+    write settles every thread's, so each result still reads the values it was given."""
+    wrong: list[tuple[int, int]] = []
+
+    def work(k: int) -> None:
+        x = put(np.full(256, k, np.float32), gpu)
+        for i in range(40):
+            t = x + 1.0
+            u = x * 2.0
+            x += 1.0
+            if not (np.all(host(t) == k + i + 1) and np.all(host(u) == 2 * (k + i))):
+                wrong.append((k, i))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong
+
+
 def test_a_new_shape_runs_eagerly_while_its_kernel_compiles(gpu: str, fusing: None, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(deferred, "COMPILE_IN_BACKGROUND", True)
