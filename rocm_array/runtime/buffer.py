@@ -14,7 +14,7 @@ plugin's deferral is known here.
 A lazy buffer may join its operands' ``readers`` late: a plugin puts it in ``UNSETTLED`` instead, and
 takes it out when it is computed. ``settle()`` registers those still there (``LazyBuffer.settle``), which
 ``memory.before_write`` does first, as does an allocation that finds the device full; the plugin does
-at ``SETTLE_AT``. ``sweep()`` drops those nothing else holds (the plugin's call, once it computed an
+so at ``SETTLE_AT``. ``sweep()`` drops those nothing else holds (the plugin's call, once it computed an
 expression that read some of them). A result computed at once (``fusion.compute(a + b)``) then never makes the weak
 reference and the list entries a registration costs: 2,134 of the 28,958 instructions of a
 deferred-then-computed ``a + b`` (tests/test_host_budget.py).
@@ -120,8 +120,9 @@ class LazyBuffer(Buffer):
 #: used as an ordered set: adding one and taking it out are single atomic operations, without a lock).
 UNSETTLED: dict[LazyBuffer, None] = {}
 #: The plugin settles ``UNSETTLED`` when it holds this many: a bound on the results, and the arrays
-#: they read, that it keeps alive past their last use (a result extended by another operation stays
-#: there, uncomputed, until then). Not a measured optimum: small, since a computed result leaves at once.
+#: they read, that it keeps alive past their last use (a result dropped uncomputed stays there until
+#: then, or until an expression is computed: ``sweep``). Not a measured optimum: small, since a
+#: computed result leaves at once.
 SETTLE_AT = 16
 _settling = threading.Lock()
 
