@@ -514,10 +514,10 @@ def test_unsettled_results_go_with_their_chain_or_are_settled_at_settle_at(recor
     assert held._buf._real is not None
 
 
-def test_an_allocation_that_finds_the_device_full_settles_first(recording: Device,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """Dropped deferred results hold the arrays they read until they are settled: a device found full
-    settles them before it collects garbage and tries again."""
+def test_an_allocation_that_finds_the_device_full_sweeps_first(recording: Device,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deferred results dropped uncomputed hold the arrays they read until they are swept: a device
+    found full sweeps them before it collects garbage and tries again."""
     from rocm_array.runtime.protocol import DriverOutOfMemory
 
     x = memory.empty((1 << 16,), dtypes.float32, recording)

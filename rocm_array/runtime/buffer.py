@@ -12,12 +12,12 @@ results that read it (``readers``) computed first (``memory.before_write``): not
 plugin's deferral is known here.
 
 A lazy buffer may join its operands' ``readers`` late: a plugin puts it in ``UNSETTLED`` instead, and
-takes it out when it is computed. ``settle()`` registers those still there (``LazyBuffer.settle``), which
-``memory.before_write`` does first, as does an allocation that finds the device full; the plugin does
-so at ``SETTLE_AT``. ``sweep()`` drops those nothing else holds (the plugin's call, once it computed an
-expression that read some of them). A result computed at once (``fusion.compute(a + b)``) then never makes the weak
-reference and the list entries a registration costs: 2,134 of the 28,958 instructions of a
-deferred-then-computed ``a + b`` (tests/test_host_budget.py).
+takes it out when it is computed. ``sweep()`` drops those nothing else holds, which an allocation that
+finds the device full does first, and the plugin once it computed an expression that read some of
+them. ``settle()`` sweeps, then registers the rest (``LazyBuffer.settle``): ``memory.before_write``
+does it first, and the plugin at ``SETTLE_AT``. A result computed at once (``fusion.compute(a + b)``)
+then never makes the weak reference and the list entries a registration costs: 2,134 of the 28,958
+instructions of a deferred-then-computed ``a + b`` (tests/test_host_budget.py).
 """
 
 from __future__ import annotations
@@ -128,23 +128,23 @@ _settling = threading.Lock()
 
 
 def sweep() -> None:
-    """Drop the buffers of ``UNSETTLED`` that nothing else holds, so that the arrays they read go now: a
-    plugin calls it when it has computed an expression, whose inner results were dropped with it."""
+    """Drop the buffers of ``UNSETTLED`` that nothing else holds (no array views them, no other result
+    reads them: a chain's inner results once the chain is computed), so that the arrays they read go
+    now."""
     for lazy in list(UNSETTLED):
         if sys.getrefcount(lazy) <= 4:  # (UNSETTLED, the list, ``lazy`` and the call's argument)
             UNSETTLED.pop(lazy, None)
 
 
 def settle() -> None:
-    """Register every buffer of ``UNSETTLED`` as a reader of its memory, emptying it, but for those
-    nothing else holds (no array views them, no other result reads them: a chain's inner results once
-    the chain is computed), which are dropped. Under a lock, so that a ``memory.before_write`` on
-    another thread returns only once each is registered."""
+    """Empty ``UNSETTLED``: drop the buffers nothing else holds (``sweep``), and register the others
+    as readers of their memory. Under a lock, so that a ``memory.before_write`` on another thread
+    returns only once each is registered."""
     with _settling:
+        sweep()
         while UNSETTLED:
             try:
                 lazy, _ = UNSETTLED.popitem()
             except KeyError:  # (taken out meanwhile: computed on another thread)
                 break
-            if sys.getrefcount(lazy) > 2:  # (2: ``lazy`` and the call's argument)
-                lazy.settle()
+            lazy.settle()

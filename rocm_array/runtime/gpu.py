@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .buffer import DeviceBuffer, settle
+from .buffer import DeviceBuffer, sweep
 from .compiler import Compiler, Program
 from .launcher import Launcher, launcher
 from .protocol import DeviceProperties, Driver, DriverError, DriverOutOfMemory
@@ -184,7 +184,7 @@ class GpuRuntime:
         try:
             return d.malloc_async(nbytes)
         except DriverOutOfMemory:
-            settle()  # (deferred results dropped since the last settle let their operands go)
+            sweep()  # (deferred results dropped uncomputed let the arrays they read go)
             gc.collect()  # Arrays in reference cycles hold buffers too
             self.release_memory()
             try:

@@ -30,8 +30,8 @@ def locate(soname: str) -> str:
     """The path of a pip wheel's ``soname`` on ``sys.path``, else ``soname`` (the loader's search).
     Found once for a ``sys.path``: the preload looks first, on its thread, and a library's first call
     then finds its answer (the search globs each folder of ``sys.path``: about 1 ms of an H200 host's
-    warm first rfft, which took 6.7 ms against 4.0 for 2e59180 in profiles, whose preload thread imported its
-    FFT module and opened cuFFT)."""
+    warm first rfft, which took 6.7 ms against 4.0 for 2e59180 in profiles, whose preload thread
+    imported its FFT module and opened cuFFT)."""
     return _locate(soname, tuple(sys.path))
 
 
