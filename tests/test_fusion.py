@@ -8,6 +8,7 @@ generated kernel, whose operations are not contracted into one another.
 
 from __future__ import annotations
 
+import ctypes
 import re
 import subprocess
 import sys
@@ -486,6 +487,42 @@ def test_a_lone_result_computed_at_once_never_joins_its_operands_readers(recordi
         fusion.compute(r)
         assert not buffer.UNSETTLED
     assert [list(x._buf.readers or ()) for x in (a, b)] == readers
+
+
+def test_a_lone_result_computed_on_two_threads_keeps_the_launch_before_a_write(recording: Device) -> None:
+    """A lone result is computed without the compute lock. Thread A reads its launch, and is held
+    before queuing it; thread B writes an operand in place, which settles the result and computes it
+    (B's launch), then writes. A's launch comes after the write, so A must keep B's buffer."""
+    from helpers import read_argument
+
+    a, b = (memory.empty((16,), dtypes.float32, recording) for _ in range(2))
+    fusion.compute(a + b)  # (the lane)
+    r = a + b
+    pending = r._buf
+    launch, held, go = pending.eager, threading.Event(), threading.Event()
+    assert launch is not None and pending in buffer.UNSETTLED
+
+    def held_launch(*args: Any) -> Any:
+        if threading.current_thread() is not threading.main_thread():
+            held.set()
+            go.wait(30)
+        return launch(*args)
+
+    pending.eager = held_launch
+    got: list[Any] = []
+    other = threading.Thread(target=lambda: got.append(pending.force()))
+    other.start()
+    assert held.wait(30)
+    launches = recording.runtime.driver.launches
+    launches.clear()
+    memory.before_write(a)  # B: the write settles r, and computes it first
+    kept = pending._real
+    assert kept is not None and len(launches) == 1
+    assert read_argument(launches[0][4], 0, ctypes.c_void_p).value == kept.ptr
+    go.set()  # A queues its launch, after the write
+    other.join(30)
+    assert got == [kept] and pending._real is kept and len(launches) == 2
+    assert pending not in buffer.UNSETTLED and pending.eager is None and pending._parts is None
 
 
 def test_unsettled_results_go_with_their_chain_or_are_settled_at_settle_at(recording: Device) -> None:
