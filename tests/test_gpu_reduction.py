@@ -122,6 +122,32 @@ def test_sum_dtype_argument_and_keepdims(gpu: str) -> None:
     assert np.array_equal(host(got), a.sum(axis=1, dtype=np.int16, keepdims=True))
 
 
+def test_a_repeated_reduction_runs_its_plan_with_its_own_options(gpu: str) -> None:
+    """A reduction of one launch is planned at its first call for its operand's kind (``_InnerPlan``):
+    later calls launch the plan, with their own arrays and parameter (var's correction), and give
+    the first call's bits. A call that casts its operand first (``dtype=``) makes no plan."""
+    a = np.random.default_rng(3).standard_normal((4096, 300)).astype(np.float32)
+    x = put(a, gpu)
+    cases = [(lambda v: xp.sum(v, axis=-1, keepdims=True), lambda r: r.sum(axis=-1, keepdims=True)),
+             (lambda v: xp.var(v, axis=1, correction=0), lambda r: r.var(axis=1, ddof=0)),
+             (lambda v: xp.max(v[:, ::2], axis=1), lambda r: r[:, ::2].max(axis=1))]  # (reduce_inner_strided)
+    for f, expected in cases:
+        reduction_gpu._INNER_PLANS.clear()
+        first = host(f(x))
+        assert len(reduction_gpu._INNER_PLANS) == 1
+        np.testing.assert_array_equal(host(f(put(a, gpu))), first)  # (another array of the same kind)
+        np.testing.assert_allclose(first, expected(a.astype(np.float64)), rtol=1e-5, atol=1e-5)
+    reduction_gpu._INNER_PLANS.clear()
+    for correction in (0, 1):  # (one plan: each call's own correction)
+        np.testing.assert_allclose(host(xp.var(x, axis=1, correction=correction)), a.astype(np.float64).var(
+            axis=1, ddof=correction), rtol=1e-5)
+    assert len(reduction_gpu._INNER_PLANS) == 1
+    reduction_gpu._INNER_PLANS.clear()
+    np.testing.assert_allclose(host(xp.sum(x, axis=1, dtype=xp.float64)), a.sum(axis=1, dtype=np.float64),
+                               rtol=1e-6)
+    assert not reduction_gpu._INNER_PLANS  # (x was cast first: the plan would launch on x itself)
+
+
 @pytest.mark.parametrize("shape,axis", [((3, 100003), 1), ((100003, 3), 0), ((5000,), 0), ((40, 30, 20), 1)])
 def test_cumulative_multi_tile(gpu: str, shape: tuple[int, ...], axis: int) -> None:
     a = np.random.default_rng(3).integers(-5, 6, shape)
