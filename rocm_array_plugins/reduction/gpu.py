@@ -32,7 +32,7 @@ import math
 import threading
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar, cast
 
 from rocm_array import dtypes, fusion, memory
 from rocm_array.array import Array, contiguous_strides
@@ -270,6 +270,15 @@ _INNER_PLANS: dict[tuple[Any, ...], _InnerPlan] = {}
 #: The plans kept at most: a bound on their memory in a loop over ever new shapes (all are dropped when
 #: it is reached), not a measured optimum.
 _MOST_PLANS = 512
+_Plan = TypeVar("_Plan")
+
+
+def _kept(plans: dict[tuple[Any, ...], _Plan], key: tuple[Any, ...], plan: _Plan) -> _Plan:
+    """``plan``, kept in ``plans`` under ``key`` (emptied first when it holds ``_MOST_PLANS``)."""
+    if len(plans) >= _MOST_PLANS:
+        plans.clear()
+    plans[key] = plan
+    return plan
 
 
 def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, compute: DType,
@@ -309,14 +318,12 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         kept_at, red_at = geometry(kshape, kstr), geometry(rshape, rstr)
         cut = _rows(x.device, outputs, length)
         if key is not None and cut.splits == 1:  # (one launch: planned for the next calls of x's kind)
-            if len(_INNER_PLANS) >= _MOST_PLANS:
-                _INNER_PLANS.clear()
-            plan = _INNER_PLANS[key] = _InnerPlan(
+            plan = _kept(_INNER_PLANS, key, _InnerPlan(
                 REDUCTION.launcher(x.device, name(kind=kind), _reduce_group(row), _INNER_ARGS, cut.block), cut.grid,
-                outputs, shape, contiguous_strides(shape), (outputs, length, cut.chunk, bytes(kept_at), bytes(red_at)))
+                outputs, shape, contiguous_strides(shape), (outputs, length, cut.chunk, bytes(kept_at), bytes(red_at))))
             plan.launch(plan.grid, (address(out), address(x), *plan.sizes, 0, param.value))
         else:
-            _inner(row, name, out, x, outputs, length, kept_at, red_at, param, kind)
+            _inner(row, name, out, x, outputs, length, cut, kept_at, red_at, param, kind)
     else:
         _outer(row, name, out, x, kshape, kstr, rshape, rstr, param)
     return out._view(shape, contiguous_strides(shape), 0)
@@ -390,12 +397,12 @@ def _combine_rows(row: Reduction, name: str, out: Array, part: Array, rows: int,
                      [ptr(out), ptr(part), *i64(rows, cut.splits), param])
 
 
-def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int,
+def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int, cut: _Rows,
            kept: ctypes.Structure, red: ctypes.Structure, param: ctypes.c_double, kind: str) -> None:
-    """``kind``: reduce_inner (each row's reduced elements one contiguous run) or reduce_inner_strided."""
+    """``kind``: reduce_inner (each row's reduced elements one contiguous run) or reduce_inner_strided;
+    ``cut``: ``_rows(x.device, rows, length)``."""
     device = x.device
     group = _reduce_group(row)
-    cut = _rows(device, rows, length)
     fn = name(kind=kind)
     if cut.splits == 1:
         REDUCTION.launch(device, fn, group, cut.grid, cut.block,
@@ -523,9 +530,7 @@ def _reduce_rows(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool
            x._device._runtime)
     plan = _ROW_PLANS.get(key, _UNPLANNED)
     if plan is _UNPLANNED:
-        if len(_ROW_PLANS) >= _MOST_PLANS:
-            _ROW_PLANS.clear()
-        plan = _ROW_PLANS[key] = _row_plan(row, x, axes, keepdims, compute, out_dtype, options)
+        plan = _kept(_ROW_PLANS, key, _row_plan(row, x, axes, keepdims, compute, out_dtype, options))
     if plan is None:
         return None
     reduction, shape = cast("tuple[fusion.RowReduction, tuple[int, ...]]", plan)
