@@ -44,6 +44,7 @@ def small_values(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarra
 class _Rtc:
     name = "fake"
     granular = True
+    quick: tuple[str, ...] = ()
 
     def version(self) -> str:
         return "0"
