@@ -247,15 +247,12 @@ class RocmArray(Library):
         self.runtime = self.device.runtime
 
     def _prepare(self) -> None:
-        from rocm_array.runtime import gpu
         from rocm_array_plugins.elementwise import deferred
 
-        # A new expression's fused kernel, and a new scan's optimized build, compile at the first
-        # call, which the harness times apart, instead of on a thread while the warm-up calls run
-        # eagerly or a quick build (a user's loop reaches the same steady state once the thread is
-        # done). The fresh processes of the first_* cases keep both, as a user's first call does.
+        # A new expression's fused kernel compiles at its first call, which the harness times
+        # apart, instead of on a thread while the warm-up calls run eagerly (a user's loop reaches
+        # the same steady state once the thread is done).
         deferred.COMPILE_IN_BACKGROUND = False
-        gpu.QUICK_FIRST = False
 
     def _spin_kernel(self) -> Any:
         return hold.rocm_array_kernel(self.runtime)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence, TYPE_CHECKING, cast
 
@@ -162,14 +161,6 @@ class Family:
         block checked once, here)."""
         self.check(device, name, block, shared)
         return device.runtime.launcher(self.kernel(device, name, group), argtypes, block, shared)
-
-    def launcher_soon(self, device: Device, name: str, group: Sequence[str], argtypes: Sequence[Any],
-                      block: tuple[int, int, int], shared: int = 0) -> tuple[Launcher, Future[Any] | None]:
-        """``launcher``'s, and None; or a quick build's and the future of the optimized program (see
-        ``GpuRuntime.kernel_soon``): once it is done, ``launcher`` gives the optimized one."""
-        self.check(device, name, block, shared)
-        function, later = device.runtime.kernel_soon(self.source, name, group, self._on(device).options)
-        return device.runtime.launcher(function, argtypes, block, shared), later
 
     def prepare(self, device: Device, names: Iterable[str], group: Sequence[str] = ()) -> None:
         """Make ready the kernels ``names`` that a call is about to launch (see ``prepare``)."""

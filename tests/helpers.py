@@ -44,7 +44,6 @@ def small_values(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarra
 class _Rtc:
     name = "fake"
     granular = True
-    quick: tuple[str, ...] = ()
 
     def version(self) -> str:
         return "0"

@@ -32,13 +32,11 @@ SOURCE, OPTIONS = copies.COPIES.source, copies.COPIES.options("nvidia")
 
 
 class CountingRtc(nvidia.NvrtcRtc):
-    """NVRTC that records each program's instantiations (``programs``: how many; ``names``: which)
-    and each compile's options (``options``)."""
+    """NVRTC that records each program's instantiations (``programs``: how many; ``names``: which)."""
 
     def __init__(self) -> None:
         self.programs: list[int] = []
         self.names: list[str] = []
-        self.options: list[list[str]] = []
         self._index: dict[int, int] = {}
         self._lock = threading.Lock()  # programs may compile on several threads
 
@@ -54,11 +52,6 @@ class CountingRtc(nvidia.NvrtcRtc):
             self.programs[self._index[id(prog)]] += 1
             self.names.append(expr)
         super().add_name(prog, expr)
-
-    def compile(self, prog: object, options: list[str]) -> bool:
-        with self._lock:
-            self.options.append(list(options))
-        return super().compile(prog, options)
 
 
 @pytest.fixture
@@ -196,59 +189,6 @@ def test_a_first_sort_compiles_the_tile_kernels_it_launches(runtime: GpuRuntime,
     xp.sort(memory.empty((n,), dtypes.float32, Device("gpu", 0, runtime)))
     assert sorted(rtc.names) == sorted(["sort_counts<uint32_t>",
                                         *(f"radix_onesweep<uint32_t, uint32_t, void, {v}>" for v in variants)])
-
-
-class ModuleDriver(RecordingDriver):
-    """A recording driver whose functions name their module's code: a launch says which program it ran."""
-
-    def module_function(self, module: bytes, lowered: str) -> tuple[bytes, str]:  # type: ignore[override]
-        return module, lowered
-
-
-def test_a_first_scan_runs_a_quick_build_while_the_optimized_one_compiles(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cold first cumulative_sum launches NVRTC's quick build, compiled on the calling thread, while
-    the optimized program compiles on a thread; the first call after that is done launches the
-    optimized one, which a new process finds in the cache, building nothing quick. With QUICK_FIRST
-    off (the benchmarks' in-process cases), a first call compiles the optimized one alone."""
-    import rocm_array as xp
-    from rocm_array import dtypes, memory
-    from rocm_array.runtime import gpu
-    from rocm_array_plugins.reduction import gpu as reduction
-
-    def process(cache: Path) -> tuple[GpuRuntime, Any]:
-        rt = GpuRuntime(ModuleDriver())  # type: ignore[arg-type]
-        rt.compiler = Compiler(CountingRtc(), "sm_90", 32, cache)
-        return rt, memory.empty((1 << 20,), dtypes.float32, Device("gpu", 0, rt))
-
-    runtime, x = process(tmp_path)
-    quick = runtime.compiler.rtc.quick
-    if not quick:
-        pytest.skip("this NVRTC has no fast-compile level")
-    name = "scan_tiles<float, float, float, ra_red::identity_op, ra_red::add_op>"
-    options = list(reduction.REDUCTION.options("nvidia"))
-
-    def code(rt: GpuRuntime, extra: tuple[str, ...] = ()) -> bytes:
-        return rt.compiler.compile(reduction.REDUCTION.source, [name], [*options, *extra]).code
-
-    xp.cumulative_sum(x)
-    assert runtime.driver.launches[-1][0][0] == code(runtime, quick)
-    plan = next(p for k, p in reduction._SCAN_PLANS.items() if k[0] is runtime)
-    assert plan.optimizing is not None
-    plan.optimizing.result()
-    rtc = runtime.compiler.rtc
-    assert sorted(quick[0] in o for o in rtc.options) == [False, True]  # the two builds, one program each
-    xp.cumulative_sum(x)
-    assert runtime.driver.launches[-1][0][0] == code(runtime)
-
-    again, y = process(tmp_path)  # a new process: the optimized program from the cache
-    xp.cumulative_sum(y)
-    assert again.compiler.rtc.options == [] and again.driver.launches[-1][0][0] == code(runtime)
-
-    monkeypatch.setattr(gpu, "QUICK_FIRST", False)
-    off, z = process(tmp_path / "off")
-    xp.cumulative_sum(z)
-    assert len(off.compiler.rtc.options) == 1 and quick[0] not in off.compiler.rtc.options[0]
 
 
 def test_a_slow_compile_is_a_notice(runtime: GpuRuntime, caplog: pytest.LogCaptureFixture,

@@ -350,37 +350,6 @@ def test_nonzero_look_back_whichever_block_order(gpu: str, block_orders: Callabl
             assert np.array_equal(host(g), e), order
 
 
-@pytest.mark.parametrize("name,dtype,rows,tiles,extra", [*LOOK_BACK_CASES, ("cumulative_prod", "float64", 0, 3, 5),
-                                                      ("cumulative_sum", "float32", 7, 0, 999)])
-def test_a_scans_quick_build_gives_the_optimized_builds_bits(gpu: str, name: str, dtype: str, rows: int, tiles: int,
-                                                             extra: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A first scan whose program is in no cache runs a quick build (NVRTC's fast-compile level)
-    until the optimized one has compiled on a thread (``GpuRuntime.kernel_soon``): both give the same
-    bits, in rows of many tiles (the look-back), in whole rows (rows 0: enough that a block takes
-    whole rows) and in rows of one tile."""
-    from rocm_array.runtime import gpu as runtime_gpu
-
-    device = devices.parse(gpu)
-    rt = device.runtime
-    quick = getattr(rt.compiler.rtc, "quick", ())
-    if not quick:
-        pytest.skip(f"{rt.compiler.target} has no quick build")
-    monkeypatch.setattr(runtime_gpu, "QUICK_FIRST", False)  # (the optimized build first, whatever the cache)
-    monkeypatch.setattr(reduction_gpu, "_SCAN_PLANS", {})
-    rows = rows or device.runtime.properties.compute_units * reduction_gpu._SCAN_ROWS_PER_CU + 3
-    shape = (rows, _tiles(gpu, "int64" if dtype.startswith("int") else dtype, tiles, extra))
-    x = put(_look_back_input(dtype, shape, name == "cumulative_prod"), gpu)
-    optimized = host(getattr(xp, name)(x, axis=1))
-    family = reduction_gpu.REDUCTION
-    block = (family.value(device, "RA_SCAN_BLOCK"), 1, 1)
-    for key, plan in list(reduction_gpu._SCAN_PLANS.items()):
-        kernel = key[1]
-        function = rt.load(rt.compile(family.source, [kernel], [*family.options_on(device), *quick]))[kernel]
-        reduction_gpu._SCAN_PLANS[key] = plan._replace(launch=rt.launcher(function, reduction_gpu._SCAN_ARGS, block))
-    assert reduction_gpu._SCAN_PLANS
-    assert host(getattr(xp, name)(x, axis=1)).tobytes() == optimized.tobytes()
-
-
 def test_scan_state_is_marked_by_each_launch(gpu: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Consecutive scans of several tiles share one state, which nothing clears between them: each
     launch takes the next mark, finds its turn's counter at zero (the launch before cleared it) and

@@ -90,13 +90,6 @@ class BindingsRtc:
     # depend on the compiler's version: NVRTC's)
     options: Callable[[str, int], list[str]]
 
-    @property
-    def quick(self) -> tuple[str, ...]:
-        """No quick build (``Rtc.quick``) on hiprtc: 6.4 compiles one program at a time in a process
-        (``Compiler.compile_all``), so a quick build would wait for the optimized one. NVRTC's is its
-        fast-compile level."""
-        return ()
-
     @staticmethod
     def spell(expr: str) -> str:
         """A name expression as this compiler looks it up."""

@@ -68,15 +68,10 @@ class Rtc(Protocol):
 
     ``granular``: whether a first call should compile only the instantiation it runs (a program's
     cost grows with its instantiations and a compile starts cheaply) rather than its whole group.
-    ``quick``: the options of a build that compiles faster into slower code, which a first call runs
-    while the optimized program compiles on a thread (``GpuRuntime.kernel_soon``); () for none.
     """
 
     name: str
     granular: bool
-
-    @property
-    def quick(self) -> tuple[str, ...]: ...
 
     def version(self) -> str: ...
     def target_options(self, arch: str, wave_size: int) -> list[str]: ...

@@ -13,7 +13,6 @@ import functools
 import gc
 import os
 import threading
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -25,16 +24,11 @@ from .launcher import Launcher, launcher
 from .protocol import DeviceProperties, Driver, DriverError, DriverOutOfMemory
 from .staging import SMALL, STAGING_MIN, Staging
 
-__all__ = ["GpuRuntime", "Event", "PeerRoute", "PEER_VAR", "QUICK_FIRST"]
+__all__ = ["GpuRuntime", "Event", "PeerRoute", "PEER_VAR"]
 
 #: Set to 0: copies between GPUs go through the host even where peer access is possible (to
 #: compare, or to avoid a platform's broken peer path). Read at the first copy between two devices.
 PEER_VAR = "ROCM_ARRAY_PEER"
-#: Whether ``kernel_soon`` runs a quick build while the optimized program compiles on a thread (the
-#: benchmarks' in-process cases turn it off, as they do fusion's background compiles: they time the
-#: steady state a user's loop reaches once the thread is done). A process that ends first waits for
-#: the thread at exit (``concurrent.futures`` joins its threads), so the next one finds the program.
-QUICK_FIRST = True
 
 
 class _Pooled(DeviceBuffer):
@@ -337,21 +331,6 @@ class GpuRuntime:
             fn = self._kernels[key] = self.load(self.compile(path, self._names(path, name, group, options),
                                                              options))[name]
         return fn
-
-    def kernel_soon(self, path: str, name: str, group: Sequence[str] = (),
-                    options: Sequence[str] = ()) -> tuple[Any, Future[Program] | None]:
-        """``kernel``'s function, and None; or, where its program is in no cache and this compiler has a
-        quick build (``Rtc.quick``; ``QUICK_FIRST``), the quick build's function at once and the future
-        of the optimized program, compiling on a thread meanwhile: when it is done, ``kernel`` loads it.
-        For a plan that swaps its function once the future is done (a scan's, in the reduction plugin)."""
-        quick = self.compiler.rtc.quick
-        if not QUICK_FIRST or not quick or (path, name, tuple(options)) in self._kernels:
-            return self.kernel(path, name, group, options), None
-        names = self._names(path, name, group, options)
-        if self.compiler.cached(path, names, options):
-            return self.kernel(path, name, group, options), None
-        later = self.compiler.compile_later(path, names, options)  # (first: the two compile side by side)
-        return self.load(self.compile(path, names, [*options, *quick]))[name], later
 
     def prepare(self, kernels: Sequence[tuple[str, str, Sequence[str], Sequence[str]]]) -> None:
         """Make ready each (path, name, group, options) that ``kernel`` will be asked for, the

@@ -16,7 +16,7 @@ from cuda.bindings import nvrtc
 
 from .bindings import BindingsRtc, Current, checker, in_context, text
 from .protocol import DeviceProperties, DriverError
-from .targets import NVRTC_MINIMAL_SINCE, NVRTC_QUICK, NVRTC_QUICK_SINCE, nvrtc_options
+from .targets import NVRTC_MINIMAL_SINCE, nvrtc_options
 
 __all__ = ["NvrtcRtc", "NvidiaDriver", "count_devices", "open_devices"]
 
@@ -64,10 +64,6 @@ class NvrtcRtc(BindingsRtc):
     def _minimal(self) -> bool:
         """Whether this NVRTC has ``-minimal`` (asked once: a program's cache key reads the options)."""
         return tuple(self._call("Version")) >= NVRTC_MINIMAL_SINCE
-
-    @functools.cached_property
-    def quick(self) -> tuple[str, ...]:
-        return NVRTC_QUICK if tuple(self._call("Version")) >= NVRTC_QUICK_SINCE else ()
 
 
 class NvidiaDriver:

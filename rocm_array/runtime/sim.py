@@ -187,7 +187,6 @@ class SimRtc:
 
     name = "sim-clang"
     granular = False  # a clang++ process per program, about a second each: whole groups pay off
-    quick: tuple[str, ...] = ()  # (a simulated kernel's speed is not what the simulator is for)
 
     def __init__(self, cxx: str, version: str) -> None:
         self._cxx = cxx

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import cast
 
-__all__ = ["hiprtc_options", "nvrtc_options", "NVRTC_MINIMAL_SINCE", "NVRTC_QUICK", "NVRTC_QUICK_SINCE", "hiprtc_name", "KINDS", "kind", "PerTarget"]
+__all__ = ["hiprtc_options", "nvrtc_options", "NVRTC_MINIMAL_SINCE", "hiprtc_name", "KINDS", "kind", "PerTarget"]
 
 #: Options every kernel is compiled with, on both platforms.
 COMMON = ["-std=c++17"]
@@ -67,13 +67,6 @@ def hiprtc_options(arch: str, wave_size: int) -> list[str]:
 #: (NVRTC 13.5), a unary elementwise kernel 93 against 98 ms and reduce_inner 174 against 185 (the
 #: best of five).
 NVRTC_MINIMAL_SINCE = (12, 4)
-#: A quick build (``Rtc.quick``): NVRTC 12.8's fast-compile level "mid" leaves out optimizations, so
-#: slower code compiles in about half the time. scan_tiles<float> took 125 ms against 238 (the best
-#: of three, NVRTC 13.5 on a 2-core workstation; <double> 151 against 242; "min" 184, "max" 136), 137
-#: against 252 on an H200's host (NVRTC 13.0), where 2^26 float32 then ran at 0.32 of PyTorch's speed
-#: against 1.16 optimized. The same source, defines and grouping: the same bits.
-NVRTC_QUICK = ("--Ofast-compile=mid",)
-NVRTC_QUICK_SINCE = (12, 8)
 
 
 def nvrtc_options(arch: str, wave_size: int, minimal: bool = False) -> list[str]:

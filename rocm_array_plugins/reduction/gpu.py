@@ -53,8 +53,6 @@ from .front_reduction import RESULT_RULES, accumulation_dtype, accumulator, redu
 from .table import BY_NAME, REDUCTIONS
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from rocm_array.devices import Device
 
     from .front_cumulative import Scan
@@ -666,20 +664,15 @@ def _scan_state(device: Device, c: DType) -> _ScanState:
 class _ScanPlan(NamedTuple):
     """What a scan_tiles kernel's launches on one device share, resolved once (``_scan_plan``): its
     launcher (arguments packed in place, the block checked once), its tile's elements, the rows from
-    which a block takes whole rows (no look-back), the wave, the look-back's state, and, while its
-    launcher is a quick build's, the future of the optimized program (``Family.launcher_soon``)."""
+    which a block takes whole rows (no look-back), the wave, and the look-back's state."""
 
     launch: Launcher
     tile: int
     whole_rows: int  # (_SCAN_ROWS_PER_CU a compute unit)
     wave: int
     state: _ScanState
-    optimizing: Future[Any] | None
 
 
-#: scan_tiles's parameters: out, in, rows, len, taken, slots, mark.
-_SCAN_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
-              ctypes.c_uint)
 #: (runtime, kernel name, group) -> its plan.
 _SCAN_PLANS: dict[tuple[Any, str, tuple[str, ...]], _ScanPlan] = {}
 
@@ -688,18 +681,17 @@ def _scan_plan(device: Device, name: str, group: tuple[str, ...], c: DType) -> _
     """The plan of the scan_tiles kernel ``name`` (of ``group``, with the accumulator ``c``) on ``device``.
     A mid-size scan is bound by its host time: on an H200 a cumulative_sum of 2^22 float32 took 14.6 us
     with a plan (PyTorch 15.1), 22.4 in another run before it, when each launch made its ctypes values,
-    checked its block and looked its kernel up, and the axis went last and back through views.
-    A first scan not in the kernel cache runs a quick build while the optimized one compiles on a
-    thread: the one-pass scan's compile had made a cold first cumulative_sum of 2^20 float32 2.2x
-    2e59180's three-pass one (#37), and a later call takes the optimized build once it is done."""
+    checked its block and looked its kernel up, and the axis went last and back through views."""
     key = (device.runtime, name, group)
     plan = _SCAN_PLANS.get(key)
-    if plan is None or (plan.optimizing is not None and plan.optimizing.done()):
+    if plan is None:
         block = (REDUCTION.value(device, "RA_SCAN_BLOCK"), 1, 1)
+        argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
+                    ctypes.c_void_p, ctypes.c_uint]
         p = device.runtime.properties
-        launch, optimizing = REDUCTION.launcher_soon(device, name, group, _SCAN_ARGS, block)
-        plan = _SCAN_PLANS[key] = _ScanPlan(launch, _scan_tile(device, c), p.compute_units * _SCAN_ROWS_PER_CU,
-                                            p.wave_size, _scan_state(device, c), optimizing)
+        plan = _SCAN_PLANS[key] = _ScanPlan(REDUCTION.launcher(device, name, group, argtypes, block),
+                                            _scan_tile(device, c), p.compute_units * _SCAN_ROWS_PER_CU,
+                                            p.wave_size, _scan_state(device, c))
     return plan
 
 
