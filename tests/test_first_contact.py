@@ -140,7 +140,8 @@ def test_a_first_full_reduction_keeps_its_counter_apart_from_its_partials(runtim
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """reduce_all's counter of finished blocks, made at a process's first full reduction, is never the
     block of that launch's partials (which the blocks write: the counter would then be garbage for
-    every later launch), with fusion on (reduce_all_of) and off (reduce_all)."""
+    every later launch), with fusion on (reduce_all_of) and off (reduce_all), nor of a later launch's
+    through the reduction's plan (``_InnerPlan``)."""
     import ctypes
 
     import rocm_array as xp
@@ -172,6 +173,9 @@ def test_a_first_full_reduction_keeps_its_counter_apart_from_its_partials(runtim
             function, part, done = seen[-1]
             assert "reduce_all" in function and ("reduce_all_of" in function) == fused
             assert part != done
+            if not fused:
+                xp.sum(x)  # (planned at the first call)
+                assert seen[-1][0] == function and seen[-1][2] == done and seen[-1][1] != done
     finally:
         fusion.set_enabled(was)
 

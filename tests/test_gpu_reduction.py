@@ -148,6 +148,28 @@ def test_a_repeated_reduction_runs_its_plan_with_its_own_options(gpu: str) -> No
     assert not reduction_gpu._INNER_PLANS  # (x was cast first: the plan would launch on x itself)
 
 
+def test_a_repeated_full_reduction_runs_its_plan(gpu: str) -> None:
+    """A full reduction of one launch (reduce_all: its last block folds the blocks' partials) is
+    planned too: later calls, on other arrays of the kind and with their own correction, give the
+    first call's bits, call after call (each launch leaves the counter of finished blocks at zero)."""
+    a = np.random.default_rng(4).standard_normal((1 << 21) + 3).astype(np.float32)
+    x = put(a, gpu)
+    reduction_gpu._INNER_PLANS.clear()
+    first = host(xp.sum(x))
+    (plan,) = reduction_gpu._INNER_PLANS.values()
+    assert plan.partials > 1  # (reduce_all's: more than one block)
+    np.testing.assert_allclose(first, a.astype(np.float64).sum(), rtol=1e-5)
+    for _ in range(20):
+        assert host(xp.sum(put(a, gpu))).tobytes() == first.tobytes()
+    reduction_gpu._INNER_PLANS.clear()
+    b = a[:(1 << 15) + 3].astype(np.float64)  # (float64, and short: the corrections differ by 3e-5)
+    y = put(b, gpu)
+    for correction in (0, 1, 0):  # (one plan: each call's own correction)
+        np.testing.assert_allclose(host(xp.var(y, correction=correction)), b.var(ddof=correction), rtol=1e-9)
+    (plan,) = reduction_gpu._INNER_PLANS.values()
+    assert plan.partials > 1
+
+
 @pytest.mark.parametrize("shape,axis", [((3, 100003), 1), ((100003, 3), 0), ((5000,), 0), ((40, 30, 20), 1)])
 def test_cumulative_multi_tile(gpu: str, shape: tuple[int, ...], axis: int) -> None:
     a = np.random.default_rng(3).integers(-5, 6, shape)
@@ -401,11 +423,12 @@ def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, reque
     request.getfixturevalue("fusing")
     device = xp.asarray(0, device=gpu).device
     folded: list[int] = []  # the lengths each one-launch full reduction was queued for
+    length = [0]  # (the one in hand)
     fused_: list[xp.Array | None] = []  # what each fused attempt gave (None: it ran eagerly)
     fold_all, deferred = reduction_gpu._fold_all, reduction_gpu._reduce_deferred
 
     def counted_fold(*a: Any) -> None:
-        folded.append(a[4])
+        folded.append(length[0])
         fold_all(*a)
 
     def counted_deferred(*a: Any) -> xp.Array | None:
@@ -415,6 +438,7 @@ def test_a_fold_is_right_whichever_block_comes_last(gpu: str, fused: bool, reque
     monkeypatch.setattr(reduction_gpu, "_fold_all", counted_fold)
     monkeypatch.setattr(reduction_gpu, "_reduce_deferred", counted_deferred)
     for n in FOLD_SIZES:
+        length[0] = n
         a = np.random.default_rng(n).uniform(-4, 4, n)
         x, want = put(a, gpu), _fold_cases(a)
         first: list[np.ndarray] = []

@@ -249,9 +249,10 @@ def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, comp
 
 
 class _InnerPlan(NamedTuple):
-    """A reduction that is one launch of reduce_inner or reduce_inner_strided (no second pass), resolved
-    once for its operand's kind (``_reduce``): the launcher, its grid, the result's elements, shape and
-    strides, and the arguments after the two addresses (counts, the kept and reduced geometries' bytes)."""
+    """A reduction that is one launch of reduce_inner or reduce_inner_strided (no second pass), or of
+    reduce_all (a full reduction whose last block folds the partials), resolved once for its operand's
+    kind (``_reduce``): the launcher, its grid, the result's elements, shape and strides, the arguments
+    after the addresses (counts; the kept and reduced geometries' bytes), and reduce_all's partials."""
 
     launch: Launcher
     grid: tuple[int, int, int]
@@ -259,6 +260,7 @@ class _InnerPlan(NamedTuple):
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     sizes: tuple[Any, ...]
+    partials: int = 0  # (reduce_all: its splits; 0 for the others)
 
 
 #: (row's name, x's dtype, shape and strides, axes, keepdims, compute and result dtypes, runtime) -> the
@@ -290,7 +292,7 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         plan = _INNER_PLANS.get(key)
         if plan is not None:
             out = memory.empty((plan.outputs,), out_dtype, x._device)
-            plan.launch(plan.grid, (address(out), address(x), *plan.sizes, 0, float(options.get("correction", 0.0))))
+            _planned(plan, out, x, float(options.get("correction", 0.0)))
             return out._view(plan.shape, plan.strides, 0)
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
@@ -318,10 +320,15 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         kept_at, red_at = geometry(kshape, kstr), geometry(rshape, rstr)
         cut = _rows(x.device, outputs, length)
         if key is not None and cut.splits == 1:  # (one launch: planned for the next calls of x's kind)
-            plan = _kept(_INNER_PLANS, key, _InnerPlan(
+            _planned(_kept(_INNER_PLANS, key, _InnerPlan(
                 REDUCTION.launcher(x.device, name(kind=kind), _reduce_group(row), _INNER_ARGS, cut.block), cut.grid,
-                outputs, shape, contiguous_strides(shape), (outputs, length, cut.chunk, bytes(kept_at), bytes(red_at))))
-            plan.launch(plan.grid, (address(out), address(x), *plan.sizes, 0, param.value))
+                outputs, shape, contiguous_strides(shape), (outputs, length, cut.chunk, bytes(kept_at), bytes(red_at)))),
+                out, x, param.value)
+        elif key is not None and kind == "reduce_inner" and _folds(outputs, cut):
+            _planned(_kept(_INNER_PLANS, key, _InnerPlan(
+                REDUCTION.launcher(x.device, name(kind="reduce_all"), _reduce_group(row), _ALL_ARGS, cut.block),
+                cut.grid, outputs, shape, contiguous_strides(shape), (length, cut.chunk, cut.fold), cut.splits)),
+                out, x, param.value)
         else:
             _inner(row, name, out, x, outputs, length, cut, kept_at, red_at, param, kind)
     else:
@@ -329,10 +336,23 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
     return out._view(shape, contiguous_strides(shape), 0)
 
 
+def _planned(plan: _InnerPlan, out: Array, x: Array, correction: float) -> None:
+    """Queue ``plan``'s launch over ``x`` into ``out``."""
+    if plan.partials:
+        _fold_all(x._device, plan.partials, lambda part, done: plan.launch(
+            plan.grid, (address(out), part, done, address(x), *plan.sizes, correction)))
+    else:
+        plan.launch(plan.grid, (address(out), address(x), *plan.sizes, 0, correction))
+
+
 #: A first pass's arguments: the result's and the input's addresses, rows, length and chunk, the kept and
 #: reduced geometries, the flags and the parameter.
 _INNER_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                geometry_struct(1), geometry_struct(1), ctypes.c_int32, ctypes.c_double)
+#: reduce_all's: the result's, the partials', the counter's and the input's addresses, the length, the
+#: chunk, the folding threads and the parameter.
+_ALL_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+             ctypes.c_int32, ctypes.c_double)
 
 
 def _acc_buffer(device: Device, count: int) -> Array:
@@ -380,13 +400,13 @@ def _done(device: Device) -> Array:
     return done
 
 
-def _fold_all(device: Device, cut: _Rows, out: Array, source: Any, length: int, param: ctypes.c_double,
-              launch: Callable[[list[Any]], None]) -> None:
-    """Queue a one-launch full reduction (reduce_all or reduce_all_of, through ``launch``) of
-    ``length`` elements of ``source`` into ``out``: the counter first, then the partials' buffer,
-    held until the launch is queued (see ``_done``)."""
-    done, part = _done(device), _acc_buffer(device, cut.splits)
-    launch([ptr(out), ptr(part), ptr(done), source, *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param])
+def _fold_all(device: Device, splits: int, launch: Callable[[int, int], None]) -> None:
+    """Queue a one-launch full reduction (reduce_all or reduce_all_of) through ``launch(part, done)``,
+    given the addresses of the partials' buffer (``splits`` accumulators) and of the counter: the
+    counter first, then the buffer, held until the launch is queued (see ``_done``)."""
+    done = _done(device)
+    part = _acc_buffer(device, splits)
+    launch(address(part), address(done))
 
 
 def _combine_rows(row: Reduction, name: str, out: Array, part: Array, rows: int, cut: _Rows,
@@ -409,8 +429,10 @@ def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: i
                          [ptr(out), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(0), param])
         return
     if _folds(rows, cut) and kind == "reduce_inner":
-        _fold_all(device, cut, out, ptr(x), length, param,
-                  lambda args: REDUCTION.launch(device, name(kind="reduce_all"), group, cut.grid, cut.block, args))
+        _fold_all(device, cut.splits, lambda part, done: REDUCTION.launch(
+            device, name(kind="reduce_all"), group, cut.grid, cut.block,
+            [ptr(out), ctypes.c_void_p(part), ctypes.c_void_p(done), ptr(x), *i64(length, cut.chunk),
+             ctypes.c_int32(cut.fold), param]))
         return
     second = name(kind="reduce_partial_rows")
     REDUCTION.prepare(device, (fn, second), group)
@@ -503,7 +525,9 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     out = memory.empty((rows,), out_dtype, device)
     rt = device.runtime
     if one:
-        _fold_all(device, cut, out, src, length, param, lambda args: rt.launch(function, cut.grid, cut.block, args))
+        _fold_all(device, cut.splits, lambda part, done: rt.launch(
+            function, cut.grid, cut.block, [ptr(out), ctypes.c_void_p(part), ctypes.c_void_p(done), src,
+                                            *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param]))
         return out
     first = [src, *i64(rows, length, cut.chunk)]
     if cut.splits == 1:
