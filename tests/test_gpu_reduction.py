@@ -123,29 +123,38 @@ def test_sum_dtype_argument_and_keepdims(gpu: str) -> None:
 
 
 def test_a_repeated_reduction_runs_its_plan_with_its_own_options(gpu: str) -> None:
-    """A reduction of one launch is planned at its first call for its operand's kind (``_InnerPlan``):
-    later calls launch the plan, with their own arrays and parameter (var's correction), and give
-    the first call's bits. A call that casts its operand first (``dtype=``) makes no plan."""
+    """A reduction of one launch along rows, or of one or two along columns, is planned at its first
+    call for its operand's kind (``_InnerPlan``, ``_OuterPlan``): later calls launch the plan, with
+    their own arrays and parameter (var's correction), and give the first call's bits. A call that
+    casts its operand first (``dtype=``) makes no plan."""
     a = np.random.default_rng(3).standard_normal((4096, 300)).astype(np.float32)
     x = put(a, gpu)
     cases = [(lambda v: xp.sum(v, axis=-1, keepdims=True), lambda r: r.sum(axis=-1, keepdims=True)),
              (lambda v: xp.var(v, axis=1, correction=0), lambda r: r.var(axis=1, ddof=0)),
-             (lambda v: xp.max(v[:, ::2], axis=1), lambda r: r[:, ::2].max(axis=1))]  # (reduce_inner_strided)
+             (lambda v: xp.max(v[:, ::2], axis=1), lambda r: r[:, ::2].max(axis=1)),  # (reduce_inner_strided)
+             (lambda v: xp.sum(v, axis=0), lambda r: r.sum(axis=0)),  # (columns cut: two passes)
+             (lambda v: xp.min(v[:40, 1:], axis=0), lambda r: r[:40, 1:].min(axis=0))]  # (one pass, no vectors)
     for f, expected in cases:
-        reduction_gpu._INNER_PLANS.clear()
+        reduction_gpu._PLANS.clear()
         first = host(f(x))
-        assert len(reduction_gpu._INNER_PLANS) == 1
+        assert len(reduction_gpu._PLANS) == 1
         np.testing.assert_array_equal(host(f(put(a, gpu))), first)  # (another array of the same kind)
         np.testing.assert_allclose(first, expected(a.astype(np.float64)), rtol=1e-5, atol=1e-5)
-    reduction_gpu._INNER_PLANS.clear()
+    reduction_gpu._PLANS.clear()
     for correction in (0, 1):  # (one plan: each call's own correction)
         np.testing.assert_allclose(host(xp.var(x, axis=1, correction=correction)), a.astype(np.float64).var(
             axis=1, ddof=correction), rtol=1e-5)
-    assert len(reduction_gpu._INNER_PLANS) == 1
-    reduction_gpu._INNER_PLANS.clear()
+    assert len(reduction_gpu._PLANS) == 1
+    reduction_gpu._PLANS.clear()
     np.testing.assert_allclose(host(xp.sum(x, axis=1, dtype=xp.float64)), a.sum(axis=1, dtype=np.float64),
                                rtol=1e-6)
-    assert not reduction_gpu._INNER_PLANS  # (x was cast first: the plan would launch on x itself)
+    assert not reduction_gpu._PLANS  # (x was cast first: the plan would launch on x itself)
+    # Two views of one kind, the first on a 16-byte boundary (its plan reads vectors), the second not:
+    # the second is not read through the first's plan.
+    for start in (4, 1):
+        np.testing.assert_allclose(host(xp.sum(x[:, start:start + 296], axis=0)), a[:, start:start + 296].astype(
+            np.float64).sum(axis=0), rtol=1e-4, atol=1e-3)
+    assert [p.vector for p in reduction_gpu._PLANS.values()] == [False]
 
 
 def test_a_repeated_full_reduction_runs_its_plan(gpu: str) -> None:
@@ -154,19 +163,19 @@ def test_a_repeated_full_reduction_runs_its_plan(gpu: str) -> None:
     first call's bits, call after call (each launch leaves the counter of finished blocks at zero)."""
     a = np.random.default_rng(4).standard_normal((1 << 21) + 3).astype(np.float32)
     x = put(a, gpu)
-    reduction_gpu._INNER_PLANS.clear()
+    reduction_gpu._PLANS.clear()
     first = host(xp.sum(x))
-    (plan,) = reduction_gpu._INNER_PLANS.values()
+    (plan,) = reduction_gpu._PLANS.values()
     assert plan.partials > 1  # (reduce_all's: more than one block)
     np.testing.assert_allclose(first, a.astype(np.float64).sum(), rtol=1e-5)
     for _ in range(20):
         assert host(xp.sum(put(a, gpu))).tobytes() == first.tobytes()
-    reduction_gpu._INNER_PLANS.clear()
+    reduction_gpu._PLANS.clear()
     b = a[:(1 << 15) + 3].astype(np.float64)  # (float64, and short: the corrections differ by 3e-5)
     y = put(b, gpu)
     for correction in (0, 1, 0):  # (one plan: each call's own correction)
         np.testing.assert_allclose(host(xp.var(y, correction=correction)), b.var(ddof=correction), rtol=1e-9)
-    (plan,) = reduction_gpu._INNER_PLANS.values()
+    (plan,) = reduction_gpu._PLANS.values()
     assert plan.partials > 1
 
 

@@ -261,6 +261,43 @@ class _InnerPlan(NamedTuple):
     strides: tuple[int, ...]
     sizes: tuple[Any, ...]
     partials: int = 0  # (reduce_all: its splits; 0 for the others)
+    vector: bool = False  # (as _OuterPlan's: these kernels take any address)
+
+    def run(self, out: Array, x: Array, correction: float) -> None:
+        """Queue the reduction of ``x`` into ``out``."""
+        if self.partials:
+            _fold_all(x._device, self.partials, lambda part, done: self.launch(
+                self.grid, (address(out), part, done, address(x), *self.sizes, correction)))
+        else:
+            self.launch(self.grid, (address(out), address(x), *self.sizes, 0, correction))
+
+
+class _OuterPlan(NamedTuple):
+    """A reduction along columns (reduce_outer or reduce_outer_vector, then, when the columns are cut,
+    reduce_partial_columns), resolved once for its operand's kind (``_outer_plan``): the first pass's
+    launcher, grid and arguments after the two addresses; the second pass's launcher and grid, or None;
+    the splits of each column; whether it reads vectors (then only for an operand on a 16-byte
+    boundary); and the result's elements, shape and strides."""
+
+    first: Launcher
+    grid: tuple[int, int, int]
+    sizes: tuple[Any, ...]
+    second: Launcher | None
+    second_grid: tuple[int, int, int]
+    splits: int
+    vector: bool
+    outputs: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    def run(self, out: Array, x: Array, correction: float) -> None:
+        """Queue the reduction of ``x`` into ``out``."""
+        if self.second is None:
+            self.first(self.grid, (address(out), address(x), *self.sizes, 0, correction))
+            return
+        part = _acc_buffer(x._device, self.outputs * self.splits)
+        self.first(self.grid, (address(part), address(x), *self.sizes, _PARTIAL_OUT, correction))
+        self.second(self.second_grid, (address(out), address(part), self.outputs, self.splits, correction))
 
 
 #: (row's name, x's dtype, shape and strides, axes, keepdims, compute and result dtypes, runtime) -> the
@@ -268,7 +305,7 @@ class _InnerPlan(NamedTuple):
 #: geometries and made every argument a ctypes value: an eager ``sum(x, axis=-1)`` of 4096x1024 float32
 #: took 208,932 instructions over a recording driver, 59,967 with it; a deferred ``max(x, axis=-1)``
 #: computed at once 275,960, 126,424 (callgrind, ``.diag/cg_rows.sh``).
-_INNER_PLANS: dict[tuple[Any, ...], _InnerPlan] = {}
+_PLANS: dict[tuple[Any, ...], _InnerPlan | _OuterPlan] = {}
 #: The plans kept at most: a bound on their memory in a loop over ever new shapes (all are dropped when
 #: it is reached), not a measured optimum.
 _MOST_PLANS = 512
@@ -289,10 +326,10 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
     key: tuple[Any, ...] | None = None
     if not isinstance(x._buf, LazyBuffer):  # (a deferred x may be computed in the first pass: no plan)
         key = (row.name, x._dtype, x._shape, x._strides, axes, keepdims, compute, out_dtype, x._device._runtime)
-        plan = _INNER_PLANS.get(key)
-        if plan is not None:
+        plan = _PLANS.get(key)
+        if plan is not None and (not plan.vector or address(x) % 16 == 0):
             out = memory.empty((plan.outputs,), out_dtype, x._device)
-            _planned(plan, out, x, float(options.get("correction", 0.0)))
+            plan.run(out, x, float(options.get("correction", 0.0)))
             return out._view(plan.shape, plan.strides, 0)
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
@@ -320,35 +357,30 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         kept_at, red_at = geometry(kshape, kstr), geometry(rshape, rstr)
         cut = _rows(x.device, outputs, length)
         if key is not None and cut.splits == 1:  # (one launch: planned for the next calls of x's kind)
-            _planned(_kept(_INNER_PLANS, key, _InnerPlan(
+            _kept(_PLANS, key, _InnerPlan(
                 REDUCTION.launcher(x.device, name(kind=kind), _reduce_group(row), _INNER_ARGS, cut.block), cut.grid,
-                outputs, shape, contiguous_strides(shape), (outputs, length, cut.chunk, bytes(kept_at), bytes(red_at)))),
-                out, x, param.value)
+                outputs, shape, contiguous_strides(shape), (outputs, length, cut.chunk, bytes(kept_at), bytes(red_at))
+            )).run(out, x, param.value)
         elif key is not None and kind == "reduce_inner" and _folds(outputs, cut):
-            _planned(_kept(_INNER_PLANS, key, _InnerPlan(
+            _kept(_PLANS, key, _InnerPlan(
                 REDUCTION.launcher(x.device, name(kind="reduce_all"), _reduce_group(row), _ALL_ARGS, cut.block),
-                cut.grid, outputs, shape, contiguous_strides(shape), (length, cut.chunk, cut.fold), cut.splits)),
-                out, x, param.value)
+                cut.grid, outputs, shape, contiguous_strides(shape), (length, cut.chunk, cut.fold), cut.splits
+            )).run(out, x, param.value)
         else:
             _inner(row, name, out, x, outputs, length, cut, kept_at, red_at, param, kind)
     else:
-        _outer(row, name, out, x, kshape, kstr, rshape, rstr, param)
+        plan = _outer_plan(row, name, x, kshape, kstr, rshape, rstr, shape)
+        (plan if key is None else _kept(_PLANS, key, plan)).run(out, x, param.value)
     return out._view(shape, contiguous_strides(shape), 0)
-
-
-def _planned(plan: _InnerPlan, out: Array, x: Array, correction: float) -> None:
-    """Queue ``plan``'s launch over ``x`` into ``out``."""
-    if plan.partials:
-        _fold_all(x._device, plan.partials, lambda part, done: plan.launch(
-            plan.grid, (address(out), part, done, address(x), *plan.sizes, correction)))
-    else:
-        plan.launch(plan.grid, (address(out), address(x), *plan.sizes, 0, correction))
 
 
 #: A first pass's arguments: the result's and the input's addresses, rows, length and chunk, the kept and
 #: reduced geometries, the flags and the parameter.
 _INNER_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                geometry_struct(1), geometry_struct(1), ctypes.c_int32, ctypes.c_double)
+#: reduce_partial_columns's: the result's and the partials' addresses, the columns, the splits and the
+#: parameter.
+_COLUMNS_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_double)
 #: reduce_all's: the result's, the partials', the counter's and the input's addresses, the length, the
 #: chunk, the folding threads and the parameter.
 _ALL_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
@@ -443,8 +475,10 @@ def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: i
     _combine_rows(row, second, out, part, rows, cut, param)
 
 
-def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, ...],
-           kstr: tuple[int, ...], rshape: tuple[int, ...], rstr: tuple[int, ...], param: ctypes.c_double) -> None:
+def _outer_plan(row: Reduction, name: Any, x: Array, kshape: tuple[int, ...], kstr: tuple[int, ...],
+                rshape: tuple[int, ...], rstr: tuple[int, ...], shape: tuple[int, ...]) -> _OuterPlan:
+    """The plan of reducing ``x`` along columns (the merged reduced dimensions ``rshape``, ``rstr`` and
+    kept ones ``kshape``, ``kstr``): vectors where ``x``'s layout and address allow them."""
     device = x.device
     props = device.runtime.properties
     group, wave = _reduce_group(row), props.wave_size
@@ -462,21 +496,14 @@ def _outer(row: Reduction, name: Any, out: Array, x: Array, kshape: tuple[int, .
     splits = min(splits, MAX_GRID_Y)
     chunk = -(-length // splits)
     fn = name(kind="reduce_outer_vector" if vector else "reduce_outer")
-    shared = _OUTER_SHARED
-    kept, red = geometry(kshape, kstr), geometry(rshape, rstr)
-    if splits == 1:
-        REDUCTION.launch(device, fn, group, (col_blocks, 1, 1), block,
-                         [ptr(out), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(0), param],
-                         shared)
-        return
-    second = name(kind="reduce_partial_columns")
-    REDUCTION.prepare(device, (fn, second), group)
-    part = _acc_buffer(device, cols * splits)
-    REDUCTION.launch(device, fn, group, (col_blocks, splits, 1), block,
-                     [ptr(part), ptr(x), *i64(cols, length, chunk), kept, red, ctypes.c_int32(_PARTIAL_OUT),
-                      param], shared)
-    REDUCTION.launch(device, second, group, (-(-cols // wave), 1, 1), block,
-                     [ptr(out), ptr(part), *i64(cols, splits), param], shared)
+    second = name(kind="reduce_partial_columns") if splits > 1 else None
+    if second is not None:
+        REDUCTION.prepare(device, (fn, second), group)  # (compiled side by side)
+    return _OuterPlan(
+        REDUCTION.launcher(device, fn, group, _INNER_ARGS, block, _OUTER_SHARED), (col_blocks, splits, 1),
+        (cols, length, chunk, bytes(geometry(kshape, kstr)), bytes(geometry(rshape, rstr))),
+        None if second is None else REDUCTION.launcher(device, second, group, _COLUMNS_ARGS, block, _OUTER_SHARED),
+        (-(-cols // wave), 1, 1), splits, vector, cols, shape, contiguous_strides(shape))
 
 
 # -- reductions of deferred elementwise results (fusion) ---------------------------------------------
@@ -593,7 +620,7 @@ def _row_plan(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, c
 #: -> what a deferred reduction of x's kind is (``_row_plan``), or None: not deferred. Without it, each
 #: call checked the layout and dtypes, cut the grid and built its RowReduction's key: a deferred
 #: ``max(x, axis=-1)`` of 4096x1024 float32 computed at once took 126,424 instructions, 86,751 with it
-#: (as ``_INNER_PLANS``'s).
+#: (as ``_PLANS``'s).
 _ROW_PLANS: dict[tuple[Any, ...], tuple[fusion.RowReduction, tuple[int, ...]] | None] = {}
 _UNPLANNED = object()  # (``_ROW_PLANS.get``'s answer for a kind not seen yet)
 
