@@ -78,7 +78,8 @@ if [ -n "${BENCH:-}" ]; then
     # COMMIT names the tree when the checkout has no (or a stale) .git, as on the device tool's copy.
     commit=${COMMIT:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)}
     cd "$repo"  # benchmarks/ is not installed: run it from the checkout
-    timeout "${T_BENCH:-150}" "$python" -m benchmarks --out "$out/bench" --markdown "$out/BENCHMARKS.md" \
+    # (SIGINT at the limit: a run that stalls shows where, in its traceback)
+    timeout -s INT -k 20 "${T_BENCH:-150}" "$python" -m benchmarks --out "$out/bench" --markdown "$out/BENCHMARKS.md" \
         --commit "$commit" > "$out/bench.log" 2>&1
     tail -45 "$out/bench.log"
 fi
