@@ -304,7 +304,8 @@ class _OuterPlan(NamedTuple):
 #: plan of its reduction. Without one, each call merged the dimensions, cut the grid, built the
 #: geometries and made every argument a ctypes value: an eager ``sum(x, axis=-1)`` of 4096x1024 float32
 #: took 208,932 instructions over a recording driver, 59,967 with it; a deferred ``max(x, axis=-1)``
-#: computed at once 275,960, 126,424 (callgrind, ``.diag/cg_rows.sh``).
+#: computed at once 275,960, 126,424; a ``sum(x)`` of 2^20 float32 (reduce_all) 241,664, 81,346; a
+#: ``sum(x, axis=0)`` of 4096x1024 float32 (two passes) 303,995, 87,293 (callgrind, ``.diag/cg_rows.sh``).
 _PLANS: dict[tuple[Any, ...], _InnerPlan | _OuterPlan] = {}
 #: The plans kept at most: a bound on their memory in a loop over ever new shapes (all are dropped when
 #: it is reached), not a measured optimum.
@@ -358,7 +359,7 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         cut = _rows(x.device, outputs, length)
         if key is not None and cut.splits == 1:  # (one launch: planned for the next calls of x's kind)
             _kept(_PLANS, key, _InnerPlan(
-                REDUCTION.launcher(x.device, name(kind=kind), _reduce_group(row), _INNER_ARGS, cut.block), cut.grid,
+                REDUCTION.launcher(x.device, name(kind=kind), _reduce_group(row), _PASS_ARGS, cut.block), cut.grid,
                 outputs, shape, contiguous_strides(shape), (outputs, length, cut.chunk, bytes(kept_at), bytes(red_at))
             )).run(out, x, param.value)
         elif key is not None and kind == "reduce_inner" and _folds(outputs, cut):
@@ -374,9 +375,10 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
     return out._view(shape, contiguous_strides(shape), 0)
 
 
-#: A first pass's arguments: the result's and the input's addresses, rows, length and chunk, the kept and
-#: reduced geometries, the flags and the parameter.
-_INNER_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+#: A first pass's arguments (reduce_inner, reduce_inner_strided, reduce_outer and its vector form): the
+#: result's and the input's addresses, rows (or columns), length and chunk, the kept and reduced
+#: geometries, the flags and the parameter.
+_PASS_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                geometry_struct(1), geometry_struct(1), ctypes.c_int32, ctypes.c_double)
 #: reduce_partial_columns's: the result's and the partials' addresses, the columns, the splits and the
 #: parameter.
@@ -500,7 +502,7 @@ def _outer_plan(row: Reduction, name: Any, x: Array, kshape: tuple[int, ...], ks
     if second is not None:
         REDUCTION.prepare(device, (fn, second), group)  # (compiled side by side)
     return _OuterPlan(
-        REDUCTION.launcher(device, fn, group, _INNER_ARGS, block, _OUTER_SHARED), (col_blocks, splits, 1),
+        REDUCTION.launcher(device, fn, group, _PASS_ARGS, block, _OUTER_SHARED), (col_blocks, splits, 1),
         (cols, length, chunk, bytes(geometry(kshape, kstr)), bytes(geometry(rshape, rstr))),
         None if second is None else REDUCTION.launcher(device, second, group, _COLUMNS_ARGS, block, _OUTER_SHARED),
         (-(-cols // wave), 1, 1), splits, vector, cols, shape, contiguous_strides(shape))
