@@ -179,6 +179,32 @@ def test_a_repeated_full_reduction_runs_its_plan(gpu: str) -> None:
     assert plan.partials > 1
 
 
+def test_a_repeated_reduction_of_an_expression_runs_its_plan(gpu: str, fusing: None) -> None:
+    """A reduction of a deferred expression is planned for the expression's kind and shape
+    (``_FusedPlan``): later calls, over other arrays and with their own correction, compute each
+    expression in the reduction's first pass and give the first call's bits; rows in one pass, rows cut
+    in two, and a full reduction of one launch."""
+    rng = np.random.default_rng(5)
+    cases = [((4096, 300), lambda v: xp.sum(v * 2 + 1, axis=-1), lambda r: (r * 2 + 1).sum(axis=-1)),
+             ((3, 70001), lambda v: xp.max(xp.abs(v - 0.25), axis=1), lambda r: np.abs(r - 0.25).max(axis=1)),
+             (((1 << 15) + 3,), lambda v: xp.var(v * v, correction=1), lambda r: (r * r).var(ddof=1))]
+    for shape, f, expected in cases:
+        a, b = rng.standard_normal(shape), rng.standard_normal(shape)
+        reduction_gpu._FUSED_PLANS.clear()
+        first = host(f(put(a, gpu)))
+        assert len(reduction_gpu._FUSED_PLANS) == 1
+        np.testing.assert_allclose(first, expected(a), rtol=1e-9)
+        for _ in range(3):
+            assert host(f(put(a, gpu))).tobytes() == first.tobytes()
+        np.testing.assert_allclose(host(f(put(b, gpu))), expected(b), rtol=1e-9)  # (another array of the kind)
+        assert len(reduction_gpu._FUSED_PLANS) == 1
+    reduction_gpu._FUSED_PLANS.clear()
+    y = put(b, gpu)
+    for correction in (0, 1, 0):  # (one plan: each call's own correction; the two differ by 3e-5)
+        np.testing.assert_allclose(host(xp.var(y * y, correction=correction)), (b * b).var(ddof=correction), rtol=1e-9)
+    assert len(reduction_gpu._FUSED_PLANS) == 1
+
+
 @pytest.mark.parametrize("shape,axis", [((3, 100003), 1), ((100003, 3), 0), ((5000,), 0), ((40, 30, 20), 1)])
 def test_cumulative_multi_tile(gpu: str, shape: tuple[int, ...], axis: int) -> None:
     a = np.random.default_rng(3).integers(-5, 6, shape)

@@ -531,7 +531,62 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     if provider is None:
         return None
     e = provider.expression(x)
-    if e is None or (x.dtype, c, out_dtype) not in _triples(row):
+    if e is None:
+        return None
+    source = e.source()  # (the same text object for an expression's kind: its hash is kept)
+    packed = e.computed()
+    key = (row.name, source, x._dtype, x._shape, axes, c, out_dtype, x._device._runtime)
+    plan = _FUSED_PLANS.get(key)
+    if plan is None:
+        plan = _fused_plan(row, x, axes, c, out_dtype, provider, source, len(packed))
+        if plan is None:  # (not such a reduction, or its kernel still compiling: not kept)
+            return None
+        _kept(_FUSED_PLANS, key, plan)
+    device = x._device
+    correction = float(options.get("correction", 0.0))
+    out = memory.empty((plan.rows,), out_dtype, device)
+    cut = plan.cut
+    if plan.one:
+        _fold_all(device, cut.splits, lambda part, done: plan.launch(
+            cut.grid, (address(out), part, done, packed, plan.length, cut.chunk, cut.fold, correction)))
+        return out
+    if cut.splits == 1:
+        plan.launch(cut.grid, (address(out), packed, plan.rows, plan.length, cut.chunk, 0, correction))
+        return out
+    part = _acc_buffer(device, plan.rows * cut.splits)
+    plan.launch(cut.grid, (address(part), packed, plan.rows, plan.length, cut.chunk, _PARTIAL_OUT, correction))
+    _combine_rows(row, plan.second, out, part, plan.rows, cut, ctypes.c_double(correction))
+    return out
+
+
+class _FusedPlan(NamedTuple):
+    """A reduction of a deferred expression over its trailing axes (``_reduce_deferred``), resolved once
+    for the expression's kind and the operand's shape: the generated kernel's launcher (its argument
+    the expression's bytes), the rows and their length, the cut, whether it is one launch
+    (reduce_all_of), and the second pass's kernel where the rows are cut."""
+
+    launch: Launcher
+    rows: int
+    length: int
+    cut: _Rows
+    one: bool
+    second: str
+
+
+#: (row's name, the expression's text, x's dtype and shape, axes, accumulator and result dtypes, runtime)
+#: -> the plan of its reduction. Without one, each call cut the grid, found the generated kernel under a
+#: lock and made every argument a ctypes value: a ``sum(x * x)`` of 2^20 float32 took 246,316
+#: instructions over a recording driver (``.diag/cg_rows.sh``).
+_FUSED_PLANS: dict[tuple[Any, ...], _FusedPlan] = {}
+
+
+def _fused_plan(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_dtype: DType,
+                provider: fusion.Expressions, source: str, size: int) -> _FusedPlan | None:
+    """The plan of reducing the deferred ``x`` (of the expression text ``source``, its computed bytes
+    ``size`` long) over ``axes``, or
+    None: another dtype triple, axes that are not its trailing ones, nothing to reduce, or the generated
+    kernel not ready (compiling on a thread, or failed: the caller computes x)."""
+    if (x.dtype, c, out_dtype) not in _triples(row):
         return None
     k = x.ndim - len(axes)
     if tuple(sorted(axes)) != tuple(range(k, x.ndim)):
@@ -544,28 +599,17 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     one = _folds(rows, cut)
     name = _fused_name("reduce_all_of" if one else "reduce_inner_of", row, c, out_dtype)
     function = provider.generated(device, REDUCTION.source, name, REDUCTION.options_on(device),
-                                  _fused_prelude(provider.prelude), e.source())
+                                  _fused_prelude(provider.prelude), source)
     if function is None:
         return None
     REDUCTION.check(device, name, cut.block)
-    packed = e.computed()
-    src = (ctypes.c_char * len(packed)).from_buffer_copy(packed)
-    param = ctypes.c_double(options.get("correction", 0.0))
-    out = memory.empty((rows,), out_dtype, device)
-    rt = device.runtime
-    if one:
-        _fold_all(device, cut.splits, lambda part, done: rt.launch(
-            function, cut.grid, cut.block, [ptr(out), ctypes.c_void_p(part), ctypes.c_void_p(done), src,
-                                            *i64(length, cut.chunk), ctypes.c_int32(cut.fold), param]))
-        return out
-    first = [src, *i64(rows, length, cut.chunk)]
-    if cut.splits == 1:
-        rt.launch(function, cut.grid, cut.block, [ptr(out), *first, ctypes.c_int32(0), param])
-        return out
-    part = _acc_buffer(device, rows * cut.splits)
-    rt.launch(function, cut.grid, cut.block, [ptr(part), *first, ctypes.c_int32(_PARTIAL_OUT), param])
-    _combine_rows(row, _reduce_name("reduce_partial_rows", row, (x.dtype, c, out_dtype)), out, part, rows, cut, param)
-    return out
+    assert size % 8 == 0, size  # (RaComputed<RaFused> holds pointers: a multiple of 8 bytes, so aligned)
+    src = ctypes.c_uint64 * (size // 8)
+    argtypes = ((ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, src, ctypes.c_int64, ctypes.c_int64,
+                 ctypes.c_int32, ctypes.c_double) if one else
+                (ctypes.c_void_p, src, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_double))
+    return _FusedPlan(device.runtime.launcher(function, argtypes, cut.block), rows, length, cut, one,
+                      _reduce_name("reduce_partial_rows", row, (x.dtype, c, out_dtype)))
 
 
 # -- reductions over the last axis, deferred (fusion: the elementwise plugin's row kernels) ---------------
