@@ -531,7 +531,7 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
     if provider is None:
         return None
     e = provider.expression(x)
-    if e is None:
+    if e is None or (x.dtype, c, out_dtype) not in _triples(row):
         return None
     source = e.source()  # (the same text object for an expression's kind: its hash is kept)
     packed = e.computed()
@@ -583,11 +583,8 @@ _FUSED_PLANS: dict[tuple[Any, ...], _FusedPlan] = {}
 def _fused_plan(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_dtype: DType,
                 provider: fusion.Expressions, source: str, size: int) -> _FusedPlan | None:
     """The plan of reducing the deferred ``x`` (of the expression text ``source``, its computed bytes
-    ``size`` long) over ``axes``, or
-    None: another dtype triple, axes that are not its trailing ones, nothing to reduce, or the generated
-    kernel not ready (compiling on a thread, or failed: the caller computes x)."""
-    if (x.dtype, c, out_dtype) not in _triples(row):
-        return None
+    ``size`` long) over ``axes``, or None: axes that are not its trailing ones, nothing to reduce, or the
+    generated kernel not ready (compiling on a thread, or failed: the caller computes x)."""
     k = x.ndim - len(axes)
     if tuple(sorted(axes)) != tuple(range(k, x.ndim)):
         return None
