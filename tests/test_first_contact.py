@@ -141,7 +141,7 @@ def test_a_first_full_reduction_keeps_its_counter_apart_from_its_partials(runtim
     """reduce_all's counter of finished blocks, made at a process's first full reduction, is never the
     block of that launch's partials (which the blocks write: the counter would then be garbage for
     every later launch), with fusion on (reduce_all_of) and off (reduce_all), nor of a later launch's
-    through the reduction's plan (``_InnerPlan``)."""
+    through the reduction's plan (``_Plan``)."""
     import ctypes
 
     import rocm_array as xp

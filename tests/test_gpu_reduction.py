@@ -123,10 +123,10 @@ def test_sum_dtype_argument_and_keepdims(gpu: str) -> None:
 
 
 def test_a_repeated_reduction_runs_its_plan_with_its_own_options(gpu: str) -> None:
-    """A reduction of one launch along rows, or of one or two along columns, is planned at its first
-    call for its operand's kind (``_InnerPlan``, ``_OuterPlan``): later calls launch the plan, with
-    their own arrays and parameter (var's correction), and give the first call's bits. A call that
-    casts its operand first (``dtype=``) makes no plan."""
+    """A reduction along rows or along columns, of one launch or two, is planned at its first call for
+    its operand's kind (``_Plan``): later calls launch the plan, with their own arrays and parameter
+    (var's correction), and give the first call's bits. A call that casts its operand first
+    (``dtype=``) keeps no plan."""
     a = np.random.default_rng(3).standard_normal((4096, 300)).astype(np.float32)
     x = put(a, gpu)
     cases = [(lambda v: xp.sum(v, axis=-1, keepdims=True), lambda r: r.sum(axis=-1, keepdims=True)),
@@ -145,6 +145,15 @@ def test_a_repeated_reduction_runs_its_plan_with_its_own_options(gpu: str) -> No
         np.testing.assert_allclose(host(xp.var(x, axis=1, correction=correction)), a.astype(np.float64).var(
             axis=1, ddof=correction), rtol=1e-5)
     assert len(reduction_gpu._PLANS) == 1
+    c = np.random.default_rng(6).standard_normal((3, 100003))  # (rows cut: two passes)
+    y = put(c, gpu)
+    reduction_gpu._PLANS.clear()
+    firsts = [host(xp.var(y, axis=1, correction=correction)) for correction in (0, 1)]
+    (plan,) = reduction_gpu._PLANS.values()
+    assert plan.second is not None and plan.splits > 1
+    for correction, first in zip((0, 1), firsts):
+        np.testing.assert_allclose(first, c.var(axis=1, ddof=correction), rtol=1e-9)
+        assert host(xp.var(put(c, gpu), axis=1, correction=correction)).tobytes() == first.tobytes()
     reduction_gpu._PLANS.clear()
     np.testing.assert_allclose(host(xp.sum(x, axis=1, dtype=xp.float64)), a.sum(axis=1, dtype=np.float64),
                                rtol=1e-6)
@@ -166,7 +175,7 @@ def test_a_repeated_full_reduction_runs_its_plan(gpu: str) -> None:
     reduction_gpu._PLANS.clear()
     first = host(xp.sum(x))
     (plan,) = reduction_gpu._PLANS.values()
-    assert plan.partials > 1  # (reduce_all's: more than one block)
+    assert plan.folds and plan.splits > 1  # (reduce_all's: more than one block)
     np.testing.assert_allclose(first, a.astype(np.float64).sum(), rtol=1e-5)
     for _ in range(20):
         assert host(xp.sum(put(a, gpu))).tobytes() == first.tobytes()
@@ -176,12 +185,12 @@ def test_a_repeated_full_reduction_runs_its_plan(gpu: str) -> None:
     for correction in (0, 1, 0):  # (one plan: each call's own correction)
         np.testing.assert_allclose(host(xp.var(y, correction=correction)), b.var(ddof=correction), rtol=1e-9)
     (plan,) = reduction_gpu._PLANS.values()
-    assert plan.partials > 1
+    assert plan.folds and plan.splits > 1
 
 
 def test_a_repeated_reduction_of_an_expression_runs_its_plan(gpu: str, fusing: None) -> None:
     """A reduction of a deferred expression is planned for the expression's kind and shape
-    (``_FusedPlan``): later calls, over other arrays and with their own correction, compute each
+    (``_FUSED_PLANS``): later calls, over other arrays and with their own correction, compute each
     expression in the reduction's first pass and give the first call's bits; rows in one pass, rows cut
     in two, and a full reduction of one launch."""
     rng = np.random.default_rng(5)

@@ -35,19 +35,27 @@ _CODES: dict[Any, str] = {
 Launcher = Callable[[tuple[int, int, int], Sequence[Any]], None]
 
 
+@functools.lru_cache(maxsize=None)
+def _layout(argtypes: tuple[Any, ...]) -> tuple[Callable[..., None], int, tuple[int, ...]]:
+    """The packing of arguments of ``argtypes`` (each at its C alignment, as a ctypes Structure lays them
+    out), the block's size and each argument's offset: made once for a signature (a plan made and not
+    kept, as a reduction's of a cast operand, would otherwise make a Structure type at each call)."""
+    layout = type("Arguments", (ctypes.Structure,), {"_fields_": [(f"a{i}", t) for i, t in enumerate(argtypes)]})
+    offsets = tuple(getattr(layout, f"a{i}").offset for i in range(len(argtypes)))
+    fmt, end = "=", 0
+    for offset, t in zip(offsets, argtypes):
+        fmt += "x" * (offset - end) + _CODES.get(t, f"{ctypes.sizeof(t)}s")
+        end = offset + ctypes.sizeof(t)
+    return struct.Struct(fmt).pack_into, max(ctypes.sizeof(layout), 1), offsets
+
+
 def launcher(driver: Any, function: Any, argtypes: Sequence[Any], block: tuple[int, int, int],
              shared: int = 0) -> Launcher:
     """The launch of ``function`` with arguments of ``argtypes`` (ctypes types) on ``driver``'s stream.
 
     A closure, not an object with ``__call__``: CPython calls a function without the lookup and the
     argument tuple a ``__call__`` costs (about 600 instructions a call, callgrind)."""
-    layout = type("Arguments", (ctypes.Structure,), {"_fields_": [(f"a{i}", t) for i, t in enumerate(argtypes)]})
-    offsets = [getattr(layout, f"a{i}").offset for i in range(len(argtypes))]
-    fmt, end = "=", 0
-    for offset, t in zip(offsets, argtypes):
-        fmt += "x" * (offset - end) + _CODES.get(t, f"{ctypes.sizeof(t)}s")
-        end = offset + ctypes.sizeof(t)
-    pack, size = struct.Struct(fmt).pack_into, max(ctypes.sizeof(layout), 1)
+    pack, size, offsets = _layout(tuple(argtypes))
     send, local = driver.sender(function, block, shared), threading.local()
 
     def new_block() -> tuple[Any, int, Any]:

@@ -248,35 +248,12 @@ def reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, comp
     return _reduce(row, x, axes, keepdims, compute, out_dtype, options)
 
 
-class _InnerPlan(NamedTuple):
-    """A reduction that is one launch of reduce_inner or reduce_inner_strided (no second pass), or of
-    reduce_all (a full reduction whose last block folds the partials), resolved once for its operand's
-    kind (``_reduce``): the launcher, its grid, the result's elements, shape and strides, the arguments
-    after the addresses (counts; the kept and reduced geometries' bytes), and reduce_all's partials."""
-
-    launch: Launcher
-    grid: tuple[int, int, int]
-    outputs: int
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    sizes: tuple[Any, ...]
-    partials: int = 0  # (reduce_all: its splits; 0 for the others)
-    vector: bool = False  # (as _OuterPlan's: these kernels take any address)
-
-    def run(self, out: Array, x: Array, correction: float) -> None:
-        """Queue the reduction of ``x`` into ``out``."""
-        if self.partials:
-            _fold_all(x._device, self.partials, lambda part, done: self.launch(
-                self.grid, (address(out), part, done, address(x), *self.sizes, correction)))
-        else:
-            self.launch(self.grid, (address(out), address(x), *self.sizes, 0, correction))
-
-
-class _OuterPlan(NamedTuple):
-    """A reduction along columns (reduce_outer or reduce_outer_vector, then, when the columns are cut,
-    reduce_partial_columns), resolved once for its operand's kind (``_outer_plan``): the first pass's
-    launcher, grid and arguments after the two addresses; the second pass's launcher and grid, or None;
-    the splits of each column; whether it reads vectors (then only for an operand on a 16-byte
+class _Plan(NamedTuple):
+    """A reduction resolved once for its operand's kind: the first pass's launcher, grid and arguments
+    after the result's and the operand's addresses; the second pass's launcher (reduce_partial_rows or
+    reduce_partial_columns, over the first's accumulators) and grid, or None; the accumulators
+    (splits) of each result; whether the first pass is reduce_all or reduce_all_of, whose last block
+    folds the splits (one launch); whether it reads vectors (then only for an operand on a 16-byte
     boundary); and the result's elements, shape and strides."""
 
     first: Launcher
@@ -285,19 +262,24 @@ class _OuterPlan(NamedTuple):
     second: Launcher | None
     second_grid: tuple[int, int, int]
     splits: int
+    folds: bool
     vector: bool
     outputs: int
     shape: tuple[int, ...]
     strides: tuple[int, ...]
 
-    def run(self, out: Array, x: Array, correction: float) -> None:
-        """Queue the reduction of ``x`` into ``out``."""
-        if self.second is None:
-            self.first(self.grid, (address(out), address(x), *self.sizes, 0, correction))
-            return
-        part = _acc_buffer(x._device, self.outputs * self.splits)
-        self.first(self.grid, (address(part), address(x), *self.sizes, _PARTIAL_OUT, correction))
-        self.second(self.second_grid, (address(out), address(part), self.outputs, self.splits, correction))
+    def run(self, out: Array, src: int | bytes, correction: float) -> None:
+        """Queue the reduction into ``out`` of the operand at the address ``src`` (a generated kernel's:
+        the expression's bytes)."""
+        if self.folds:
+            _fold_all(out._device, self.splits, lambda part, done: self.first(
+                self.grid, (address(out), part, done, src, *self.sizes, correction)))
+        elif self.second is None:
+            self.first(self.grid, (address(out), src, *self.sizes, 0, correction))
+        else:
+            part = _acc_buffer(out._device, self.outputs * self.splits)
+            self.first(self.grid, (address(part), src, *self.sizes, _PARTIAL_OUT, correction))
+            self.second(self.second_grid, (address(out), address(part), self.outputs, self.splits, correction))
 
 
 #: (row's name, x's dtype, shape and strides, axes, keepdims, compute and result dtypes, runtime) -> the
@@ -306,14 +288,14 @@ class _OuterPlan(NamedTuple):
 #: took 208,932 instructions over a recording driver, 59,967 with it; a deferred ``max(x, axis=-1)``
 #: computed at once 275,960, 126,424; a ``sum(x)`` of 2^20 float32 (reduce_all) 241,664, 81,346; a
 #: ``sum(x, axis=0)`` of 4096x1024 float32 (two passes) 303,995, 87,293 (callgrind, ``.diag/cg_rows.sh``).
-_PLANS: dict[tuple[Any, ...], _InnerPlan | _OuterPlan] = {}
+_PLANS: dict[tuple[Any, ...], _Plan] = {}
 #: The plans kept at most: a bound on their memory in a loop over ever new shapes (all are dropped when
 #: it is reached), not a measured optimum.
 _MOST_PLANS = 512
-_Plan = TypeVar("_Plan")
+_P = TypeVar("_P")
 
 
-def _kept(plans: dict[tuple[Any, ...], _Plan], key: tuple[Any, ...], plan: _Plan) -> _Plan:
+def _kept(plans: dict[tuple[Any, ...], _P], key: tuple[Any, ...], plan: _P) -> _P:
     """``plan``, kept in ``plans`` under ``key`` (emptied first when it holds ``_MOST_PLANS``)."""
     if len(plans) >= _MOST_PLANS:
         plans.clear()
@@ -330,13 +312,13 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         plan = _PLANS.get(key)
         if plan is not None and (not plan.vector or address(x) % 16 == 0):
             out = memory.empty((plan.outputs,), out_dtype, x._device)
-            plan.run(out, x, float(options.get("correction", 0.0)))
+            plan.run(out, address(x), float(options.get("correction", 0.0)))
             return out._view(plan.shape, plan.strides, 0)
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
-    fused_out = _reduce_deferred(row, x, axes, c, out_dtype, options) if fusion.active() else None
+    fused_out = _reduce_deferred(row, x, axes, keepdims, c, out_dtype, options, shape) if fusion.active() else None
     if fused_out is not None:
-        return fused_out._view(shape, contiguous_strides(shape), 0)
+        return fused_out
     if (x.dtype, c, out_dtype) not in _triples(row):  # dtype= asked for another result dtype
         x, c, key = memory.contiguous(x, out_dtype), _kernel_acc(row, accumulator(out_dtype)), None
     axes = tuple(sorted(axes))
@@ -350,29 +332,28 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         k, r = math.prod(x.shape[:len(kept)]), math.prod(x.shape[len(kept):])
         kshape, kstr, rshape, rstr, key = (k,), (r,), (r,), (1,), None
     outputs, length = math.prod(kshape), math.prod(rshape)
-    out = memory.empty((outputs,), out_dtype, x.device)
-    param = ctypes.c_double(options.get("correction", 0.0))
-    name = functools.partial(_reduce_name, row=row, t=(x.dtype, c, out_dtype))
+    device = x.device
+    t = (x.dtype, c, out_dtype)
+    name = functools.partial(_reduce_name, row=row, t=t)
     if outputs == 1 or (length > 1 and abs(rstr[-1]) <= abs(kstr[-1])):
         kind = "reduce_inner" if len(rshape) == 1 and rstr[0] == 1 else "reduce_inner_strided"
-        kept_at, red_at = geometry(kshape, kstr), geometry(rshape, rstr)
-        cut = _rows(x.device, outputs, length)
-        if key is not None and cut.splits == 1:  # (one launch: planned for the next calls of x's kind)
-            _kept(_PLANS, key, _InnerPlan(
-                REDUCTION.launcher(x.device, name(kind=kind), _reduce_group(row), _PASS_ARGS, cut.block), cut.grid,
-                outputs, shape, contiguous_strides(shape), (outputs, length, cut.chunk, bytes(kept_at), bytes(red_at))
-            )).run(out, x, param.value)
-        elif key is not None and kind == "reduce_inner" and _folds(outputs, cut):
-            _kept(_PLANS, key, _InnerPlan(
-                REDUCTION.launcher(x.device, name(kind="reduce_all"), _reduce_group(row), _ALL_ARGS, cut.block),
-                cut.grid, outputs, shape, contiguous_strides(shape), (length, cut.chunk, cut.fold), cut.splits
-            )).run(out, x, param.value)
-        else:
-            _inner(row, name, out, x, outputs, length, cut, kept_at, red_at, param, kind)
+        cut = _rows(device, outputs, length)
+        folds = kind == "reduce_inner" and _folds(outputs, cut)
+        first, group = name(kind="reduce_all" if folds else kind), _reduce_group(row)
+        if cut.splits > 1 and not folds:
+            REDUCTION.prepare(device, (first, name(kind="reduce_partial_rows")), group)  # (compiled side by side)
+        plan = _rows_plan(device, row, t, REDUCTION.launcher(device, first, group, _ALL_ARGS if folds else _PASS_ARGS,
+                                                             cut.block),
+                          cut, outputs, folds, (length, cut.chunk, cut.fold) if folds else
+                          (outputs, length, cut.chunk, bytes(geometry(kshape, kstr)), bytes(geometry(rshape, rstr))),
+                          shape)
     else:
         plan = _outer_plan(row, name, x, kshape, kstr, rshape, rstr, shape)
-        (plan if key is None else _kept(_PLANS, key, plan)).run(out, x, param.value)
-    return out._view(shape, contiguous_strides(shape), 0)
+    if key is not None:
+        _kept(_PLANS, key, plan)
+    out = memory.empty((outputs,), out_dtype, device)
+    plan.run(out, address(x), float(options.get("correction", 0.0)))
+    return out._view(shape, plan.strides, 0)
 
 
 #: A first pass's arguments (reduce_inner, reduce_inner_strided, reduce_outer and its vector form): the
@@ -380,9 +361,9 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
 #: geometries, the flags and the parameter.
 _PASS_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                geometry_struct(1), geometry_struct(1), ctypes.c_int32, ctypes.c_double)
-#: reduce_partial_columns's: the result's and the partials' addresses, the columns, the splits and the
-#: parameter.
-_COLUMNS_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_double)
+#: A second pass's (reduce_partial_rows and reduce_partial_columns): the result's and the partials'
+#: addresses, the rows (or columns), the splits and the parameter.
+_SECOND_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_double)
 #: reduce_all's: the result's, the partials', the counter's and the input's addresses, the length, the
 #: chunk, the folding threads and the parameter.
 _ALL_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
@@ -443,42 +424,22 @@ def _fold_all(device: Device, splits: int, launch: Callable[[int, int], None]) -
     launch(address(part), address(done))
 
 
-def _combine_rows(row: Reduction, name: str, out: Array, part: Array, rows: int, cut: _Rows,
-                  param: ctypes.c_double) -> None:
-    """The second pass of a cut reduction in rows: each row's ``cut.splits`` accumulators in ``part``
-    combined (``name``: its reduce_partial_rows) into ``out``."""
-    REDUCTION.launch(out.device, name, _reduce_group(row), (1, cut.grid[1], 1), (cut.fold, 1, 1),
-                     [ptr(out), ptr(part), *i64(rows, cut.splits), param])
-
-
-def _inner(row: Reduction, name: Any, out: Array, x: Array, rows: int, length: int, cut: _Rows,
-           kept: ctypes.Structure, red: ctypes.Structure, param: ctypes.c_double, kind: str) -> None:
-    """``kind``: reduce_inner (each row's reduced elements one contiguous run) or reduce_inner_strided;
-    ``cut``: ``_rows(x.device, rows, length)``."""
-    device = x.device
-    group = _reduce_group(row)
-    fn = name(kind=kind)
-    if cut.splits == 1:
-        REDUCTION.launch(device, fn, group, cut.grid, cut.block,
-                         [ptr(out), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(0), param])
-        return
-    if _folds(rows, cut) and kind == "reduce_inner":
-        _fold_all(device, cut.splits, lambda part, done: REDUCTION.launch(
-            device, name(kind="reduce_all"), group, cut.grid, cut.block,
-            [ptr(out), ctypes.c_void_p(part), ctypes.c_void_p(done), ptr(x), *i64(length, cut.chunk),
-             ctypes.c_int32(cut.fold), param]))
-        return
-    second = name(kind="reduce_partial_rows")
-    REDUCTION.prepare(device, (fn, second), group)
-    part = _acc_buffer(device, rows * cut.splits)
-    REDUCTION.launch(device, fn, group, cut.grid, cut.block,
-                     [ptr(part), ptr(x), *i64(rows, length, cut.chunk), kept, red, ctypes.c_int32(_PARTIAL_OUT),
-                      param])
-    _combine_rows(row, second, out, part, rows, cut, param)
+def _rows_plan(device: Device, row: Reduction, t: tuple[DType, DType, DType], first: Launcher, cut: _Rows,
+               rows: int, folds: bool, sizes: tuple[Any, ...], shape: tuple[int, ...]) -> _Plan:
+    """The plan of reducing ``rows`` rows cut as ``cut``, whose first pass is ``first`` (launched with
+    ``sizes``; ``folds``: reduce_all or reduce_all_of): where the rows are cut and the first pass does
+    not fold them, a second, reduce_partial_rows of ``row`` and the dtypes ``t``, combines each row's
+    accumulators."""
+    second = None
+    if cut.splits > 1 and not folds:
+        second = REDUCTION.launcher(device, _reduce_name("reduce_partial_rows", row, t), _reduce_group(row),
+                                    _SECOND_ARGS, (cut.fold, 1, 1))
+    return _Plan(first, cut.grid, sizes, second, (1, cut.grid[1], 1), cut.splits, folds, False, rows, shape,
+                 contiguous_strides(shape))
 
 
 def _outer_plan(row: Reduction, name: Any, x: Array, kshape: tuple[int, ...], kstr: tuple[int, ...],
-                rshape: tuple[int, ...], rstr: tuple[int, ...], shape: tuple[int, ...]) -> _OuterPlan:
+                rshape: tuple[int, ...], rstr: tuple[int, ...], shape: tuple[int, ...]) -> _Plan:
     """The plan of reducing ``x`` along columns (the merged reduced dimensions ``rshape``, ``rstr`` and
     kept ones ``kshape``, ``kstr``): vectors where ``x``'s layout and address allow them."""
     device = x.device
@@ -501,11 +462,11 @@ def _outer_plan(row: Reduction, name: Any, x: Array, kshape: tuple[int, ...], ks
     second = name(kind="reduce_partial_columns") if splits > 1 else None
     if second is not None:
         REDUCTION.prepare(device, (fn, second), group)  # (compiled side by side)
-    return _OuterPlan(
+    return _Plan(
         REDUCTION.launcher(device, fn, group, _PASS_ARGS, block, _OUTER_SHARED), (col_blocks, splits, 1),
         (cols, length, chunk, bytes(geometry(kshape, kstr)), bytes(geometry(rshape, rstr))),
-        None if second is None else REDUCTION.launcher(device, second, group, _COLUMNS_ARGS, block, _OUTER_SHARED),
-        (-(-cols // wave), 1, 1), splits, vector, cols, shape, contiguous_strides(shape))
+        None if second is None else REDUCTION.launcher(device, second, group, _SECOND_ARGS, block, _OUTER_SHARED),
+        (-(-cols // wave), 1, 1), splits, False, vector, cols, shape, contiguous_strides(shape))
 
 
 # -- reductions of deferred elementwise results (fusion) ---------------------------------------------
@@ -521,12 +482,13 @@ def _fused_name(kind: str, row: Reduction, c: DType, out: DType) -> str:
     return f"{kind}<RaComputed<RaFused>, {c.c_type}, {out.c_type}, {row.map}, {row.combine}, {row.finalize}>"
 
 
-def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_dtype: DType,
-                     options: dict[str, Any]) -> Array | None:
-    """The reduction of a deferred elementwise result over its trailing axes, its expression computed
-    in the reduction's first pass (no temporary; a full reduction is one launch), or None: ``x`` is
-    not such a result, or the generated kernel is still compiling (the caller's path computes x).
-    The expression comes from its provider, through the core (``fusion.expressions()``)."""
+def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, c: DType, out_dtype: DType,
+                     options: dict[str, Any], shape: tuple[int, ...]) -> Array | None:
+    """The reduction (of the result ``shape``) of a deferred elementwise result over its trailing axes,
+    its expression computed in the reduction's first pass (no temporary; a full reduction is one
+    launch), or None: ``x`` is not such a result, or the generated kernel is still compiling (the
+    caller's path computes x). The expression comes from its provider, through the core
+    (``fusion.expressions()``)."""
     provider = fusion.expressions()
     if provider is None:
         return None
@@ -535,56 +497,31 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, 
         return None
     source = e.source()  # (the same text object for an expression's kind: its hash is kept)
     packed = e.computed()
-    key = (row.name, source, x._dtype, x._shape, axes, c, out_dtype, x._device._runtime)
+    key = (row.name, source, x._dtype, x._shape, axes, keepdims, c, out_dtype, x._device._runtime)
     plan = _FUSED_PLANS.get(key)
     if plan is None:
-        plan = _fused_plan(row, x, axes, c, out_dtype, provider, source, len(packed))
+        plan = _fused_plan(row, x, axes, c, out_dtype, provider, source, len(packed), shape)
         if plan is None:  # (not such a reduction, or its kernel still compiling: not kept)
             return None
         _kept(_FUSED_PLANS, key, plan)
-    device = x._device
-    correction = float(options.get("correction", 0.0))
-    out = memory.empty((plan.rows,), out_dtype, device)
-    cut = plan.cut
-    if plan.one:
-        _fold_all(device, cut.splits, lambda part, done: plan.launch(
-            cut.grid, (address(out), part, done, packed, plan.length, cut.chunk, cut.fold, correction)))
-        return out
-    if cut.splits == 1:
-        plan.launch(cut.grid, (address(out), packed, plan.rows, plan.length, cut.chunk, 0, correction))
-        return out
-    part = _acc_buffer(device, plan.rows * cut.splits)
-    plan.launch(cut.grid, (address(part), packed, plan.rows, plan.length, cut.chunk, _PARTIAL_OUT, correction))
-    _combine_rows(row, plan.second, out, part, plan.rows, cut, ctypes.c_double(correction))
-    return out
+    out = memory.empty((plan.outputs,), out_dtype, x._device)
+    plan.run(out, packed, float(options.get("correction", 0.0)))
+    return out._view(plan.shape, plan.strides, 0)
 
 
-class _FusedPlan(NamedTuple):
-    """A reduction of a deferred expression over its trailing axes (``_reduce_deferred``), resolved once
-    for the expression's kind and the operand's shape: the generated kernel's launcher (its argument
-    the expression's bytes), the rows and their length, the cut, whether it is one launch
-    (reduce_all_of), and the second pass's kernel where the rows are cut."""
-
-    launch: Launcher
-    rows: int
-    length: int
-    cut: _Rows
-    one: bool
-    second: str
-
-
-#: (row's name, the expression's text, x's dtype and shape, axes, accumulator and result dtypes, runtime)
-#: -> the plan of its reduction. Without one, each call cut the grid, found the generated kernel under a
-#: lock and made every argument a ctypes value: a ``sum(x * x)`` of 2^20 float32 took 246,316
-#: instructions over a recording driver (``.diag/cg_rows.sh``).
-_FUSED_PLANS: dict[tuple[Any, ...], _FusedPlan] = {}
+#: (row's name, the expression's text, x's dtype and shape, axes, keepdims, accumulator and result
+#: dtypes, runtime) -> the plan of its reduction, its first pass the generated kernel (its argument the
+#: expression's bytes). Without one, each call cut the grid, found the generated kernel under a lock
+#: and made every argument a ctypes value: a ``sum(x * x)`` of 2^20 float32 took 246,316 instructions
+#: over a recording driver, 164,599 with it (``.diag/cg_rows.sh``).
+_FUSED_PLANS: dict[tuple[Any, ...], _Plan] = {}
 
 
 def _fused_plan(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_dtype: DType,
-                provider: fusion.Expressions, source: str, size: int) -> _FusedPlan | None:
+                provider: fusion.Expressions, source: str, size: int, shape: tuple[int, ...]) -> _Plan | None:
     """The plan of reducing the deferred ``x`` (of the expression text ``source``, its computed bytes
-    ``size`` long) over ``axes``, or None: axes that are not its trailing ones, nothing to reduce, or the
-    generated kernel not ready (compiling on a thread, or failed: the caller computes x)."""
+    ``size`` long) over ``axes`` into ``shape``, or None: axes that are not its trailing ones, nothing to
+    reduce, or the generated kernel not ready (compiling on a thread, or failed: the caller computes x)."""
     k = x.ndim - len(axes)
     if tuple(sorted(axes)) != tuple(range(k, x.ndim)):
         return None
@@ -605,8 +542,8 @@ def _fused_plan(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_d
     argtypes = ((ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, src, ctypes.c_int64, ctypes.c_int64,
                  ctypes.c_int32, ctypes.c_double) if one else
                 (ctypes.c_void_p, src, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_double))
-    return _FusedPlan(device.runtime.launcher(function, argtypes, cut.block), rows, length, cut, one,
-                      _reduce_name("reduce_partial_rows", row, (x.dtype, c, out_dtype)))
+    return _rows_plan(device, row, (x.dtype, c, out_dtype), device.runtime.launcher(function, argtypes, cut.block),
+                      cut, rows, one, (length, cut.chunk, cut.fold) if one else (rows, length, cut.chunk), shape)
 
 
 # -- reductions over the last axis, deferred (fusion: the elementwise plugin's row kernels) ---------------
