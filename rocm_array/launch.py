@@ -26,7 +26,7 @@ from __future__ import annotations
 import ctypes
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence, TYPE_CHECKING, cast
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence, TYPE_CHECKING, TypeVar, cast
 
 from .hookspecs import KernelSource
 from .runtime import layout, targets
@@ -182,6 +182,21 @@ def prepare(device: Device, *kernels: tuple[Family, str, Sequence[str]]) -> None
     family: those not compiled yet compile at once, on threads. A back that launches several
     kernels calls it first, so that its first call waits for the slowest compile, not their sum."""
     device.runtime.prepare([(f.source, name, group, f.options_on(device)) for f, name, group in kernels])
+
+
+#: The plans a table of them keeps at most (``kept``): a bound on their memory in a loop over ever new
+#: shapes (all are dropped when it is reached), not a measured optimum.
+MOST_PLANS = 512
+_P = TypeVar("_P")
+
+
+def kept(plans: dict[Any, _P], key: Any, plan: _P) -> _P:
+    """``plan``, kept in ``plans`` under ``key`` (a back's table of launches resolved once for a kind of
+    operands), which is emptied first when it holds ``MOST_PLANS``."""
+    if len(plans) >= MOST_PLANS:
+        plans.clear()
+    plans[key] = plan
+    return plan
 
 
 def address(x: Array) -> int:

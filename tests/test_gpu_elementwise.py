@@ -63,7 +63,8 @@ def test_a_matrix_and_a_row_or_column_take_the_rows_layout(dev: str, dtype: str,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A row-major matrix with a row or a column broadcast runs binary_rows (16-byte accesses, no
     index division) where every vector fits (columns a multiple of its width, pointers aligned),
-    else binary_strided; both give NumPy's values, also when more rows than the grid holds loop."""
+    else binary_strided; both give NumPy's values, also when more rows than the grid holds loop.
+    (Each case's plan is made anew, so its layout is chosen: ``_STRIDED`` is emptied first.)"""
     launched: list[str] = []  # the layouts whose kernels were looked up
     names = gpu.ufunc_names
     monkeypatch.setattr(gpu, "ufunc_names", lambda fn, dtype, layout: (launched.append(layout),
@@ -84,15 +85,48 @@ def test_a_matrix_and_a_row_or_column_take_the_rows_layout(dev: str, dtype: str,
     with fusion_off():
         for run, want in cases:
             launched.clear()
+            gpu._STRIDED.clear()
             got = run()
             assert launched[-1:] == ["rows" if rows_ok else "strided"], launched
             np.testing.assert_allclose(host(got).astype(np.complex128), want.astype(np.complex128), rtol=1e-3)
         # A matrix one element past a 16-byte boundary: the strided kernel, unless an element is 16 bytes.
         shifted = xp.reshape(xp.asarray(np.concatenate([m.ravel()[:1], m.ravel()]), device=dev)[1:], (rows, cols))
         launched.clear()
+        gpu._STRIDED.clear()
         got = shifted + r
         assert launched[-1:] == ["rows" if rows_ok and np.dtype(dtype).itemsize >= 16 else "strided"], launched
         np.testing.assert_allclose(host(got).astype(np.complex128), (m + row).astype(np.complex128), rtol=1e-3)
+
+
+def test_a_repeated_strided_op_runs_its_plan(dev: str) -> None:
+    """An op over operands not all contiguous is planned at its first call for its operands' kind
+    (``_StridedPlan``: binary_rows, binary_tiles or the strided kernel): later calls over other arrays
+    of the kind, with their own scalar or parameter, give NumPy's values through the one plan; a plan
+    that reads vectors serves no operand off a 16-byte boundary."""
+    a, b = _rand((64, 96), seed=11), _rand((64, 96), seed=12)
+    elu = gpu.ROWS[[r.name for r in gpu.ROWS].index("elu")]
+    r_row = _rand((48,), seed=13)
+    cases = [(lambda v, k: v[1:-1, 2:] + v[1:-1, :-2] * k, lambda r, k: r[1:-1, 2:] + r[1:-1, :-2] * k, 2),
+             (lambda v, k: v.T + k, lambda r, k: r.T + k, 1),  # (binary_tiles)
+             (lambda v, k: v[:, ::2] - xp.asarray(r_row * k, device=dev), lambda r, k: r[:, ::2] - r_row * k, 1),
+             (lambda v, k: elu(v[::3], k), lambda r, k: np.where(r[::3] > 0, r[::3], k * np.expm1(r[::3])), 1)]
+    with fusion_off():
+        for f, want, plans in cases:  # (plans: the case's ops over operands not all contiguous)
+            gpu._STRIDED.clear()
+            for v, k in ((a, 0.5), (b, 2.0), (a, -1.5)):
+                np.testing.assert_allclose(host(f(xp.asarray(v, device=dev), k)), want(v, k), rtol=1e-6, atol=1e-6)
+            assert len(gpu._STRIDED) == plans
+        # binary_rows's plan (a matrix and a row, 16-byte accesses), then a matrix of that kind one
+        # element past a 16-byte boundary: the strided kernel's plan replaces it.
+        m, row = xp.asarray(a, device=dev), xp.asarray(r_row[:32].repeat(3), device=dev)
+        gpu._STRIDED.clear()
+        np.testing.assert_allclose(host(m + row), a + r_row[:32].repeat(3), rtol=1e-6)
+        (plan,) = gpu._STRIDED.values()
+        assert plan.aligned == (0, 1, 2)  # (the result, the matrix and the row: read as vectors)
+        shifted = xp.reshape(xp.asarray(np.concatenate([a.ravel()[:1], a.ravel()]), device=dev)[1:], a.shape)
+        np.testing.assert_allclose(host(shifted + row), a + r_row[:32].repeat(3), rtol=1e-6)
+        (plan,) = gpu._STRIDED.values()
+        assert plan.aligned == ()
 
 
 def test_more_dimensions_than_a_kernel_takes(dev: str) -> None:
@@ -157,6 +191,7 @@ def test_operands_across_the_output_layout_are_read_through_tiles_or_a_copy(dev:
     with fusion_off():
         for run, want in cases:
             launched.clear()
+            gpu._STRIDED.clear()
             got = run()
             assert launched[-1:] == ["tiles"], launched
             np.testing.assert_array_equal(host(got), want)

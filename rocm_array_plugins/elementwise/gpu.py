@@ -8,7 +8,8 @@ vector accesses) or ``strided`` (any strides, dimensions merged first), and pass
 Python scalar operand (and a ``ParamUfunc``'s parameters, as doubles) to the kernel by value.
 Resolved kernels are cached per (device, row, dtype, layout), as CuPy's loop table does; a
 repeated contiguous call takes the lane made for its operand kinds (``gpu_lanes``), which holds
-all of that already.
+all of that already; a repeated call over operands not all contiguous (a slice's, a transpose's)
+launches the plan made for their kinds (``_StridedPlan``: binary_rows, binary_tiles or strided).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence, cast
 
 from rocm_array import memory
 from rocm_array.array import Array
@@ -24,7 +25,7 @@ from rocm_array.broadcast import broadcast_view
 from rocm_array.devices import Device
 from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, ptr
+from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, kept, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.runtime.launcher import Launcher
 from rocm_array.fusion import active
@@ -162,14 +163,22 @@ def ufunc(fn: Ufunc, arrays: list[Array | Scalar], dtype: DType, out_dtype: DTyp
             contiguous = False
         ptrs.append(a._buf.ptr + a._offset * itemsize)
     doubles = pair(params) if params else ()
-    if not contiguous:
-        ops = [None if isinstance(a, Scalar) else broadcast_view(a, shape) for a in arrays]
-        _strided(fn, dtype, out, ops, s, _ZEROS[dtype.name] if value is None else value,
-                 [ctypes.c_double(p) for p in doubles])
-        return out
     if fn.arity == 2:
         ptrs.append(ZERO_BYTES[dtype.name] if value is None else bytes(value))
     ptrs += doubles
+    if not contiguous:
+        key = (device._runtime, fn.name, dtype, shape, out._strides, len(doubles),
+               *(None if isinstance(a, Scalar) else (a._shape, a._strides) for a in arrays))
+        plan = _STRIDED.get(key)
+        if plan is None or any(ptrs[k] % 16 for k in plan.aligned):
+            ops = [None if isinstance(a, Scalar) else broadcast_view(a, shape) for a in arrays]
+            plan = _strided_plan(fn, dtype, out, ops, s, len(doubles))
+            if plan is None:
+                _pieces(fn, dtype, out, ops, s, ptrs[1 + fn.arity:])
+                return out
+            kept(_STRIDED, key, plan)
+        plan.launch(plan.grid, (*ptrs, *plan.tail))
+        return out
     ptrs.append(n)
     launcher = contiguous_kernel(device, fn, dtype, out_dtype, s)[0]
     launcher(grid_1d(n, device, 2 * _width(dtype, out_dtype)), ptrs)
@@ -209,79 +218,116 @@ def contiguous_kernel(device: Device, fn: Ufunc, dtype: DType, out_dtype: DType,
 _CONTIGUOUS: dict[tuple[Any, ...], tuple[Launcher, int, int]] = {}
 
 
-def _strided(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
-             doubles: Sequence[ctypes.c_double] = ()) -> None:
+class _StridedPlan(NamedTuple):
+    """A launch of a row over operands of one kind not all contiguous (binary_rows, binary_tiles or
+    the strided kernel), resolved once (``_strided_plan``): the launcher, its grid, the arguments after
+    the addresses, the scalar and the parameters (counts, the geometry's bytes, flags), and the
+    addresses (0: the result's, k: operand k's) it reads as vectors, which must be on a 16-byte
+    boundary."""
+
+    launch: Launcher
+    grid: tuple[int, int, int]
+    tail: tuple[Any, ...]
+    aligned: tuple[int, ...] = ()
+
+
+#: (runtime, row's name, dtype, shape, the result's strides, parameters, and each operand's shape and
+#: strides, or None for the scalar) -> its plan. Without one, each call of a row over operands not all
+#: contiguous merged the dimensions, built the geometry and made every argument a ctypes value: an
+#: ``x.T + 1`` of 4096x1024 float32 (binary_tiles) took 201,419 instructions over a recording driver,
+#: 86,626 with it (``.diag/cg_rows.sh``).
+_STRIDED: dict[tuple[Any, ...], _StridedPlan] = {}
+
+
+def _strided_plan(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int,
+                  doubles: int) -> _StridedPlan | None:
+    """The plan of row ``fn`` over the operands ``ops`` (broadcast to out's shape; None: the scalar at
+    position ``s``) with ``doubles`` parameters, into ``out``; None where the dimensions, merged, are
+    more than a kernel takes."""
     shape = out.shape
     zeros = (0,) * len(shape)
     merged, strides = merge_dims(shape, out.strides, *(zeros if a is None else a.strides for a in ops))
     if len(merged) > MAX_DIMS:
-        # More dimensions than a kernel takes even after merging: one launch per outer index.
-        views = [out, *ops]
-        for i in range(shape[0]):
-            parts = [None if v is None else v._view(shape[1:], v.strides[1:], v.offset + i * v.strides[0])
-                     for v in views]
-            _strided(fn, dtype, parts[0], parts[1:], s, value, doubles)  # type: ignore[arg-type]
-        return
-    if fn.arity == 2 and (_rows(fn, dtype, out, ops, s, value, merged, strides) or
-                          _tiles(fn, dtype, out, ops, s, value, merged, strides)):
-        return
+        return None
+    head = [ctypes.c_void_p] * (1 + fn.arity) + ([ctype_of(dtype) * 1] if fn.arity == 2 else []) + \
+        [ctypes.c_double] * doubles
+    if fn.arity == 2:
+        plan = _rows(fn, dtype, out, ops, s, head, merged, strides) or _tiles(fn, dtype, out, ops, s, head, merged,
+                                                                              strides)
+        if plan is not None:
+            return plan
     names = ufunc_names(fn, dtype, "strided")
-    n = out.size
-    args = [ptr(out), *(ptr(a) for a in ops), *((value,) if fn.arity == 2 else ()), *doubles, ctypes.c_int64(n),
-            geometry(merged, *strides), narrow(merged, strides)]
-    ELEMENTWISE.launch(out.device, names[s], names, grid_1d(n, out.device), _THREADS, args)
+    g = geometry(merged, *strides)
+    launch = ELEMENTWISE.launcher(out.device, names[s], names, [*head, ctypes.c_int64, type(g), ctypes.c_int],
+                                  _THREADS)
+    return _StridedPlan(launch, grid_1d(out.size, out.device), (out.size, bytes(g), narrow(merged, strides).value))
 
 
-def _rows(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
-          merged: Sequence[int], strides: Sequence[Sequence[int]]) -> bool:
-    """Launch binary_rows if the merged geometry is a row-major matrix whose operands are each of
-    its shape, a row (strides (0, 1)) or a column (strides (1, 0)), with 16-byte accesses allowed;
-    False (nothing launched) otherwise."""
+def _pieces(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, values: Sequence[Any]) -> None:
+    """Row ``fn`` over operands of more dimensions than a kernel takes even after merging: a launch per
+    outer index (each plan made and not kept; ``values``: the scalar's bytes and the parameters)."""
+    shape = out.shape
+    views = [out, *ops]
+    for i in range(shape[0]):
+        parts = [None if v is None else v._view(shape[1:], v.strides[1:], v.offset + i * v.strides[0]) for v in views]
+        part_out = cast(Array, parts[0])
+        plan = _strided_plan(fn, dtype, part_out, parts[1:], s, len(values) - (fn.arity == 2))
+        if plan is None:
+            _pieces(fn, dtype, part_out, parts[1:], s, values)
+        else:
+            plan.launch(plan.grid, (address(part_out), *(0 if a is None else address(a) for a in parts[1:]), *values,
+                                    *plan.tail))
+
+
+def _rows(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, head: list[Any],
+          merged: Sequence[int], strides: Sequence[Sequence[int]]) -> _StridedPlan | None:
+    """The plan of binary_rows if the merged geometry is a row-major matrix whose operands are each of
+    its shape, a row (strides (0, 1)) or a column (strides (1, 0)), with 16-byte accesses allowed; None
+    otherwise (``head``: the argument types before its own)."""
     if len(merged) != 2:
-        return False
+        return None
     rows, cols = merged
     width = _width(dtype, out.dtype)
     full = (cols, 1)
     if tuple(strides[0]) != full or cols % width or address(out) % 16:
-        return False
-    kinds = 0
+        return None
+    kinds, aligned = 0, [0]
     for k, (a, st) in enumerate(zip(ops, strides[1:])):
         if a is None:  # the scalar
             continue
         key = tuple(st)
         kind = 0 if key == full else _ROW_KINDS.get(key)
         if kind is None or (kind != 2 and address(a) % 16):
-            return False
+            return None
+        if kind != 2:
+            aligned.append(k + 1)
         kinds |= kind << 2 * k
     names = ufunc_names(fn, dtype, "rows")
     device = out.device
     across = -(-cols // width // BLOCK)  # blocks over a row's vectors
     down = max(1, min(rows, device.runtime.properties.compute_units * BLOCKS_PER_CU // across, MAX_GRID_Y))
-    ELEMENTWISE.launch(device, names[s], names, (min(across, MAX_GRID_X), down, 1), _THREADS,
-                       [ptr(out), *(ptr(a) for a in ops), value, ctypes.c_int64(rows), ctypes.c_int64(cols),
-                        ctypes.c_int(kinds)])
-    return True
+    launch = ELEMENTWISE.launcher(device, names[s], names, [*head, ctypes.c_int64, ctypes.c_int64, ctypes.c_int],
+                                  _THREADS)
+    return _StridedPlan(launch, (min(across, MAX_GRID_X), down, 1), (rows, cols, kinds), tuple(aligned))
 
 
-def _tiles(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, value: Any,
-           merged: Sequence[int], strides: Sequence[Sequence[int]]) -> bool:
-    """Launch binary_tiles if the merged geometry is a row-major matrix and an operand runs across
-    it (fast along the rows: a transpose); False (nothing launched) otherwise. That operand is read
-    through a shared-memory tile, coalesced, where the strided kernel reads a memory sector per
-    element and a copy first costs a temporary and two more passes."""
+def _tiles(fn: Ufunc, dtype: DType, out: Array, ops: list[Array | None], s: int, head: list[Any],
+           merged: Sequence[int], strides: Sequence[Sequence[int]]) -> _StridedPlan | None:
+    """The plan of binary_tiles if the merged geometry is a row-major matrix and an operand runs across
+    it (fast along the rows: a transpose); None otherwise. That operand is read through a shared-memory
+    tile, coalesced, where the strided kernel reads a memory sector per element and a copy first costs
+    a temporary and two more passes."""
     if len(merged) != 2 or tuple(strides[0]) != (merged[1], 1):
-        return False
+        return None
     tiled = sum(1 << k for k, (a, st) in enumerate(zip(ops, strides[1:])) if a is not None and crosses(strides[0], st))
     if not tiled:
-        return False
+        return None
     rows, cols = merged
     names = ufunc_names(fn, dtype, "tiles")
-    grid = (min(-(-cols // TILE), MAX_GRID_Y), min(-(-rows // TILE), MAX_GRID_Y), 1)
     block = (TILE, ELEMENTWISE.value(out.device, "RA_TILE_ROWS"), 1)
-    ELEMENTWISE.launch(out.device, names[s], names, grid, block,
-                       [ptr(out), *(ptr(a) for a in ops), value, *i64(rows, cols, *strides[1], *strides[2]),
-                        ctypes.c_int(tiled)])
-    return True
+    launch = ELEMENTWISE.launcher(out.device, names[s], names, [*head, *[ctypes.c_int64] * 6, ctypes.c_int], block)
+    return _StridedPlan(launch, (min(-(-cols // TILE), MAX_GRID_Y), min(-(-rows // TILE), MAX_GRID_Y), 1),
+                        (rows, cols, *strides[1], *strides[2], tiled))
 
 
 #: binary_rows's broadcast operand kinds by strides (rocm_array_kernels/elementwise/elementwise.hip's RaRowKind:

@@ -32,13 +32,13 @@ import math
 import threading
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 from rocm_array import dtypes, fusion, memory
 from rocm_array.array import Array, contiguous_strides
 from rocm_array.dtypes import CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, ptr
+from rocm_array.launch import BLOCK, Family, PerTarget, address, grid_1d, i64, kept, ptr
 from rocm_array.runtime.compiler import kernel_source
 from rocm_array.runtime.launcher import Launcher
 from rocm_array.runtime.buffer import LazyBuffer
@@ -289,20 +289,6 @@ class _Plan(NamedTuple):
 #: computed at once 275,960, 126,424; a ``sum(x)`` of 2^20 float32 (reduce_all) 241,664, 81,346; a
 #: ``sum(x, axis=0)`` of 4096x1024 float32 (two passes) 303,995, 87,293 (callgrind, ``.diag/cg_rows.sh``).
 _PLANS: dict[tuple[Any, ...], _Plan] = {}
-#: The plans kept at most: a bound on their memory in a loop over ever new shapes (all are dropped when
-#: it is reached), not a measured optimum.
-_MOST_PLANS = 512
-_P = TypeVar("_P")
-
-
-def _kept(plans: dict[tuple[Any, ...], _P], key: tuple[Any, ...], plan: _P) -> _P:
-    """``plan``, kept in ``plans`` under ``key`` (emptied first when it holds ``_MOST_PLANS``)."""
-    if len(plans) >= _MOST_PLANS:
-        plans.clear()
-    plans[key] = plan
-    return plan
-
-
 def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, compute: DType,
             out_dtype: DType, options: dict[str, Any]) -> Array:
     """``reduce`` by this plugin's kernels (a deferred elementwise ``x`` computed in the first pass)."""
@@ -322,14 +308,14 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
     if (x.dtype, c, out_dtype) not in _triples(row):  # dtype= asked for another result dtype
         x, c, key = memory.contiguous(x, out_dtype), _kernel_acc(row, accumulator(out_dtype)), None
     axes = tuple(sorted(axes))
-    kept = tuple(d for d in range(x.ndim) if d not in axes)
-    kshape, (kstr,) = merge_dims([x.shape[d] for d in kept], [x.strides[d] for d in kept])
+    kept_axes = tuple(d for d in range(x.ndim) if d not in axes)
+    kshape, (kstr,) = merge_dims([x.shape[d] for d in kept_axes], [x.strides[d] for d in kept_axes])
     rshape, (rstr,) = merge_dims([x.shape[d] for d in axes], [x.strides[d] for d in axes])
     if len(kshape) > MAX_DIMS or len(rshape) > MAX_DIMS:
-        order = kept + axes  # rare: a copy with the kept axes first makes both one dimension
+        order = kept_axes + axes  # rare: a copy with the kept axes first makes both one dimension
         x = memory.contiguous(x._view(tuple(x.shape[d] for d in order), tuple(x.strides[d] for d in order), x.offset),
                  x.dtype)
-        k, r = math.prod(x.shape[:len(kept)]), math.prod(x.shape[len(kept):])
+        k, r = math.prod(x.shape[:len(kept_axes)]), math.prod(x.shape[len(kept_axes):])
         kshape, kstr, rshape, rstr, key = (k,), (r,), (r,), (1,), None
     outputs, length = math.prod(kshape), math.prod(rshape)
     device = x.device
@@ -350,7 +336,7 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
     else:
         plan = _outer_plan(row, name, x, kshape, kstr, rshape, rstr, shape)
     if key is not None:
-        _kept(_PLANS, key, plan)
+        kept(_PLANS, key, plan)
     out = memory.empty((outputs,), out_dtype, device)
     plan.run(out, address(x), float(options.get("correction", 0.0)))
     return out._view(shape, plan.strides, 0)
@@ -503,7 +489,7 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: 
         plan = _fused_plan(row, x, axes, c, out_dtype, provider, source, len(packed), shape)
         if plan is None:  # (not such a reduction, or its kernel still compiling: not kept)
             return None
-        _kept(_FUSED_PLANS, key, plan)
+        kept(_FUSED_PLANS, key, plan)
     out = memory.empty((plan.outputs,), out_dtype, x._device)
     plan.run(out, packed, float(options.get("correction", 0.0)))
     return out._view(plan.shape, plan.strides, 0)
@@ -561,7 +547,7 @@ def _reduce_rows(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool
            x._device._runtime)
     plan = _ROW_PLANS.get(key, _UNPLANNED)
     if plan is _UNPLANNED:
-        plan = _kept(_ROW_PLANS, key, _row_plan(row, x, axes, keepdims, compute, out_dtype, options))
+        plan = kept(_ROW_PLANS, key, _row_plan(row, x, axes, keepdims, compute, out_dtype, options))
     if plan is None:
         return None
     reduction, shape = cast("tuple[fusion.RowReduction, tuple[int, ...]]", plan)
