@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import rocm_array as xp
 from helpers import host
+from rocm_array_plugins.elementwise import front_indexing
 
 
 
@@ -30,6 +31,21 @@ def test_basic_getitem_matches_numpy(data, shape):
     want = ref[key]
     assert out.shape == np.shape(want)
     np.testing.assert_array_equal(host(out), want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6))
+def test_a_key_of_slices_and_ints_takes_the_general_walks_view(data, shape):
+    """getitem's short path (``_basic``: Python slices and ints, a loop's ``u[1:-1, 2:]``) gives the
+    view the general walk (``_parse``) gives, on a view with an offset and a negative stride."""
+    ref = np.arange(2 * int(np.prod(shape))).reshape((2, *shape))
+    x = xp.asarray(ref)[1, ..., ::-1]
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=False, allow_ellipsis=False))
+    fast = front_indexing._basic(x, key)
+    slow, advanced = front_indexing._parse(x, key)
+    assert fast is not None and advanced is None
+    assert (fast.shape, fast.strides, fast.offset) == (slow.shape, slow.strides, slow.offset)
+    np.testing.assert_array_equal(host(fast), ref[1, ..., ::-1][key])
 
 
 def test_basic_indexing_is_a_view(device):
