@@ -106,10 +106,16 @@ def _bases(a: Array, b: Array) -> tuple[int, int] | None:
 
 
 def _span(x: Array) -> tuple[int, int]:
-    """The byte range (from x's buffer's start) that ``x`` touches."""
-    lo = x.offset + sum((n - 1) * s for n, s in zip(x.shape, x.strides) if s < 0)
-    hi = x.offset + sum((n - 1) * s for n, s in zip(x.shape, x.strides) if s > 0) + 1
-    return lo * x.dtype.itemsize, hi * x.dtype.itemsize
+    """The byte range (from x's buffer's start) that ``x`` touches (one walk of the strides: every
+    copy asks, twice)."""
+    lo = hi = x._offset
+    for n, s in zip(x._shape, x._strides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    item = x._dtype.itemsize
+    return lo * item, (hi + 1) * item
 
 
 def overlaps(a: Array, b: Array) -> bool:
