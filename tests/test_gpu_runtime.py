@@ -260,6 +260,34 @@ def _view_like(x: Array, host: np.ndarray, pick) -> Array:  # type: ignore[no-un
     return x._view(v.shape, tuple(s // item for s in v.strides), offset)
 
 
+def test_a_repeated_copy_runs_its_plan(gpu: Device) -> None:
+    """A copy is planned at its first call for its dtypes and layouts (``_CopyPlan``): later copies of
+    the kind, between other arrays at other offsets, give the right values through the one plan (a
+    memcpy, a cast, a transpose, a strided write of a Jacobi sweep's interior)."""
+    from rocm_array.memory import copies
+
+    a, b = np.arange(48.0).reshape(6, 8), -np.arange(48.0).reshape(6, 8)
+    cases = [(lambda x: x, lambda h: h, dtypes.float64),  # (same dtype, contiguous: a memcpy)
+             (lambda x: x, lambda h: h, dtypes.float32),  # (copy_contiguous, a cast)
+             (lambda x: x._view((8, 6), (1, 8), 0), lambda h: h.T, dtypes.float64),  # (copy_transpose)
+             (lambda x: x._view((4, 6), (8, 1), 9), lambda h: h[1:-1, 1:-1], dtypes.int32)]  # (copy_strided)
+    for pick, want, dtype in cases:
+        copies._COPIES.clear()
+        for h in (a, b, a):
+            out = memory.empty(want(h).shape, dtype, gpu)
+            memory.copy_into(out, pick(_up(h, gpu)))
+            _equal(_down(out), want(h).astype(dtype.numpy))
+        assert len(copies._COPIES) == 1
+    copies._COPIES.clear()
+    for h in (a, b):  # into a strided view: u[1:-1, 1:-1] = v
+        u = _up(np.zeros((6, 8)), gpu)
+        memory.copy_into(u._view((4, 6), (8, 1), 9), _up(h[1:-1, 1:-1].copy(), gpu))
+        expected = np.zeros((6, 8))
+        expected[1:-1, 1:-1] = h[1:-1, 1:-1]
+        _equal(_down(u), expected)
+    assert len(copies._COPIES) == 1
+
+
 def test_strided_destination_and_broadcast(gpu: Device) -> None:
     dst_host = np.zeros((6, 8), np.int64)
     dst = _up(dst_host, gpu)
