@@ -175,6 +175,16 @@ def _axpy_loop(L: Any, x: Any, y: Any) -> Any:
     return L.to_host(y)
 
 
+def _jacobi_loop(L: Any, u: Any) -> Any:
+    """200 Jacobi sweeps of Laplace's equation on a grid, as array code writes them (each sweep: four
+    shifted slices of the grid, none contiguous, their sum and its quarter written into the interior),
+    and the grid on the host. The sweeps run on a copy: the input stays as it was."""
+    u = u * 1.0
+    for _ in range(200):
+        u[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]) * 0.25
+    return L.to_host(u)
+
+
 def _eager(f: Op) -> Op:
     """``f`` on rocm_array with fusion off: each elementwise call launches its own kernel."""
     def run(L: Any, *arrays: Any) -> Any:
@@ -269,6 +279,7 @@ RHS = Input((LA_N, 1), "float64")
 TINY = Input((16,))
 SOFTMAX = Input((8192, 8192))
 SMALL = Input((4096,))
+GRID = Input((128, 128))
 SK_X, SK_Y = Input((200_000, 256)), Input((200_000,), "int64", "classes")
 
 CASES: tuple[Case, ...] = (
@@ -389,6 +400,9 @@ CASES: tuple[Case, ...] = (
       for name, extra, tail in (("axpy_loop", {}, ": the host cost per op (rocm_array: deferred and fused)"),
                                 ("axpy_loop_eager", {"rocm_array": _eager(_axpy_loop)},
                                  ", rocm_array with fusion off: each op its own kernel"))),
+    Case("jacobi_loop", kind="workload", inputs=(GRID,), ops={"*": _jacobi_loop},
+         note="200 Jacobi sweeps on 128x128 float32 (5 small ops a sweep over slices that are not contiguous) and "
+              "the grid on the host"),
     Case("solve_float64", inputs=(SPD, RHS), ops={"*": lambda L, a, b: L.ns.linalg.solve(a, b)},
          work=Work(flops=2 * LA_N**3 // 3 + 2 * LA_N**2, dtype="float64"), note="4096x4096, one right-hand side"),
     Case("cholesky_float64", inputs=(SPD,), ops={"*": lambda L, a: L.ns.linalg.cholesky(a)},

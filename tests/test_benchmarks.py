@@ -49,7 +49,7 @@ def test_case_table_integrity() -> None:
                 "sklearn_pca_eigh", "sklearn_lda", "sklearn_pca_randomized", "fused_chain", "fused_chain_compiled",
                 "fused_chain_sum", "fused_chain_sum_compiled", "softmax_plain", "softmax_plain_compiled",
                 "layernorm_plain", "layernorm_plain_compiled", "axpy_loop",
-                "axpy_loop_eager", "silu", "silu_of_scaled", "elu",
+                "axpy_loop_eager", "jacobi_loop", "silu", "silu_of_scaled", "elu",
                 *(f"matmul_{dt}" for dt in ("float32", "float16", "bfloat16", "float64"))}
     assert required <= set(names)
 
@@ -60,6 +60,22 @@ def test_work_counts() -> None:
     mm = cases.BY_NAME["matmul_bfloat16"]
     assert mm.work.flops == 2 * 8192**3 and mm.work.ceiling == "gemm:bfloat16"
     assert cases.BY_NAME["conv2d_float32"].work.flops == 2 * 32 * 128 * 56 * 56 * 64 * 9
+
+
+def test_jacobi_loop_sweeps_a_copy() -> None:
+    """200 Jacobi sweeps (NumPy stands in for the libraries): the interior relaxes toward the mean of
+    its neighbours, the edges stay, and the input is not written."""
+    u = np.random.default_rng(0).random((16, 16), dtype=np.float32)
+    before = u.copy()
+    out = cases._jacobi_loop(SimpleNamespace(name="cupy", ns=np, to_host=np.asarray), u)
+    np.testing.assert_array_equal(u, before)
+    np.testing.assert_array_equal(out[[0, -1]], u[[0, -1]])
+    np.testing.assert_array_equal(out[:, [0, -1]], u[:, [0, -1]])
+
+    def residual(g: np.ndarray) -> float:
+        return float(np.abs((g[:-2, 1:-1] + g[2:, 1:-1] + g[1:-1, :-2] + g[1:-1, 2:]) * 0.25 - g[1:-1, 1:-1]).max())
+
+    assert residual(out) < residual(u) / 100
 
 
 def test_layernorm_plain_normalizes_rows() -> None:
