@@ -280,6 +280,22 @@ def test_where_layouts(dev: str) -> None:
     np.testing.assert_array_equal(host(xp.where(cx.T, ax.T, 0.5)), np.where(c.T, a.T, np.float32(0.5)))
     np.testing.assert_array_equal(host(xp.where(cx, ax, xp.asarray(b, dtype=xp.float64, device=dev))),
                                   np.where(c, a, b.astype(np.float64)))
+    # Planned at a kind's first call (``_WHERE``): later calls over other arrays of the kind, and other
+    # scalars, give NumPy's values through the one plan; an operand of more dimensions than a kernel
+    # takes, merged, is read through a contiguous copy (no plan kept).
+    gpu._WHERE.clear()
+    for v, k in ((a, 0.5), (-a, 2.0)):
+        x = xp.asarray(v, device=dev)
+        np.testing.assert_array_equal(host(xp.where(x > 0, x, k)), np.where(v > 0, v, np.float32(k)))
+        np.testing.assert_array_equal(host(xp.where(x.T > 0, x.T, xp.asarray(b[:, None], device=dev))),
+                                      np.where(v.T > 0, v.T, b[:, None]))
+    assert len(gpu._WHERE) == 2
+    deep = _rand((2,) * 10, seed=14)
+    order = tuple(range(9, -1, -1))
+    d = xp.permute_dims(xp.asarray(deep, device=dev), order)
+    np.testing.assert_array_equal(host(xp.where(d > 0.5, d, -1.0)), np.where(deep.transpose(order) > 0.5,
+                                                                           deep.transpose(order), np.float32(-1.0)))
+    assert len(gpu._WHERE) == 2
 
 
 def test_creation(dev: str) -> None:

@@ -343,22 +343,43 @@ def _fill(device: Device, name: str, n: int, args: list[Any]) -> None:
 def where(condition: Array, x1: Array, x2: Array, dtype: DType, shape: tuple[int, ...]) -> Array:
     device = condition.device
     out = memory.empty(shape, dtype, device)
-    n = out.size
-    if n == 0:
+    if out.size == 0:
         return out
     ops = [condition, *(a if a.dtype is dtype else memory.copy(a, dtype) for a in (x1, x2))]
-    t = dtype.c_type
-    if all(a.shape == shape and a.is_contiguous for a in ops):
-        _fill(device, f"where_contiguous<{t}>", n, [ptr(out), *(ptr(a) for a in ops), ctypes.c_int64(n)])
-        return out
+    key = (device._runtime, dtype, shape, *((a._shape, a._strides) for a in ops))
+    plan = _WHERE.get(key)
+    if plan is None:
+        plan = _where_plan(out, ops)
+        if plan is None:  # more dimensions than a kernel takes, merged: read contiguous copies
+            ops = [memory.contiguous(broadcast_view(a, shape)) for a in ops]
+            plan = cast(_StridedPlan, _where_plan(out, ops))
+        else:
+            kept(_WHERE, key, plan)
+    plan.launch(plan.grid, (address(out), *(address(a) for a in ops), *plan.tail))
+    return out
+
+
+#: (runtime, dtype, shape, and the condition's and the choices' shapes and strides) -> the plan of
+#: that where (where_contiguous or where_strided), as ``_STRIDED``'s.
+_WHERE: dict[tuple[Any, ...], _StridedPlan] = {}
+
+
+def _where_plan(out: Array, ops: list[Array]) -> _StridedPlan | None:
+    """The plan of ``out = where(*ops)`` (the condition and the choices, of out's dtype); None where
+    their dimensions, merged, are more than a kernel takes."""
+    shape, n, t, device = out._shape, out.size, out.dtype.c_type, out.device
+    pointers = [ctypes.c_void_p] * 4
+    if all(a._shape == shape and a.is_contiguous for a in ops):
+        return _StridedPlan(ELEMENTWISE.launcher(device, f"where_contiguous<{t}>", FILL_NAMES,
+                                                 [*pointers, ctypes.c_int64], _THREADS), grid_1d(n, device), (n,))
     views = [broadcast_view(a, shape) for a in ops]
     merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
     if len(merged) > MAX_DIMS:
-        views = [memory.contiguous(v) for v in views]
-        merged, strides = merge_dims(shape, out.strides, *(v.strides for v in views))
-    _fill(device, f"where_strided<{t}>", n, [ptr(out), *(ptr(v) for v in views), ctypes.c_int64(n),
-                                            geometry(merged, *strides), narrow(merged, strides)])
-    return out
+        return None
+    g = geometry(merged, *strides)
+    launch = ELEMENTWISE.launcher(device, f"where_strided<{t}>", FILL_NAMES,
+                                  [*pointers, ctypes.c_int64, type(g), ctypes.c_int], _THREADS)
+    return _StridedPlan(launch, grid_1d(n, device), (n, bytes(g), narrow(merged, strides).value))
 
 
 def sequence(n: int, start: int | float | complex, step: int | float | complex, dtype: DType,
