@@ -25,7 +25,7 @@ from rocm_array.broadcast import broadcast_view
 from rocm_array.devices import Device
 from rocm_array.dtypes import ALL, CATEGORIES, DType
 from rocm_array.hookspecs import KernelSource
-from rocm_array.launch import BLOCK, Family, address, grid_1d, i64, kept, ptr
+from rocm_array.launch import BLOCK, Family, address, grid_1d, kept, ptr
 from rocm_array.memory.gpu import import_dlpack
 from rocm_array.runtime.launcher import Launcher
 from rocm_array.fusion import active
