@@ -281,6 +281,12 @@ class _Plan(NamedTuple):
             self.first(self.grid, (address(part), src, *self.sizes, _PARTIAL_OUT, correction))
             self.second(self.second_grid, (address(out), address(part), self.outputs, self.splits, correction))
 
+    def result(self, src: int | bytes, dtype: DType, device: Device, correction: float) -> Array:
+        """A new result of ``dtype`` on ``device``, the reduction of ``src`` queued into it (``run``)."""
+        out = memory.empty((self.outputs,), dtype, device)
+        self.run(out, src, correction)
+        return out._view(self.shape, self.strides, 0)
+
 
 #: (row's name, x's dtype, shape and strides, axes, keepdims, compute and result dtypes, runtime) -> the
 #: plan of its reduction. Without one, each call merged the dimensions, cut the grid, built the
@@ -289,6 +295,8 @@ class _Plan(NamedTuple):
 #: computed at once 275,960, 126,424; a ``sum(x)`` of 2^20 float32 (reduce_all) 241,664, 81,346; a
 #: ``sum(x, axis=0)`` of 4096x1024 float32 (two passes) 303,995, 87,293 (callgrind, ``.diag/cg_rows.sh``).
 _PLANS: dict[tuple[Any, ...], _Plan] = {}
+
+
 def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, compute: DType,
             out_dtype: DType, options: dict[str, Any]) -> Array:
     """``reduce`` by this plugin's kernels (a deferred elementwise ``x`` computed in the first pass)."""
@@ -297,9 +305,7 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         key = (row.name, x._dtype, x._shape, x._strides, axes, keepdims, compute, out_dtype, x._device._runtime)
         plan = _PLANS.get(key)
         if plan is not None and (not plan.vector or address(x) % 16 == 0):
-            out = memory.empty((plan.outputs,), out_dtype, x._device)
-            plan.run(out, address(x), float(options.get("correction", 0.0)))
-            return out._view(plan.shape, plan.strides, 0)
+            return plan.result(address(x), out_dtype, x._device, float(options.get("correction", 0.0)))
     shape = reduced_shape(x.shape, axes, keepdims)
     c = _kernel_acc(row, compute)
     fused_out = _reduce_deferred(row, x, axes, keepdims, c, out_dtype, options, shape) if fusion.active() else None
@@ -337,9 +343,7 @@ def _reduce(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: bool, com
         plan = _outer_plan(row, name, x, kshape, kstr, rshape, rstr, shape)
     if key is not None:
         kept(_PLANS, key, plan)
-    out = memory.empty((outputs,), out_dtype, device)
-    plan.run(out, address(x), float(options.get("correction", 0.0)))
-    return out._view(shape, plan.strides, 0)
+    return plan.result(address(x), out_dtype, device, float(options.get("correction", 0.0)))
 
 
 #: A first pass's arguments (reduce_inner, reduce_inner_strided, reduce_outer and its vector form): the
@@ -490,9 +494,7 @@ def _reduce_deferred(row: Reduction, x: Array, axes: tuple[int, ...], keepdims: 
         if plan is None:  # (not such a reduction, or its kernel still compiling: not kept)
             return None
         kept(_FUSED_PLANS, key, plan)
-    out = memory.empty((plan.outputs,), out_dtype, x._device)
-    plan.run(out, packed, float(options.get("correction", 0.0)))
-    return out._view(plan.shape, plan.strides, 0)
+    return plan.result(packed, out_dtype, x._device, float(options.get("correction", 0.0)))
 
 
 #: (row's name, the expression's text, x's dtype and shape, axes, keepdims, accumulator and result
@@ -525,8 +527,8 @@ def _fused_plan(row: Reduction, x: Array, axes: tuple[int, ...], c: DType, out_d
     REDUCTION.check(device, name, cut.block)
     assert size % 8 == 0, size  # (RaComputed<RaFused> holds pointers: a multiple of 8 bytes, so aligned)
     src = ctypes.c_uint64 * (size // 8)
-    argtypes = ((ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, src, ctypes.c_int64, ctypes.c_int64,
-                 ctypes.c_int32, ctypes.c_double) if one else
+    # (reduce_all_of: reduce_all's arguments, the expression's bytes where the input's address goes)
+    argtypes = ((*_ALL_ARGS[:3], src, *_ALL_ARGS[4:]) if one else
                 (ctypes.c_void_p, src, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_double))
     return _rows_plan(device, row, (x.dtype, c, out_dtype), device.runtime.launcher(function, argtypes, cut.block),
                       cut, rows, one, (length, cut.chunk, cut.fold) if one else (rows, length, cut.chunk), shape)
